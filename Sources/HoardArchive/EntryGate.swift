@@ -1,0 +1,85 @@
+import HoardCore
+
+/// The rules and budgets every archive reader applies, whatever the format: names, entry count, collisions,
+/// declared and decoded sizes, and the compression ratio.
+public struct EntryGate: Sendable {
+    /// The limits in force.
+    public let limits: ImportLimits
+    /// Size of the archive file, for the ratio budget.
+    public let archiveSize: Int64
+    private let policy: EntryPathPolicy
+    private var seen: [String: String] = [:]
+    private var entryCount = 0
+    private var current: (name: String, declared: Int64?, decoded: Int64)?
+    /// Bytes decoded from every entry so far.
+    public private(set) var decodedTotal: Int64 = 0
+
+    /// A gate for one archive.
+    public init(limits: ImportLimits, archiveSize: Int64) {
+        self.limits = limits
+        self.archiveSize = archiveSize
+        self.policy = EntryPathPolicy(limits: limits)
+    }
+
+    /// Admits one header: counts it, validates its name, refuses collisions and oversize declarations.
+    public mutating func admit(rawName: [UInt8], declaredSize: Int64?, isDirectory: Bool) throws(ArchiveError) -> ArchiveEntry {
+        entryCount += 1
+        if entryCount > limits.maxEntries {
+            throw ArchiveError(.tooManyEntries, "the archive has more than \(limits.maxEntries) entries; split the pack")
+        }
+        let path: EntryPath
+        switch policy.validate(rawName) {
+        case .success(let valid): path = valid
+        case .failure(let problem): throw ArchiveError(problem)
+        }
+        let shown = path.description
+        if !isDirectory {
+            let key = path.collisionKey
+            if let earlier = seen[key] {
+                let how = earlier == shown ? "appears twice" : "collides with '\(earlier)' once case and Unicode form are ignored"
+                throw ArchiveError(.nameCollision, "the name \(how); rename one of them", entry: shown)
+            }
+            seen[key] = shown
+        }
+        if let declaredSize, declaredSize > limits.maxEntryBytes {
+            throw ArchiveError(
+                .entryTooLarge, "the entry declares \(declaredSize) bytes, over the limit of \(limits.maxEntryBytes)", entry: shown)
+        }
+        current = (shown, declaredSize, 0)
+        return ArchiveEntry(path: EntryPath(components: path.components, isDirectory: isDirectory), declaredSize: declaredSize)
+    }
+
+    /// Counts decoded bytes of the current entry against every budget; throws as soon as one is exceeded.
+    public mutating func count(_ bytes: Int) throws(ArchiveError) {
+        guard var entry = current else { return }
+        entry.decoded += Int64(bytes)
+        decodedTotal += Int64(bytes)
+        current = entry
+        if let declared = entry.declared, entry.decoded > declared {
+            throw ArchiveError(
+                .sizeMismatch, "the entry holds more than the \(declared) bytes its header declares", entry: entry.name)
+        }
+        if entry.decoded > limits.maxEntryBytes {
+            throw ArchiveError(.entryTooLarge, "the entry decodes to more than \(limits.maxEntryBytes) bytes", entry: entry.name)
+        }
+        if decodedTotal > limits.maxArchiveBytes {
+            throw ArchiveError(.archiveTooLarge, "the archive decodes to more than \(limits.maxArchiveBytes) bytes; split the pack")
+        }
+        if decodedTotal > limits.ratioFloorBytes, decodedTotal / max(archiveSize, 1) > limits.maxCompressionRatio {
+            throw ArchiveError(
+                .compressionRatio,
+                "the archive decodes to over \(limits.maxCompressionRatio) times its own size (\(decodedTotal) bytes from \(archiveSize)); "
+                    + "this looks like a zip bomb", entry: entry.name)
+        }
+    }
+
+    /// Closes the current entry; throws when it held fewer bytes than declared.
+    public mutating func finishEntry() throws(ArchiveError) {
+        guard let entry = current else { return }
+        current = nil
+        if let declared = entry.declared, entry.decoded != declared {
+            throw ArchiveError(
+                .sizeMismatch, "the entry holds \(entry.decoded) bytes but its header declares \(declared)", entry: entry.name)
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import GRDB
+import HoardCore
+
+/// Everything one import adds to the catalog, committed in one transaction after its blobs are durable.
+public struct ImportCommit: Sendable {
+    /// The owning group (created if new).
+    public var group: String
+    /// The pack.
+    public var pack: String
+    /// The version.
+    public var version: String
+    /// The manifest blob.
+    public var manifestDigest: Digest
+    /// Every blob the version references: pictures, descriptors and the manifest.
+    public var blobs: [BlobRecord]
+    /// Every asset with its variants.
+    public var assets: [(descriptor: AssetDescriptor, digest: Digest)]
+    /// Bytes of the pictures of this version.
+    public var totalBytes: Int64
+
+    /// Creates a commit.
+    public init(group: String, pack: String, version: String, manifestDigest: Digest, blobs: [BlobRecord],
+                assets: [(descriptor: AssetDescriptor, digest: Digest)], totalBytes: Int64) {
+        self.group = group
+        self.pack = pack
+        self.version = version
+        self.manifestDigest = manifestDigest
+        self.blobs = blobs
+        self.assets = assets
+        self.totalBytes = totalBytes
+    }
+}
+
+/// What recording an import did.
+public enum RecordOutcome: Sendable, Hashable {
+    /// A new version was recorded and made current.
+    case recorded
+    /// The same version with the same manifest was already there: nothing changed.
+    case alreadyRecorded
+}
+
+extension Catalog {
+    /// Records an import in one transaction. Throws `conflict` when the pack belongs to another group or this
+    /// version was imported with other content.
+    public func record(_ commit: ImportCommit) throws(CatalogError) -> RecordOutcome {
+        try write { db in
+            let group = try Self.ensureGroup(named: commit.group, db)
+            var pack: PackRecord
+            if let existing = try PackRecord.filter(PackRecord.Columns.name == commit.pack).fetchOne(db) {
+                pack = existing
+                if pack.groupId != group.id {
+                    let owner = try GroupRecord.fetchOne(db, key: pack.groupId)?.name ?? "another group"
+                    throw CatalogError(.conflict, "the pack name '\(commit.pack)' belongs to group '\(owner)'; rename the pack in pack.json")
+                }
+                if let old = try PackVersionRecord
+                    .filter(PackVersionRecord.Columns.packId == pack.id && PackVersionRecord.Columns.version == commit.version)
+                    .fetchOne(db) {
+                    if old.manifestDigest == commit.manifestDigest { return .alreadyRecorded }
+                    throw CatalogError(
+                        .conflict, "version \(commit.version) of '\(commit.pack)' was already imported with other content; "
+                            + "raise the version in pack.json")
+                }
+            } else {
+                pack = PackRecord(id: nil, name: commit.pack, groupId: group.id ?? 0, isPublic: false, currentVersionId: nil, createdAt: Date())
+                try pack.insert(db)
+            }
+            for blob in commit.blobs { try blob.insert(db, onConflict: .ignore) }
+            for (descriptor, digest) in commit.assets {
+                try AssetRecord(
+                    digest: digest, kind: descriptor.kind.rawValue, name: descriptor.name,
+                    footprintWidth: descriptor.footprint.width, footprintHeight: descriptor.footprint.height
+                ).insert(db, onConflict: .ignore)
+                for variant in descriptor.variants {
+                    try VariantRecord(
+                        assetDigest: digest, scale: variant.scale, blobDigest: variant.digest, width: variant.width,
+                        height: variant.height, isGenerated: variant.generated ?? false
+                    ).insert(db, onConflict: .ignore)
+                }
+            }
+            var version = PackVersionRecord(
+                id: nil, packId: pack.id ?? 0, version: commit.version, manifestDigest: commit.manifestDigest,
+                assetCount: commit.assets.count, totalBytes: commit.totalBytes, importedAt: Date())
+            try version.insert(db)
+            for (_, digest) in commit.assets {
+                try PackVersionAssetRecord(packVersionId: version.id ?? 0, assetDigest: digest).insert(db, onConflict: .ignore)
+            }
+            pack.currentVersionId = version.id
+            try pack.update(db)
+            return .recorded
+        }
+    }
+
+    /// Deletes a pack and all its versions (assets and blobs stay until garbage collection). False when absent.
+    @discardableResult
+    public func deletePack(named name: String) throws(CatalogError) -> Bool {
+        try write { db in
+            guard let pack = try PackRecord.filter(PackRecord.Columns.name == name).fetchOne(db) else { return false }
+            return try pack.delete(db)
+        }
+    }
+
+    /// Makes a pack public or private. False when absent.
+    @discardableResult
+    public func setPublic(_ isPublic: Bool, pack name: String) throws(CatalogError) -> Bool {
+        try write { db in
+            guard var pack = try PackRecord.filter(PackRecord.Columns.name == name).fetchOne(db) else { return false }
+            pack.isPublic = isPublic
+            try pack.update(db)
+            return true
+        }
+    }
+}

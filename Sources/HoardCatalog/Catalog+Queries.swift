@@ -1,0 +1,144 @@
+import Foundation
+import GRDB
+import HoardCore
+
+/// One pack as listed by `hoard packs` and `GET /v1/packs`.
+public struct PackSummary: Sendable, Hashable, Codable {
+    /// Name.
+    public var name: String
+    /// Owning group.
+    public var group: String
+    /// Whether members of every group may see it.
+    public var isPublic: Bool
+    /// Current version.
+    public var version: String?
+    /// How many versions were imported.
+    public var versionCount: Int
+    /// The current version's manifest blob.
+    public var manifestDigest: Digest?
+    /// Assets in the current version.
+    public var assetCount: Int
+    /// Picture bytes in the current version.
+    public var totalBytes: Int64
+    /// When the current version was imported.
+    public var importedAt: Date?
+}
+
+/// One asset as listed by `hoard assets --json` (shape in Schemas/asset-listing.schema.json).
+public struct AssetListing: Sendable, Hashable, Codable {
+    /// The asset's (descriptor's) digest.
+    public var digest: Digest
+    /// Kind.
+    public var kind: AssetKind
+    /// Name.
+    public var name: String
+    /// The pack it is listed under.
+    public var pack: String
+    /// Footprint in tiles.
+    public var footprint: Footprint
+    /// Variants, smallest scale first.
+    public var variants: [AssetDescriptor.Variant]
+}
+
+extension Catalog {
+    /// Every pack with its current version, by name.
+    public func packs() throws(CatalogError) -> [PackSummary] {
+        try read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT p.name, g.name AS groupName, p.isPublic, v.version, v.manifestDigest, v.assetCount, v.totalBytes,
+                       v.importedAt, (SELECT COUNT(*) FROM packVersion WHERE packId = p.id) AS versionCount
+                FROM pack p JOIN "group" g ON g.id = p.groupId LEFT JOIN packVersion v ON v.id = p.currentVersionId
+                ORDER BY p.name
+                """)
+            return rows.map { row in
+                PackSummary(
+                    name: row["name"], group: row["groupName"], isPublic: row["isPublic"], version: row["version"],
+                    versionCount: row["versionCount"], manifestDigest: row["manifestDigest"], assetCount: row["assetCount"] ?? 0,
+                    totalBytes: row["totalBytes"] ?? 0, importedAt: row["importedAt"])
+            }
+        }
+    }
+
+    /// Assets of the current versions of packs, optionally of one pack and one kind, by pack, kind and name.
+    public func assets(pack: String? = nil, kind: AssetKind? = nil) throws(CatalogError) -> [AssetListing] {
+        try read { db in
+            var sql = """
+                SELECT a.digest, a.kind, a.name, a.footprintWidth, a.footprintHeight, p.name AS pack
+                FROM pack p JOIN packVersionAsset pva ON pva.packVersionId = p.currentVersionId
+                JOIN asset a ON a.digest = pva.assetDigest
+                """
+            var conditions: [String] = []
+            var arguments: StatementArguments = []
+            if let pack {
+                conditions.append("p.name = ?")
+                arguments += [pack]
+            }
+            if let kind {
+                conditions.append("a.kind = ?")
+                arguments += [kind.rawValue]
+            }
+            if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+            sql += " ORDER BY p.name, a.kind, a.name"
+            let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
+            let variants = try Self.variants(of: Set(rows.compactMap { Digest.fromDatabaseValue($0["digest"]) }), db)
+            return rows.compactMap { row -> AssetListing? in
+                guard let digest = Digest.fromDatabaseValue(row["digest"]),
+                      let footprint = Footprint(width: row["footprintWidth"], height: row["footprintHeight"])
+                else { return nil }
+                return AssetListing(
+                    digest: digest, kind: AssetKind(rawValue: row["kind"]), name: row["name"], pack: row["pack"],
+                    footprint: footprint, variants: variants[digest] ?? [])
+            }
+        }
+    }
+
+    private static func variants(of assets: Set<Digest>, _ db: Database) throws -> [Digest: [AssetDescriptor.Variant]] {
+        guard !assets.isEmpty else { return [:] }
+        var result: [Digest: [AssetDescriptor.Variant]] = [:]
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT v.assetDigest, v.scale, v.blobDigest, v.width, v.height, v.isGenerated, b.size, b.mediaType
+            FROM variant v JOIN blob b ON b.digest = v.blobDigest ORDER BY v.assetDigest, v.scale
+            """)
+        for row in rows {
+            guard let asset = Digest.fromDatabaseValue(row["assetDigest"]), assets.contains(asset),
+                  let blob = Digest.fromDatabaseValue(row["blobDigest"]),
+                  let mediaType = MediaType(rawValue: row["mediaType"])
+            else { continue }
+            let generated: Bool = row["isGenerated"]
+            result[asset, default: []].append(AssetDescriptor.Variant(
+                scale: row["scale"], digest: blob, width: row["width"], height: row["height"], size: row["size"],
+                mediaType: mediaType, generated: generated ? true : nil))
+        }
+        return result
+    }
+
+    /// Every blob row.
+    public func blobs() throws(CatalogError) -> [BlobRecord] {
+        try read { db in try BlobRecord.fetchAll(db) }
+    }
+
+    /// Digests that rows point at but that have no blob row (should never happen: the schema's foreign keys forbid it).
+    public func danglingReferences() throws(CatalogError) -> [Digest] {
+        try read { db in
+            try Digest.fetchAll(db, sql: """
+                SELECT manifestDigest FROM packVersion WHERE manifestDigest NOT IN (SELECT digest FROM blob)
+                UNION SELECT digest FROM asset WHERE digest NOT IN (SELECT digest FROM blob)
+                UNION SELECT blobDigest FROM variant WHERE blobDigest NOT IN (SELECT digest FROM blob)
+                """)
+        }
+    }
+
+    /// Deletes assets no pack version holds and blob rows nothing references, in one transaction; returns the
+    /// digests of the deleted blob rows, whose bytes the caller may then delete.
+    public func collectGarbage() throws(CatalogError) -> [Digest] {
+        try write { db in
+            try db.execute(sql: "DELETE FROM asset WHERE digest NOT IN (SELECT assetDigest FROM packVersionAsset)")
+            let unreferenced = try Digest.fetchAll(db, sql: """
+                SELECT digest FROM blob WHERE digest NOT IN (SELECT manifestDigest FROM packVersion)
+                AND digest NOT IN (SELECT digest FROM asset) AND digest NOT IN (SELECT blobDigest FROM variant)
+                """)
+            for digest in unreferenced { try db.execute(sql: "DELETE FROM blob WHERE digest = ?", arguments: [digest]) }
+            return unreferenced
+        }
+    }
+}

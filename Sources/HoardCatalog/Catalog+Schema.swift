@@ -1,0 +1,61 @@
+import GRDB
+
+extension Catalog {
+    /// The migrations, by stable name. Never edit a released migration: add a new one.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-packs") { db in
+            try db.create(table: "group") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("name", .text).notNull().unique().collate(.nocase)
+                t.column("createdAt", .datetime).notNull()
+            }
+            try db.create(table: "blob") { t in
+                t.primaryKey("digest", .text)
+                t.column("size", .integer).notNull()
+                t.column("mediaType", .text).notNull()
+                t.column("createdAt", .datetime).notNull()
+            }
+            try db.create(table: "pack") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("name", .text).notNull().unique().collate(.nocase)
+                t.column("groupId", .integer).notNull().indexed().references("group")
+                t.column("isPublic", .boolean).notNull().defaults(to: false)
+                t.column("currentVersionId", .integer)
+                t.column("createdAt", .datetime).notNull()
+            }
+            try db.create(table: "packVersion") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("packId", .integer).notNull().references("pack", onDelete: .cascade)
+                t.column("version", .text).notNull()
+                t.column("manifestDigest", .text).notNull().indexed().references("blob")
+                t.column("assetCount", .integer).notNull()
+                t.column("totalBytes", .integer).notNull()
+                t.column("importedAt", .datetime).notNull()
+                t.uniqueKey(["packId", "version"])
+            }
+            try db.create(table: "asset") { t in
+                t.primaryKey("digest", .text).references("blob")
+                t.column("kind", .text).notNull().indexed()
+                t.column("name", .text).notNull()
+                t.column("footprintWidth", .integer).notNull()
+                t.column("footprintHeight", .integer).notNull()
+            }
+            try db.create(table: "variant") { t in
+                t.column("assetDigest", .text).notNull().references("asset", onDelete: .cascade)
+                t.column("scale", .integer).notNull()
+                t.column("blobDigest", .text).notNull().indexed().references("blob")
+                t.column("width", .integer).notNull()
+                t.column("height", .integer).notNull()
+                t.column("isGenerated", .boolean).notNull().defaults(to: false)
+                t.primaryKey(["assetDigest", "scale"])
+            }
+            try db.create(table: "packVersionAsset") { t in
+                t.column("packVersionId", .integer).notNull().references("packVersion", onDelete: .cascade)
+                t.column("assetDigest", .text).notNull().indexed().references("asset")
+                t.primaryKey(["packVersionId", "assetDigest"])
+            }
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import GRDB
+import HoardCore
+
+/// The catalog: every group, pack, version, asset, variant and blob Hoard knows, in SQLite.
+///
+/// One value owns the database writer and migrates the schema when it is created. Every method is one
+/// transaction. Rows only ever point at blobs that are already durable in the blob store (the import commits
+/// the catalog last), so a crash leaves at worst unreferenced blobs, never a row without its bytes.
+public struct Catalog: Sendable {
+    private let writer: any DatabaseWriter
+
+    /// Opens (creating and migrating if needed) the catalog file at `path`, in WAL mode.
+    public init(path: String) throws(CatalogError) {
+        do {
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            try self.init(writer: try DatabasePool(path: path, configuration: configuration))
+        } catch let error as CatalogError {
+            throw error
+        } catch {
+            throw CatalogError(.database, "cannot open the catalog at \(path); check the data directory", cause: error)
+        }
+    }
+
+    /// An empty catalog in memory, with the real schema (for tests).
+    public static func inMemory() throws(CatalogError) -> Catalog {
+        do {
+            return try Catalog(writer: try DatabaseQueue())
+        } catch let error as CatalogError {
+            throw error
+        } catch {
+            throw CatalogError(.database, "cannot create an in-memory catalog", cause: error)
+        }
+    }
+
+    init(writer: any DatabaseWriter) throws(CatalogError) {
+        self.writer = writer
+        do {
+            try Self.migrator.migrate(writer)
+        } catch {
+            throw CatalogError(.database, "cannot migrate the catalog; is it from a newer Hoard?", cause: error)
+        }
+    }
+
+    /// Runs a read, mapping failures to ``CatalogError``.
+    func read<T>(_ body: (Database) throws -> T) throws(CatalogError) -> T {
+        do {
+            return try writer.read(body)
+        } catch let error as CatalogError {
+            throw error
+        } catch {
+            throw CatalogError(.database, "the catalog could not be read", cause: error)
+        }
+    }
+
+    /// Runs one write transaction, mapping failures to ``CatalogError``.
+    func write<T>(_ body: (Database) throws -> T) throws(CatalogError) -> T {
+        do {
+            return try writer.write(body)
+        } catch let error as CatalogError {
+            throw error
+        } catch {
+            throw CatalogError(.database, "the catalog could not be written", cause: error)
+        }
+    }
+
+    /// The group with this name, created if it does not exist.
+    @discardableResult
+    public func ensureGroup(named name: String) throws(CatalogError) -> GroupRecord {
+        try write { db in try Self.ensureGroup(named: name, db) }
+    }
+
+    /// Every group, by name.
+    public func groups() throws(CatalogError) -> [GroupRecord] {
+        try read { db in try GroupRecord.order(GroupRecord.Columns.name).fetchAll(db) }
+    }
+
+    static func ensureGroup(named name: String, _ db: Database) throws -> GroupRecord {
+        if let group = try GroupRecord.filter(GroupRecord.Columns.name == name).fetchOne(db) { return group }
+        var group = GroupRecord(id: nil, name: name, createdAt: Date())
+        try group.insert(db)
+        return group
+    }
+
+    /// What the catalog knows of a pack before an import: its owner and its versions.
+    public func packState(named name: String) throws(CatalogError) -> PackState? {
+        try read { db in
+            guard let pack = try PackRecord.filter(PackRecord.Columns.name == name).fetchOne(db), let packId = pack.id else { return nil }
+            let group = try GroupRecord.fetchOne(db, key: pack.groupId)
+            let versions = try PackVersionRecord.filter(PackVersionRecord.Columns.packId == packId).order(Column("id")).fetchAll(db)
+            let current = versions.first { $0.id == pack.currentVersionId }
+            return PackState(
+                name: pack.name, group: group?.name ?? "?", versions: versions.map(\.version),
+                manifests: Dictionary(versions.map { ($0.version, $0.manifestDigest) }, uniquingKeysWith: { a, _ in a }),
+                currentVersion: current?.version, currentManifest: current?.manifestDigest)
+        }
+    }
+}
+
+/// A pack's owner and versions, as an import needs them.
+public struct PackState: Sendable, Hashable {
+    /// The pack's name as stored.
+    public var name: String
+    /// The owning group's name.
+    public var group: String
+    /// Every imported version, oldest first.
+    public var versions: [String]
+    /// Each version's manifest.
+    public var manifests: [String: Digest]
+    /// The current version.
+    public var currentVersion: String?
+    /// The current version's manifest.
+    public var currentManifest: Digest?
+}
+
+/// An error of the catalog: a code, a message that says what to do, and the cause.
+public struct CatalogError: Error, Sendable, CustomStringConvertible {
+    /// What failed.
+    public enum Code: String, Sendable {
+        /// The database failed or is unreadable.
+        case database = "STORAGE_FAILURE"
+        /// The write contradicts what is recorded (another group's pack, a version with other content).
+        case conflict = "PACK_CONFLICT"
+        /// A named thing does not exist.
+        case notFound = "NOT_FOUND"
+    }
+
+    /// What failed.
+    public var code: Code
+    /// What happened and what to do.
+    public var message: String
+    /// The underlying error's description.
+    public var cause: String?
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, cause: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause.map { "\($0)" }
+    }
+
+    public var description: String { message + (cause.map { " (\($0))" } ?? "") }
+}

@@ -1,0 +1,106 @@
+/// The JSON that describes one asset; its digest is the asset's digest, so one digest pins the art and every variant.
+///
+/// Encoded with ``CanonicalJSON``: the same asset always gives the same bytes.
+public struct AssetDescriptor: Sendable, Hashable, Codable {
+    /// The schema tag of this shape.
+    public static let schemaID = "hoard.asset/v1"
+
+    /// Always ``schemaID``.
+    public var schema: String = Self.schemaID
+    /// The kind.
+    public var kind: AssetKind
+    /// The name, unique within its kind in a pack.
+    public var name: String
+    /// Grid footprint in tiles.
+    public var footprint: Footprint
+    /// The same picture at several resolutions, smallest scale first.
+    public var variants: [Variant]
+
+    /// One resolution of the picture.
+    public struct Variant: Sendable, Hashable, Codable {
+        /// LOD scale: 1, 2, 3, 4 or 8.
+        public var scale: Int
+        /// The picture's blob.
+        public var digest: Digest
+        /// Width in pixels.
+        public var width: Int
+        /// Height in pixels.
+        public var height: Int
+        /// Size of the blob in bytes.
+        public var size: Int64
+        /// Its media type.
+        public var mediaType: MediaType
+        /// Whether Hoard generated it rather than the pack author shipping it (absent when shipped).
+        public var generated: Bool?
+
+        /// Creates a variant.
+        public init(scale: Int, digest: Digest, width: Int, height: Int, size: Int64, mediaType: MediaType, generated: Bool? = nil) {
+            self.scale = scale
+            self.digest = digest
+            self.width = width
+            self.height = height
+            self.size = size
+            self.mediaType = mediaType
+            self.generated = generated
+        }
+    }
+
+    /// Creates a descriptor; variants are sorted by scale.
+    public init(kind: AssetKind, name: String, footprint: Footprint, variants: [Variant]) {
+        self.kind = kind
+        self.name = name
+        self.footprint = footprint
+        self.variants = variants.sorted { $0.scale < $1.scale }
+    }
+}
+
+/// The JSON that describes one version of a pack: its metadata and every asset by digest.
+public struct PackManifest: Sendable, Hashable, Codable {
+    /// The schema tag of this shape.
+    public static let schemaID = "hoard.pack/v1"
+
+    /// Always ``schemaID``.
+    public var schema: String = Self.schemaID
+    /// Pack name.
+    public var name: String
+    /// Pack version.
+    public var version: String
+    /// Who made the art.
+    public var author: String?
+    /// Licence.
+    public var license: String?
+    /// A sentence about the pack.
+    public var description: String?
+    /// Pixels per tile at scale 1.
+    public var tilePixels: Int
+    /// Every asset, sorted by kind then name.
+    public var assets: [Entry]
+
+    /// One asset of the pack.
+    public struct Entry: Sendable, Hashable, Codable {
+        /// The asset's descriptor digest.
+        public var digest: Digest
+        /// Its kind.
+        public var kind: AssetKind
+        /// Its name.
+        public var name: String
+
+        /// Creates an entry.
+        public init(digest: Digest, kind: AssetKind, name: String) {
+            self.digest = digest
+            self.kind = kind
+            self.name = name
+        }
+    }
+
+    /// Creates a manifest; assets are sorted by kind then name.
+    public init(name: String, version: String, packFile: PackFile, assets: [Entry]) {
+        self.name = name
+        self.version = version
+        self.author = packFile.author
+        self.license = packFile.license
+        self.description = packFile.description
+        self.tilePixels = packFile.effectiveTilePixels
+        self.assets = assets.sorted { ($0.kind, $0.name) < ($1.kind, $1.name) }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// The optional `pack.json` at the root of an archive, as its author wrote it.
+public struct PackFile: Sendable, Hashable, Codable {
+    /// The pack's name; defaults to the archive's file name without extension.
+    public var name: String?
+    /// The pack's version; defaults to the next whole number when the content changed.
+    public var version: String?
+    /// Who made the art.
+    public var author: String?
+    /// Its licence, preferably an SPDX identifier.
+    public var license: String?
+    /// A sentence about the pack.
+    public var description: String?
+    /// Pixels per grid tile at scale 1 (default 256).
+    public var tilePixels: Int?
+    /// Folder (lowercase, relative to the root) → kind, for folders the conventions do not know.
+    public var kinds: [String: AssetKind]?
+    /// Per-asset corrections, keyed by the path without LOD suffix and extension (`tokens/ogre_2x2`).
+    public var overrides: [String: Override]?
+
+    /// A correction the pack author applies to one asset.
+    public struct Override: Sendable, Hashable, Codable {
+        /// Its kind instead of the folder's.
+        public var kind: AssetKind?
+        /// Its name instead of the file's.
+        public var name: String?
+        /// Its footprint instead of the file name's.
+        public var footprint: Footprint?
+    }
+
+    /// The tile size in effect.
+    public var effectiveTilePixels: Int { tilePixels ?? 256 }
+
+    /// An empty pack file: every default applies.
+    public init() {}
+
+    /// The name of the file in an archive.
+    public static let fileName = "pack.json"
+
+    /// Parses and checks `pack.json`; the problem says which field is wrong.
+    public static func parse(_ bytes: [UInt8]) -> Result<PackFile, Problem> {
+        let file: PackFile
+        do {
+            file = try JSONDecoder().decode(PackFile.self, from: Data(bytes))
+        } catch let DecodingError.typeMismatch(type, context), let DecodingError.valueNotFound(type, context) {
+            return .failure(Problem(.badManifest, "\(path(context)) must be \(type)", entry: fileName))
+        } catch let DecodingError.dataCorrupted(context) {
+            return .failure(Problem(.badManifest, "\(path(context)): \(context.debugDescription)", entry: fileName))
+        } catch {
+            return .failure(Problem(.badManifest, "pack.json is not valid JSON: \(error)", entry: fileName))
+        }
+        if let tile = file.tilePixels, !(8...4096).contains(tile) {
+            return .failure(Problem(.badManifest, "tilePixels must be between 8 and 4096, not \(tile)", entry: fileName))
+        }
+        for field in [file.name, file.version] {
+            if let field, field.isEmpty || field.utf8.count > 128 || field.unicodeScalars.contains(where: EntryPathPolicy.isForbidden) {
+                return .failure(Problem(.badManifest, "name and version must be 1 to 128 printable characters", entry: fileName))
+            }
+        }
+        return .success(file)
+    }
+
+    private static func path(_ context: DecodingError.Context) -> String {
+        let keys = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
+        return keys.isEmpty ? "pack.json" : keys.joined(separator: ".")
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import HoardCore
+import HoardStore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The on-disk home of one Hoard: the catalog, the blob store and the lock between imports and garbage collection.
+///
+///     DATA/
+///       catalog.sqlite          the catalog (SQLite, WAL mode: also -wal and -shm)
+///       gc.lock                 flock: imports hold it shared, garbage collection exclusive
+///       blobs/                  the FileBlobStore root (layout in FileBlobStore)
+public struct DataDirectory: Sendable {
+    /// The folder.
+    public let path: String
+
+    /// Uses (creating if needed) a folder as a data directory.
+    public init(path: String) throws(ImportError) {
+        self.path = path
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw ImportError(
+                archive: path, problems: [.init(.storageFailure, "cannot create the data directory \(path); check permissions")],
+                cause: "\(error)")
+        }
+    }
+
+    /// The catalog file.
+    public var catalogPath: String { path + "/catalog.sqlite" }
+    /// The blob store root.
+    public var blobsPath: String { path + "/blobs" }
+    /// The lock file.
+    public var lockPath: String { path + "/gc.lock" }
+
+    /// Runs `body` holding the data directory's lock: shared for imports, exclusive for garbage collection.
+    /// Blocks until the lock is free.
+    public func withLock<T>(exclusive: Bool, _ body: () async throws -> T) async throws -> T {
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw ProblemMessage("cannot open \(lockPath): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        while flock(fd, exclusive ? LOCK_EX : LOCK_SH) != 0 {
+            guard errno == EINTR else { throw ProblemMessage("cannot lock \(lockPath): \(String(cString: strerror(errno)))") }
+        }
+        defer { flock(fd, LOCK_UN) }
+        return try await body()
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import HoardCatalog
+import HoardCore
+import HoardStore
+
+/// One Hoard on disk: its data directory, blob store, catalog and plugins, with the operations the CLI and the
+/// server share (import, verify, garbage collection).
+public struct Hoard: Sendable {
+    /// The data directory.
+    public let directory: DataDirectory
+    /// The blob store.
+    public let store: any BlobStore
+    /// The catalog.
+    public let catalog: Catalog
+    /// The plugins.
+    public let registry: PluginRegistry
+
+    /// Opens (creating if needed) the Hoard in `dataDirectory`.
+    public init(dataDirectory: String, registry: PluginRegistry = .builtIn()) throws {
+        directory = try DataDirectory(path: dataDirectory)
+        store = try FileBlobStore(root: directory.blobsPath)
+        catalog = try Catalog(path: directory.catalogPath)
+        self.registry = registry
+    }
+
+    /// The importer over this Hoard's store, catalog and plugins.
+    public var importer: Importer { Importer(store: store, catalog: catalog, registry: registry) }
+
+    /// Imports one archive while holding the data directory's shared lock (garbage collection waits).
+    public func importPack(
+        at path: String, options: Importer.Options = .init(), progress: (@Sendable (ImportProgress) -> Void)? = nil
+    ) async throws -> ImportReport {
+        try await directory.withLock(exclusive: false) {
+            try await importer.importPack(at: path, options: options, progress: progress)
+        }
+    }
+
+    /// Re-hashes every blob and checks every catalog row against the store.
+    public func verify(progress: (@Sendable (Int, Int) -> Void)? = nil) async throws -> VerifyReport {
+        try await StoreAuditor(store: store, catalog: catalog).verify(progress: progress)
+    }
+
+    /// Removes blobs nothing references, holding the data directory's exclusive lock so no import is half-way.
+    /// Blobs on disk but not in the catalog are removed only once older than `grace`.
+    public func collectGarbage(grace: TimeInterval = 3600) async throws -> GarbageReport {
+        try await directory.withLock(exclusive: true) {
+            try await StoreAuditor(store: store, catalog: catalog).collectGarbage(grace: grace)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import HoardCore
+
+/// What an import did, for people (`hoard import`) and programs (`--json`, the HTTP API).
+public struct ImportReport: Sendable, Codable, Hashable {
+    /// The archive's file name.
+    public var archive: String
+    /// The pack's name.
+    public var pack: String
+    /// The version recorded (or found unchanged).
+    public var version: String
+    /// The owning group.
+    public var group: String
+    /// The manifest blob of this version.
+    public var manifestDigest: Digest
+    /// `imported` for a new version, `unchanged` when this exact version was already there.
+    public var outcome: Outcome
+    /// Assets in the version.
+    public var assets: Int
+    /// Assets per kind.
+    public var assetsByKind: [String: Int]
+    /// Picture files in the version.
+    public var files: Int
+    /// Bytes of every blob the version references (pictures, descriptors, manifest).
+    public var bytes: Int64
+    /// Blobs this import stored.
+    public var newBlobs: Int
+    /// Bytes this import stored.
+    public var newBytes: Int64
+    /// Blobs that were already stored (deduplicated).
+    public var existingBlobs: Int
+    /// Bytes that were already stored.
+    public var existingBytes: Int64
+    /// Warnings per file.
+    public var warnings: [Problem]
+    /// Wall-clock time of the import.
+    public var seconds: Double
+
+    /// Whether a new version was recorded.
+    public enum Outcome: String, Sendable, Codable, Hashable {
+        case imported, unchanged
+    }
+}
+
+/// Why an import was refused: every problem found (errors, and the warnings seen so far). Nothing was changed.
+public struct ImportError: Error, Sendable, CustomStringConvertible {
+    /// The archive.
+    public var archive: String
+    /// Every problem found; at least one is an error.
+    public var problems: [Problem]
+    /// Lower-level words for logs (libarchive's message, an errno string).
+    public var cause: String?
+
+    /// Creates an error.
+    public init(archive: String, problems: [Problem], cause: String? = nil) {
+        self.archive = archive
+        self.problems = problems
+        self.cause = cause
+    }
+
+    /// The errors, without the warnings.
+    public var errors: [Problem] { problems.filter { $0.severity == .error } }
+
+    /// The code of the first error: what the HTTP API answers with.
+    public var code: ProblemCode { errors.first?.code ?? .storageFailure }
+
+    public var description: String {
+        let errors = self.errors
+        let head = "\(archive) was refused (\(errors.count) error\(errors.count == 1 ? "" : "s")); nothing was stored"
+        return ([head] + errors.map { "  " + $0.description }).joined(separator: "\n")
+    }
+}
+
+/// Where an import is, for progress bars.
+public struct ImportProgress: Sendable, Hashable {
+    /// What the import is doing.
+    public enum Phase: String, Sendable { case reading, publishing, committing }
+    /// Phase.
+    public var phase: Phase
+    /// Archive bytes consumed.
+    public var bytesRead: Int64
+    /// Archive size.
+    public var totalBytes: Int64
+    /// Entries read so far.
+    public var entries: Int
+}

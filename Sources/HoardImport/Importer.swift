@@ -1,0 +1,119 @@
+import Foundation
+import HoardArchive
+import HoardCatalog
+import HoardCore
+import HoardStore
+
+/// Turns an archive into a pack: streams every entry into staging while hashing it, names and checks the
+/// pictures, writes descriptors and the manifest, publishes the blobs durably, then commits the catalog.
+///
+/// A refused archive changes nothing: its staging area is discarded and no row is written.
+public struct Importer: Sendable {
+    /// Where blobs go.
+    public let store: any BlobStore
+    /// Where rows go.
+    public let catalog: Catalog
+    /// Kinds, conventions and processors.
+    public let registry: PluginRegistry
+
+    /// How much of a picture's start is kept for header checks (JPEG headers may follow large EXIF blocks).
+    static let headerPrefix = 256 << 10
+
+    /// Creates an importer.
+    public init(store: any BlobStore, catalog: Catalog, registry: PluginRegistry = .builtIn()) {
+        self.store = store
+        self.catalog = catalog
+        self.registry = registry
+    }
+
+    /// What an import is asked to do.
+    public struct Options: Sendable {
+        /// The owning group; created if new.
+        public var group: String = "default"
+        /// A pack name that wins over pack.json and the file name.
+        public var packName: String?
+        /// Budgets.
+        public var limits = ImportLimits()
+        /// Creates default options.
+        public init() {}
+    }
+
+    /// Imports one archive file. Throws ``ImportError`` listing every problem when the archive is refused.
+    public func importPack(
+        at path: String, options: Options = Options(), progress: (@Sendable (ImportProgress) -> Void)? = nil
+    ) async throws(ImportError) -> ImportReport {
+        let started = Date()
+        let archiveName = (path as NSString).lastPathComponent
+        func refuse(_ problems: [Problem], cause: String? = nil) -> ImportError {
+            ImportError(archive: archiveName, problems: problems, cause: cause)
+        }
+        let area: StagingArea
+        do {
+            area = try store.makeStagingArea()
+        } catch {
+            throw refuse([Problem(.storageFailure, "\(error)")])
+        }
+        defer { area.discard() }
+
+        let scan: ArchiveScan
+        do {
+            scan = try ArchiveScan.read(path: path, limits: options.limits, into: area, progress: progress)
+        } catch let error as ArchiveError {
+            throw refuse([error.problem], cause: error.cause)
+        } catch {
+            throw refuse([Problem(.storageFailure, "\(error)")])
+        }
+        var problems = scan.problems
+        let plan = PackPlanner(registry: registry, limits: options.limits).plan(scan, problems: &problems)
+        for processor in registry.processors {
+            do {
+                problems += try await processor.process(plan.assets, packFile: plan.packFile)
+            } catch {
+                problems.append(Problem(.storageFailure, "processor \(processor.id) failed: \(error)"))
+            }
+        }
+        let packName = options.packName ?? plan.packFile.name ?? Self.packName(fromArchive: archiveName)
+        if let problem = Self.checkPackName(packName) { problems.append(problem) }
+        if plan.assets.isEmpty, !problems.contains(where: { $0.severity == .error }) {
+            problems.append(Problem(.emptyPack, "the archive holds no pictures in a known folder (tokens/, objects/, textures/, walls/, backgrounds/)"))
+        }
+        guard !problems.contains(where: { $0.severity == .error }) else { throw refuse(problems) }
+
+        do {
+            let written = try PackWriter(plan: plan, area: area).write(
+                packName: packName, group: options.group, state: try catalog.packState(named: packName))
+            progress?(ImportProgress(phase: .publishing, bytesRead: scan.archiveSize, totalBytes: scan.archiveSize, entries: scan.entries))
+            let summary = try await store.publish(written.blobs)
+            progress?(ImportProgress(phase: .committing, bytesRead: scan.archiveSize, totalBytes: scan.archiveSize, entries: scan.entries))
+            let outcome = try catalog.record(written.commit)
+            let allBytes = written.blobs.reduce(into: [Digest: Int64]()) { $0[$1.digest] = $1.size }
+            return ImportReport(
+                archive: archiveName, pack: packName, version: written.commit.version, group: options.group,
+                manifestDigest: written.commit.manifestDigest, outcome: outcome == .recorded ? .imported : .unchanged,
+                assets: plan.assets.count, assetsByKind: Dictionary(grouping: plan.assets, by: \.kind.rawValue).mapValues(\.count),
+                files: plan.assets.reduce(0) { $0 + $1.variants.count }, bytes: allBytes.values.reduce(0, +),
+                newBlobs: summary.newBlobs.count, newBytes: summary.newBytes,
+                existingBlobs: allBytes.count - summary.newBlobs.count, existingBytes: allBytes.values.reduce(0, +) - summary.newBytes,
+                warnings: problems, seconds: Date().timeIntervalSince(started))
+        } catch let error as CatalogError {
+            let code: ProblemCode = error.code == .conflict ? .packConflict : .storageFailure
+            throw refuse(problems + [Problem(code, error.message)], cause: error.cause)
+        } catch {
+            throw refuse(problems + [Problem(.storageFailure, "\(error)")])
+        }
+    }
+
+    /// `dungeon-basics.zip` → `dungeon-basics`; also strips `.tar`, `.tar.gz`, `.tgz`.
+    static func packName(fromArchive name: String) -> String {
+        for suffix in [".tar.gz", ".tgz", ".tar", ".zip"] where name.lowercased().hasSuffix(suffix) {
+            return String(name.dropLast(suffix.count))
+        }
+        return name
+    }
+
+    static func checkPackName(_ name: String) -> Problem? {
+        let ok = !name.isEmpty && name.utf8.count <= 128 && !name.contains("/")
+            && !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.value == 0x202E })
+        return ok ? nil : Problem(.badManifest, "the pack name '\(name)' must be 1 to 128 characters without '/' or control characters")
+    }
+}

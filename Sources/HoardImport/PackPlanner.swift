@@ -1,0 +1,80 @@
+import HoardCore
+
+/// One asset planned from staged pictures, before descriptors are written.
+struct AssetPlan: Sendable {
+    var kind: AssetKind
+    var name: String
+    var footprint: Footprint
+    var pictures: [(scale: Int, picture: StagedPicture)]
+}
+
+/// The second pass of an import: pack.json, naming, grouping variants and checking them. Pure: no I/O.
+struct PackPlanner: Sendable {
+    let registry: PluginRegistry
+    let limits: ImportLimits
+
+    struct Plan: Sendable {
+        var packFile: PackFile
+        var assets: [PlannedAsset]
+        var plans: [AssetPlan]
+    }
+
+    func plan(_ scan: ArchiveScan, problems: inout [Problem]) -> Plan {
+        var packFile = PackFile()
+        if let bytes = scan.packFileBytes {
+            switch PackFile.parse(bytes) {
+            case .success(let parsed): packFile = parsed
+            case .failure(let problem): problems.append(problem)
+            }
+        }
+        let context = ConventionContext(packFile: packFile, kinds: registry.kinds)
+        var groups: [String: AssetPlan] = [:]
+        var order: [String] = []
+        for picture in scan.pictures.sorted(by: { $0.path < $1.path }) {
+            let shown = picture.path.description
+            let naming: AssetNaming
+            do {
+                guard let named = try registry.name(picture.path, context: context) else {
+                    problems.append(Problem(
+                        .ignoredEntry, "no kind claims the folder '\(picture.path.components.count > 1 ? picture.path.components[0] : "")'; "
+                            + "put it under tokens/, objects/, textures/, walls/ or backgrounds/, or map the folder in pack.json \"kinds\"",
+                        entry: shown, severity: .warning))
+                    continue
+                }
+                naming = named
+            } catch {
+                problems.append(error)
+                continue
+            }
+            // door_1x2 and door_2x1 are two assets: the footprint is part of what names one.
+            let key = "\(naming.kind.rawValue)\u{0}\(naming.name)\u{0}\(naming.footprint)"
+            if groups[key] != nil {
+                groups[key]?.pictures.append((naming.scale, picture))
+            } else {
+                groups[key] = AssetPlan(kind: naming.kind, name: naming.name, footprint: naming.footprint, pictures: [(naming.scale, picture)])
+                order.append(key)
+            }
+        }
+        var plans: [AssetPlan] = []
+        for key in order {
+            guard let plan = groups[key], let definition = context.definition(of: plan.kind) else { continue }
+            let candidates = plan.pictures.map { VariantRules.Candidate(entry: $0.picture.path.description, scale: $0.scale, info: $0.picture.info) }
+            let found = VariantRules.check(candidates, footprint: plan.footprint, kind: definition, tilePixels: packFile.effectiveTilePixels)
+            problems += found
+            if !found.contains(where: { $0.severity == .error }) { plans.append(plan) }
+        }
+        let assets = plans.map { plan in
+            let sorted = plan.pictures.sorted { $0.scale < $1.scale }
+            return PlannedAsset(
+                kind: plan.kind, name: plan.name, footprint: plan.footprint,
+                variants: sorted.map { Self.variant(scale: $0.scale, $0.picture) }, entries: sorted.map { $0.picture.path.description })
+        }
+        return Plan(packFile: packFile, assets: assets, plans: plans)
+    }
+
+    static func variant(scale: Int, _ picture: StagedPicture) -> AssetDescriptor.Variant {
+        AssetDescriptor.Variant(
+            scale: scale, digest: picture.blob.digest, width: picture.info.width, height: picture.info.height,
+            size: picture.blob.size, mediaType: picture.info.mediaType)
+    }
+}

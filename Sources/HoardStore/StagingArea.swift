@@ -1,0 +1,118 @@
+import Foundation
+import HoardCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A blob written to a staging area, hashed while written, not yet published.
+public struct StagedBlob: Sendable, Hashable {
+    /// The SHA-256 of its bytes.
+    public var digest: Digest
+    /// Its size.
+    public var size: Int64
+    /// The temporary file holding it.
+    public var path: String
+}
+
+/// A private local folder where an import writes blobs before they are published. Nothing in it is visible
+/// to readers. Used from one thread at a time.
+public final class StagingArea: @unchecked Sendable {
+    /// The folder.
+    public let directory: String
+    private var counter = 0
+    private var isDiscarded = false
+
+    /// Creates the folder (and its parents).
+    public init(directory: String) throws {
+        self.directory = directory
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw BlobStoreError(.io, "cannot create the staging folder \(directory); check the data directory's permissions and free space",
+                                 cause: "\(error)")
+        }
+    }
+
+    deinit { discard() }
+
+    /// Opens a writer for one new blob. `keepingPrefix` bytes of the start are kept in memory for header checks.
+    public func makeWriter(keepingPrefix prefixLimit: Int = 0) throws -> BlobWriter {
+        counter += 1
+        return try BlobWriter(path: "\(directory)/\(counter).blob", prefixLimit: prefixLimit)
+    }
+
+    /// Stages a small blob held in memory (descriptors, manifests).
+    public func stage(_ bytes: [UInt8]) throws -> StagedBlob {
+        let writer = try makeWriter()
+        try bytes.withUnsafeBytes { try writer.write($0) }
+        return try writer.finish()
+    }
+
+    /// Removes the folder and everything in it. Safe to call twice.
+    public func discard() {
+        guard !isDiscarded else { return }
+        isDiscarded = true
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+/// Writes one blob to a temporary file and hashes it on the way; nothing is synced until publish.
+public final class BlobWriter {
+    private var fd: Int32
+    private let path: String
+    private var hasher = BlobHasher()
+    private var size: Int64 = 0
+    private let prefixLimit: Int
+    /// The first bytes written, up to the limit given at creation.
+    public private(set) var prefix: [UInt8] = []
+
+    init(path: String, prefixLimit: Int) throws {
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw BlobStoreError(.io, "cannot create \(path); check free space and permissions", cause: String(cString: strerror(errno)))
+        }
+        self.path = path
+        self.prefixLimit = prefixLimit
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    /// Appends bytes to the blob.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        hasher.update(bytes)
+        if prefix.count < prefixLimit {
+            prefix.append(contentsOf: bytes.prefix(prefixLimit - prefix.count))
+        }
+        var done = 0
+        while done < bytes.count {
+            let n = systemWrite(fd, base + done, bytes.count - done)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw BlobStoreError(.io, "cannot write to the staging folder; is the disk full?", cause: String(cString: strerror(errno)))
+            }
+            done += n
+        }
+        size += Int64(bytes.count)
+    }
+
+    /// Closes the file and returns the staged blob with its digest.
+    public func finish() throws -> StagedBlob {
+        close(fd)
+        fd = -1
+        let digest = hasher.finalize()
+        return StagedBlob(digest: digest, size: size, path: path)
+    }
+}
+
+@inline(__always)
+private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.write(fd, buffer, count)
+    #else
+    Darwin.write(fd, buffer, count)
+    #endif
+}

@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import HoardCore
+import HoardImport
+
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import art packs (zip, tar, tar.gz) into the data directory.",
+        discussion: """
+            Each archive is read entry by entry, hashed while written and checked; it is imported whole or not at all. \
+            A refused archive changes nothing and its report names every file and rule at fault.
+            Exit status: 0 when every archive was imported (or was already there), 1 when any was refused.
+            """
+    )
+
+    @OptionGroup var data: DataOptions
+
+    @Argument(help: ArgumentHelp("Archives to import.", valueName: "ARCHIVE"))
+    var archives: [String]
+
+    @Option(help: "The group that owns the packs (created if new).")
+    var group: String = "default"
+
+    @Option(help: "Name the pack, instead of pack.json's name or the file name (one archive only).")
+    var name: String?
+
+    @Option(
+        name: .customLong("limit"),
+        help: ArgumentHelp("Change an import limit, e.g. --limit maxEntries=5000 (repeatable; see README for keys).", valueName: "KEY=VALUE"))
+    var limits: [String] = []
+
+    @Flag(help: "Print the reports as JSON on standard output.")
+    var json = false
+
+    func validate() throws {
+        if name != nil, archives.count > 1 { throw ValidationError("--name needs exactly one archive") }
+    }
+
+    func run() async throws {
+        let hoard = try data.open()
+        var options = Importer.Options()
+        options.group = group
+        options.packName = name
+        for limit in limits {
+            do { try options.limits.set(limit) } catch { throw ValidationError(error.description) }
+        }
+        var results: [ImportResult] = []
+        var failed = false
+        for archive in archives {
+            let bar = ProgressBar(label: (archive as NSString).lastPathComponent)
+            do {
+                let report = try await hoard.importPack(at: archive, options: options) { bar.update($0) }
+                bar.finish()
+                results.append(ImportResult(archive: archive, report: report, error: nil, problems: nil))
+                if !json { Terminal.out(ReportText.imported(report)) }
+            } catch let error as ImportError {
+                bar.finish()
+                failed = true
+                results.append(ImportResult(
+                    archive: archive, report: nil,
+                    error: ErrorBody(code: error.code.rawValue, message: error.errors.first?.message ?? "refused"),
+                    problems: error.problems))
+                if !json { Terminal.err(ReportText.refused(error)) }
+            }
+        }
+        if json { try Terminal.out(JSONOutput.encode(results)) }
+        if failed { throw ExitCode(1) }
+    }
+}
+
+/// One archive's outcome in `hoard import --json`.
+struct ImportResult: Encodable {
+    var archive: String
+    var report: ImportReport?
+    var error: ErrorBody?
+    var problems: [Problem]?
+}
+
+/// The error shape shared with the HTTP API.
+struct ErrorBody: Encodable {
+    var code: String
+    var message: String
+}

@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import HoardCore
+import HoardImport
+
+struct PacksCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "packs", abstract: "List every pack with its current version.")
+        @OptionGroup var data: DataOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let packs = try data.open().catalog.packs()
+            if json { return Terminal.out(try JSONOutput.encode(packs)) }
+            if packs.isEmpty { return Terminal.out("No packs yet. Import one with: hoard import PACK.zip --data-dir \(data.dataDirectory)") }
+            var rows = [["PACK", "VERSION", "GROUP", "ASSETS", "SIZE", "PUBLIC"]]
+            for pack in packs {
+                rows.append([pack.name, pack.version ?? "-", pack.group, String(pack.assetCount),
+                             ByteFormat.string(pack.totalBytes), pack.isPublic ? "yes" : "no"])
+            }
+            Terminal.out(Table.render(rows))
+    }
+}
+
+struct DeleteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete", abstract: "Delete a pack and its versions; `hoard gc` then frees the blobs nothing else uses.")
+    @OptionGroup var data: DataOptions
+    @Argument(help: "The pack's name.") var name: String
+
+    func run() async throws {
+        guard try data.open().catalog.deletePack(named: name) else { throw CLIError("no pack named '\(name)'") }
+        Terminal.out("Deleted pack \(name). Run `hoard gc` to free its blobs.")
+    }
+}
+
+struct AssetsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "assets", abstract: "List assets of the current versions of packs.")
+    @OptionGroup var data: DataOptions
+    @Option(help: "Only this pack.") var pack: String?
+    @Option(help: "Only this kind (token, object, texture, wall, background, or a plugin's).") var kind: String?
+    @Flag(help: "Print JSON (shape: Schemas/asset-listing.schema.json).") var json = false
+
+    func run() async throws {
+        let assets = try data.open().catalog.assets(pack: pack, kind: kind.map { AssetKind(rawValue: $0.lowercased()) })
+        if json { return Terminal.out(try JSONOutput.encode(assets)) }
+        var rows = [["PACK", "KIND", "NAME", "TILES", "VARIANTS", "DIGEST"]]
+        for asset in assets {
+            let variants = asset.variants.map { "@\($0.scale)x \($0.width)×\($0.height)" }.joined(separator: ", ")
+            rows.append([asset.pack, asset.kind.rawValue, asset.name, asset.footprint.description, variants,
+                         String(asset.digest.description.prefix(19)) + "…"])
+        }
+        Terminal.out(Table.render(rows))
+        Terminal.out("\(assets.count) asset\(assets.count == 1 ? "" : "s")")
+    }
+}
+
+struct VerifyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Re-hash every blob and check every catalog row points at one.",
+        discussion: "Exit status 0 when the store is consistent, 1 when a blob is missing, corrupt or of the wrong size.")
+    @OptionGroup var data: DataOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        let bar = ProgressBar(label: "verify")
+        let report = try await data.open().verify { done, total in bar.update(done: Int64(done), total: Int64(total), unit: .count) }
+        bar.finish()
+        if json {
+            Terminal.out(try JSONOutput.encode(report))
+        } else {
+            Terminal.out("Checked \(report.blobsChecked) blobs (\(ByteFormat.string(report.bytesChecked))).")
+            for (label, digests) in [("missing", report.missing), ("corrupt", report.corrupt), ("wrong size", report.wrongSize),
+                                     ("referenced without a blob row", report.dangling)] where !digests.isEmpty {
+                Terminal.out("  \(digests.count) \(label):")
+                for digest in digests.prefix(20) { Terminal.out("    \(digest)") }
+            }
+            if report.unreferenced > 0 { Terminal.out("  \(report.unreferenced) unreferenced blobs (run `hoard gc` to remove them)") }
+            Terminal.out(report.isHealthy ? "OK: every blob matches its digest." : "PROBLEMS FOUND: see OPERATIONS.md, \"When verify complains\".")
+        }
+        if !report.isHealthy { throw ExitCode(1) }
+    }
+}
+
+struct GCCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gc",
+        abstract: "Remove blobs no pack references.",
+        discussion: "Waits for running imports to finish, and keeps unreferenced blobs younger than the grace period.")
+    @OptionGroup var data: DataOptions
+    @Option(help: "Keep unreferenced blobs younger than this many seconds.") var grace: Double = 3600
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        let report = try await data.open().collectGarbage(grace: grace)
+        if json { return Terminal.out(try JSONOutput.encode(report)) }
+        Terminal.out("Removed \(report.deletedBlobs) blobs (\(ByteFormat.string(report.deletedBytes)))"
+            + (report.keptYoung > 0 ? "; kept \(report.keptYoung) younger than \(Int(grace)) s" : "") + ".")
+    }
+}
