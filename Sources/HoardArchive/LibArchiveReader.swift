@@ -52,8 +52,7 @@ public final class LibArchiveReader: ArchiveReader {
         archive_read_support_format_tar(archive)
         archive_read_support_filter_gzip(archive)
         if archive_read_open_filename(archive, path, 1 << 20) != ARCHIVE_OK {
-            let message = Self.errorString(archive)
-            archive_read_free(archive)
+            let message = Self.errorString(archive)  // deinit frees the handle
             if archiveSize == 0 || message.contains("Unrecognized") || message.contains("not recognized") {
                 throw ArchiveError(.unsupportedFormat, "the file is not a zip, tar or tar.gz archive", cause: message)
             }

@@ -38,15 +38,20 @@ public struct DataDirectory: Sendable {
     public var lockPath: String { path + "/gc.lock" }
 
     /// Runs `body` holding the data directory's lock: shared for imports, exclusive for garbage collection.
-    /// Blocks until the lock is free.
+    /// Waits (without blocking a thread) until the lock is free.
     public func withLock<T>(exclusive: Bool, _ body: () async throws -> T) async throws -> T {
         let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw ProblemMessage("cannot open \(lockPath): \(String(cString: strerror(errno)))")
         }
         defer { close(fd) }
-        while flock(fd, exclusive ? LOCK_EX : LOCK_SH) != 0 {
-            guard errno == EINTR else { throw ProblemMessage("cannot lock \(lockPath): \(String(cString: strerror(errno)))") }
+        // Poll rather than block: a blocked flock would hold one of the few cooperative threads that the
+        // lock's current holder may need to finish.
+        while flock(fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else {
+                throw ProblemMessage("cannot lock \(lockPath): \(String(cString: strerror(errno)))")
+            }
+            try await Task.sleep(for: .milliseconds(20))
         }
         defer { flock(fd, LOCK_UN) }
         return try await body()

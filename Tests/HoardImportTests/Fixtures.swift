@@ -1,0 +1,122 @@
+import Foundation
+import HoardCatalog
+import HoardImport
+import HoardStore
+@testable import HoardCore
+
+/// Paths and builders shared by the import tests.
+enum Fixtures {
+    /// The repository root, found from this file's path.
+    static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// A sample pack shipped in Packs/.
+    static func pack(_ name: String) -> String { root.appendingPathComponent("Packs/\(name)").path }
+
+    /// A fresh empty folder, removed by the caller.
+    static func temporaryDirectory() throws -> String {
+        let path = NSTemporaryDirectory() + "hoard-test-" + UUID().uuidString.lowercased()
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// Runs a command and returns its standard output; throws when it exits non-zero.
+    @discardableResult
+    static func run(_ arguments: [String], input: Data? = nil) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(input) }
+        try stdin.fileHandleForWriting.close()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ProblemMessage("\(arguments.joined(separator: " ")) failed: \(String(decoding: err, as: UTF8.self))")
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The hostile corpus, generated once per test run by Scripts/make-hostile.py.
+    static let hostileDirectory: Result<String, ProblemMessage> = {
+        do {
+            let directory = try temporaryDirectory()
+            try run(["python3", root.appendingPathComponent("Scripts/make-hostile.py").path, directory])
+            return .success(directory)
+        } catch {
+            return .failure(ProblemMessage("\(error)"))
+        }
+    }()
+
+    /// A minimal PNG: signature, IHDR with this size, an IDAT whose bytes make the content unique, IEND.
+    static func png(width: Int, height: Int, seed: Int = 0) -> [UInt8] {
+        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+            let body = Array(type.utf8) + data
+            let crc = ImageHeader.crc32(body)
+            return be32(UInt32(data.count)) + body + be32(crc)
+        }
+        func be32(_ value: UInt32) -> [UInt8] { (0..<4).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
+        let ihdr = be32(UInt32(width)) + be32(UInt32(height)) + [8, 6, 0, 0, 0]
+        let idat = Array("seed \(seed) \(width)x\(height)".utf8)
+        return ImageHeader.pngSignature + chunk("IHDR", ihdr) + chunk("IDAT", idat) + chunk("IEND", [])
+    }
+
+    /// Writes a zip with Python's zipfile (deflated unless `stored`), entries in the order given.
+    static func zip(at path: String, _ entries: [(String, [UInt8])], stored: Bool = false) throws {
+        let spec = entries.map { ["name": $0.0, "data": Data($0.1).base64EncodedString()] }
+        let script = """
+            import base64, json, sys, zipfile
+            entries = json.load(sys.stdin)
+            method = zipfile.ZIP_STORED if \(stored ? "True" : "False") else zipfile.ZIP_DEFLATED
+            with zipfile.ZipFile(sys.argv[1], "w", method) as z:
+                for e in entries:
+                    info = zipfile.ZipInfo(e["name"], (2024, 1, 1, 0, 0, 0))
+                    info.compress_type = method
+                    z.writestr(info, base64.b64decode(e["data"]))
+            """
+        try run(["python3", "-c", script, path], input: try JSONSerialization.data(withJSONObject: spec))
+    }
+
+    /// Every file under a folder (relative paths), for "nothing changed" checks.
+    static func files(under path: String) -> Set<String> {
+        guard let walker = FileManager.default.enumerator(atPath: path) else { return [] }
+        var files = Set<String>()
+        while let next = walker.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path + "/" + next, isDirectory: &isDirectory), !isDirectory.boolValue {
+                files.insert(next)
+            }
+        }
+        return files
+    }
+}
+
+/// A Hoard in a fresh temporary data directory.
+struct TestHoard {
+    let path: String
+    let hoard: Hoard
+
+    init(registry: PluginRegistry = .builtIn()) throws {
+        path = try Fixtures.temporaryDirectory()
+        hoard = try Hoard(dataDirectory: path, registry: registry)
+    }
+
+    /// What a refused import must leave untouched: blob files (staging included), and catalog rows.
+    func snapshot() throws -> Snapshot {
+        Snapshot(files: Fixtures.files(under: path + "/blobs"), packs: try hoard.catalog.packs(), blobs: Set(try hoard.catalog.blobs().map(\.digest)))
+    }
+
+    struct Snapshot: Equatable {
+        var files: Set<String>
+        var packs: [PackSummary]
+        var blobs: Set<Digest>
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import HoardCore
+import HoardImport
+import HoardStore
+import Testing
+
+@Suite("Verify and garbage collection")
+struct MaintenanceTests {
+    @Test func verifyPassesOnAFreshImportAndFindsACorruptBlob() async throws {
+        let test = try TestHoard()
+        defer { test.remove() }
+        _ = try await test.hoard.importPack(at: Fixtures.pack("scifi-outpost.zip"))
+        let clean = try await test.hoard.verify()
+        #expect(clean.isHealthy)
+        #expect(clean.blobsChecked == (try test.hoard.catalog.blobs().count))
+        let victim = try #require(try test.hoard.catalog.assets().first?.variants.first?.digest)
+        let store = try #require(test.hoard.store as? FileBlobStore)
+        let path = store.path(of: victim)
+        chmod(path, 0o644)
+        try Data("tampered".utf8).write(to: URL(fileURLWithPath: path))
+        let dirty = try await test.hoard.verify()
+        #expect(dirty.corrupt == [victim])
+        #expect(!dirty.isHealthy)
+    }
+
+    @Test func verifyReportsAMissingBlob() async throws {
+        let test = try TestHoard()
+        defer { test.remove() }
+        _ = try await test.hoard.importPack(at: Fixtures.pack("scifi-outpost.zip"))
+        let victim = try #require(try test.hoard.catalog.assets().first?.digest)
+        try await test.hoard.store.delete(victim)
+        let report = try await test.hoard.verify()
+        #expect(report.missing == [victim])
+    }
+
+    @Test func gcKeepsEverythingReferencedAndFreesADeletedPack() async throws {
+        let test = try TestHoard()
+        defer { test.remove() }
+        _ = try await test.hoard.importPack(at: Fixtures.pack("scifi-outpost.zip"))
+        _ = try await test.hoard.importPack(at: Fixtures.pack("dungeon-basics.zip"))
+        let nothing = try await test.hoard.collectGarbage(grace: 0)
+        #expect(nothing.deletedBlobs == 0)
+        let scifiBlobs = Set(try test.hoard.catalog.blobs().map(\.digest))
+        try test.hoard.catalog.deletePack(named: "dungeon-basics")
+        let freed = try await test.hoard.collectGarbage(grace: 0)
+        #expect(freed.deletedBlobs > 0)
+        let left = Set(try await test.hoard.store.allDigests())
+        let stillReferenced = Set(try test.hoard.catalog.blobs().map(\.digest))
+        #expect(left == stillReferenced)
+        #expect(stillReferenced.isSubset(of: scifiBlobs))
+        #expect(try test.hoard.catalog.packs().map(\.name) == ["scifi-outpost"])
+        #expect(try await test.hoard.verify().isHealthy)
+    }
+
+    @Test func gcKeepsUnreferencedBlobsYoungerThanTheGracePeriod() async throws {
+        let test = try TestHoard()
+        defer { test.remove() }
+        let area = try test.hoard.store.makeStagingArea()
+        let orphan = try area.stage(Array("left by a crashed import".utf8))
+        _ = try await test.hoard.store.publish([orphan])
+        area.discard()
+        let young = try await test.hoard.collectGarbage(grace: 3600)
+        #expect(young.keptYoung == 1)
+        #expect(try await test.hoard.store.info(orphan.digest) != nil)
+        let old = try await test.hoard.collectGarbage(grace: 0)
+        #expect(old.deletedBlobs == 1)
+        #expect(try await test.hoard.store.info(orphan.digest) == nil)
+    }
+
+    @Test func gcWaitsForARunningImportAndNeverDeletesWhatItReferences() async throws {
+        let test = try TestHoard()
+        defer { test.remove() }
+        // Imports and collections race; every import that finishes must stay whole.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for round in 0..<4 {
+                group.addTask { _ = try await test.hoard.importPack(at: Fixtures.pack(round % 2 == 0 ? "scifi-outpost.zip" : "dungeon-basics.zip")) }
+                group.addTask { _ = try await test.hoard.collectGarbage(grace: 0) }
+            }
+            try await group.waitForAll()
+        }
+        let report = try await test.hoard.verify()
+        #expect(report.isHealthy)
+        #expect(report.unreferenced == 0)
+        #expect(try test.hoard.catalog.packs().count == 2)
+    }
+}
