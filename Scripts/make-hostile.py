@@ -1,0 +1,830 @@
+#!/usr/bin/env python3
+"""Writes a corpus of hostile, broken and tricky archives for Hoard's importer tests (Python 3.11 stdlib only).
+
+    python3 Scripts/make-hostile.py OUTDIR
+
+OUTDIR/cases.json lists the archives the importer must refuse:
+    {"file": ..., "codes": [acceptable error codes], "entry": "entry the error names" (absent when archive-wide),
+     "limits": {ImportLimits overrides} (optional), "about": "..."}
+OUTDIR/valid.json lists tricky archives it must accept: {"file": ..., "assets": N, "about": ...}, where N counts
+assets (all LOD variants of one asset count once).
+
+Apart from the fault under test every archive is a valid pack (pack.json with tilePixels 64, 64×64 PNG tokens),
+and in most of them a good entry comes before the bad one. Zips are written byte by byte (not with zipfile)
+so names, flags, sizes and offsets are exactly what each case needs. Output is deterministic.
+"""
+import bz2
+import functools
+import gzip
+import io
+import json
+import lzma
+import math
+import os
+import random
+import struct
+import sys
+import tarfile
+import time
+import unicodedata
+import zipfile
+import zlib
+
+PACK_NAME = ["hoard-hostile"]  # set to each archive's own name while it is built: no two packs share name and version
+
+
+def manifest():
+    """A valid pack.json (tilePixels 64) named after the archive being built."""
+    return json.dumps({"name": PACK_NAME[0], "version": "1.0.0", "license": "CC0-1.0", "tilePixels": 64}).encode()
+
+
+LIMIT_KEYS = {"maxEntries", "maxEntryBytes", "maxArchiveBytes", "maxCompressionRatio", "ratioFloorBytes", "maxPathBytes",
+              "maxComponentBytes", "maxPathDepth", "maxImageSide", "maxImagePixels", "maxManifestBytes"}
+MIB = 1 << 20
+
+# ------------------------------------------------------------------------------------------------ pictures
+
+
+def png_chunk(kind, data):
+    """One PNG chunk with its CRC."""
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def png_head(width, height, depth=8, colour=6):
+    """PNG signature and IHDR."""
+    return b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, depth, colour, 0, 0, 0))
+
+
+IEND = png_chunk(b"IEND", b"")
+
+
+@functools.cache
+def token_png(width=64, height=64, rgb=(90, 160, 70)):
+    """A valid RGBA PNG: a coloured disc on a transparent square."""
+    rows, r = [], min(width, height) / 2 - 1
+    for y in range(height):
+        row, dy = bytearray(width * 4), y + 0.5 - height / 2
+        if abs(dy) < r:
+            dx = math.sqrt(r * r - dy * dy)
+            x0, x1 = max(0, round(width / 2 - dx)), min(width, round(width / 2 + dx))
+            row[x0 * 4:x1 * 4] = bytes(rgb + (255,)) * (x1 - x0)
+        rows.append(b"\x00" + bytes(row))
+    return png_head(width, height) + png_chunk(b"IDAT", zlib.compress(b"".join(rows), 9)) + IEND
+
+
+def padded_png(size, seed=None, width=64, height=64):
+    """A valid PNG of exactly `size` bytes: a private ancillary chunk (random bytes, or zeros without a seed) pads it."""
+    base = token_png(width, height)
+    n = size - len(base) - 12
+    assert n >= 0, size
+    pad = random.Random(seed).randbytes(n) if seed is not None else bytes(n)
+    return base[:-len(IEND)] + png_chunk(b"hoRd", pad) + IEND
+
+
+def jpeg(width, height, complete=True):
+    """A baseline greyscale JPEG (mid grey). Huffman tables with one code each make every 8×8 block two zero bits;
+    with complete=False the scan is cut short (headers only: enough for pixel-bomb cases)."""
+    def seg(marker, data):
+        return bytes([0xFF, marker]) + struct.pack(">H", len(data) + 2) + data
+    blocks = -(-width // 8) * -(-height // 8)
+    bits = 2 * blocks if complete else 64
+    scan = bytes(bits // 8) + (bytes([(1 << (8 - bits % 8)) - 1]) if bits % 8 else b"")
+    one_code = bytes([1] + [0] * 15) + b"\x00"
+    return (b"\xff\xd8" + seg(0xE0, b"JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00") + seg(0xDB, b"\x00" + b"\x01" * 64)
+            + seg(0xC0, struct.pack(">BHHB", 8, height, width, 1) + b"\x01\x11\x00")
+            + seg(0xC4, b"\x00" + one_code) + seg(0xC4, b"\x10" + one_code)
+            + seg(0xDA, b"\x01\x01\x00\x00\x3f\x00") + scan + b"\xff\xd9")
+
+
+def riff_webp(*chunks):
+    """A RIFF/WEBP file from (fourcc, payload) chunks, padded to even sizes."""
+    body = b"".join(c + struct.pack("<I", len(p)) + p + b"\x00" * (len(p) % 2) for c, p in chunks)
+    return b"RIFF" + struct.pack("<I", 4 + len(body)) + b"WEBP" + body
+
+
+def vp8l(width, height, argb=(255, 200, 60, 160)):
+    """A lossless VP8L bitstream of one colour: five one-symbol prefix codes, so pixels take zero bits (a real,
+    decodable picture of any size up to 16384² in a dozen bytes)."""
+    value, nbits = 0, 0
+    def put(v, n):
+        nonlocal value, nbits
+        value |= v << nbits
+        nbits += n
+    put(width - 1, 14), put(height - 1, 14), put(1, 1), put(0, 3)  # size, alpha hint, version 0
+    put(0, 1), put(0, 1), put(0, 1)  # no transform, no colour cache, no meta prefix codes
+    a, r, g, b = argb
+    for symbol in (g, r, b, a, 0):  # green, red, blue, alpha, distance
+        put(1, 1), put(0, 1), put(1, 1), put(symbol, 8)  # simple code, one symbol, 8-bit symbol
+    return b"\x2f" + value.to_bytes(-(-nbits // 8), "little")
+
+
+def webp_lossless(width, height):
+    """A simple-format lossless WebP."""
+    return riff_webp((b"VP8L", vp8l(width, height)))
+
+
+# ------------------------------------------------------------------------------------------------ zip writing
+
+DOS_DATE, DOS_TIME = ((2024 - 1980) << 9) | (1 << 5) | 1, 0
+
+
+class ZE:
+    """One zip entry as written: every header field can be forced to test a reader."""
+
+    def __init__(self, name, data=b"", method=8, **fields):
+        self.name, self.data, self.method = name, data, method
+        self.flags = fields.pop("flags", 0)
+        self.external_attr = fields.pop("external_attr", 0o100644 << 16)
+        self.made_by = fields.pop("made_by", (3 << 8) | 30)  # Unix, spec 3.0
+        self.payload = fields.pop("payload", None)  # compressed bytes, when not computed from data
+        self.crc, self.csize, self.usize = fields.pop("crc", None), fields.pop("csize", None), fields.pop("usize", None)
+        self.extra = fields.pop("extra", b"")
+        self.descriptor = fields.pop("descriptor", False)  # sizes and CRC after the data (flag bit 3)
+        assert not fields, fields
+
+
+def deflate(data, level=9):
+    """Raw deflate (no zlib header), as zip stores it."""
+    c = zlib.compressobj(level, zlib.DEFLATED, -15)
+    return c.compress(data) + c.flush()
+
+
+def local_header(name, flags, method, crc, csize, usize, extra=b""):
+    """A local file header."""
+    return struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, flags, method, DOS_TIME, DOS_DATE, crc, csize, usize,
+                       len(name), len(extra)) + name + extra
+
+
+def central_header(name, flags, method, crc, csize, usize, offset, made_by=(3 << 8) | 30, attr=0o100644 << 16, extra=b""):
+    """A central directory header."""
+    return struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, made_by, 20, flags, method, DOS_TIME, DOS_DATE, crc, csize,
+                       usize, len(name), len(extra), 0, 0, 0, attr, offset) + name + extra
+
+
+def end_record(count, cd_size, cd_offset, comment=b""):
+    """The end of central directory record."""
+    return struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, count, count, cd_size, cd_offset, len(comment)) + comment
+
+
+def build_zip(entries, garbage_cd=False, comment=b""):
+    """A zip from ZE entries. str names are UTF-8 (flag bit 11 when not ASCII); bytes names are written raw."""
+    out, cd = bytearray(), bytearray()
+    for e in entries:
+        flags = e.flags
+        if isinstance(e.name, str):
+            name = e.name.encode()
+            flags |= 0x800 if not e.name.isascii() else 0
+        else:
+            name = e.name
+        payload = e.payload if e.payload is not None else deflate(e.data) if e.method == 8 else e.data
+        crc = zlib.crc32(e.data) if e.crc is None else e.crc
+        csize = len(payload) if e.csize is None else e.csize
+        usize = len(e.data) if e.usize is None else e.usize
+        offset = len(out)
+        if e.descriptor:
+            flags |= 0x08
+            out += local_header(name, flags, e.method, 0, 0, 0, e.extra) + payload
+            out += struct.pack("<IIII", 0x08074B50, crc, csize, usize)
+        else:
+            out += local_header(name, flags, e.method, crc, csize, usize, e.extra) + payload
+        cd += central_header(name, flags, e.method, crc, csize, usize, offset, e.made_by, e.external_attr, e.extra)
+    cd_offset = len(out)
+    if garbage_cd:
+        cd = bytearray(random.Random(7).randbytes(len(cd)))
+    return bytes(out + cd + end_record(len(entries), len(cd), cd_offset, comment))
+
+
+def base(*more):
+    """pack.json and a good token, then the given entries."""
+    return [ZE("pack.json", manifest()), ZE("tokens/orc.png", token_png(rgb=(120, 90, 60)))] + list(more)
+
+
+def zip_with(*more):
+    """A zip holding the good base entries and then `more`."""
+    return build_zip(base(*more))
+
+
+def with_zipfile(entries):
+    """A zip written by Python's zipfile, for compression methods written by a real implementation: (name, data, method)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        for name, data, method in entries:
+            info = zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0))
+            info.compress_type, info.create_system, info.external_attr = method, 3, 0o644 << 16
+            z.writestr(info, data)
+    return buffer.getvalue()
+
+
+# ------------------------------------------------------------------------------------------------ tar writing
+
+
+def tar_member(name, data=b"", kind=tarfile.REGTYPE, **fields):
+    """(TarInfo, data) with fixed owner and time."""
+    info = tarfile.TarInfo(name)
+    info.type, info.size, info.mtime, info.mode = kind, len(data) if kind == tarfile.REGTYPE else 0, 1704067200, 0o644
+    for key, value in fields.items():
+        setattr(info, key, value)
+    return info, data
+
+
+def build_tar(members, fmt=tarfile.USTAR_FORMAT, encoding="utf-8"):
+    """An uncompressed tar from tar_member()s."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=fmt, encoding=encoding) as t:
+        for info, data in members:
+            t.addfile(info, io.BytesIO(data) if info.type == tarfile.REGTYPE else None)
+    return buffer.getvalue()
+
+
+def tar_base(*more):
+    """pack.json and a good token as tar members, then `more`."""
+    return [tar_member("pack.json", manifest()), tar_member("tokens/orc.png", token_png(rgb=(120, 90, 60)))] + list(more)
+
+
+def targz(data):
+    """gzip with a zero timestamp, so output is reproducible."""
+    return gzip.compress(data, 9, mtime=0)
+
+
+# ------------------------------------------------------------------------------------------------ bombs
+
+FINAL_EMPTY_BLOCK = b"\x03\x00"  # a final, empty fixed-Huffman deflate block
+
+
+def flushed(data):
+    """Raw deflate of data ending in a full flush: byte-aligned, self-contained, so it can be concatenated."""
+    c = zlib.compressobj(9, zlib.DEFLATED, -15)
+    return c.compress(data) + c.flush(zlib.Z_FULL_FLUSH)
+
+
+@functools.cache
+def zeros_segment():
+    """Raw deflate of 1 MiB of zeros, repeatable back to back."""
+    return flushed(bytes(MIB))
+
+
+def zero_bomb(prefix, mib, suffix=b""):
+    """(deflate payload, CRC-32, size) of prefix + mib MiB of zeros + suffix, built without deflating it all."""
+    payload = flushed(prefix) + zeros_segment() * mib + flushed(suffix) + FINAL_EMPTY_BLOCK
+    return payload, zlib.crc32(suffix, crc_with_zeros(prefix, mib)), len(prefix) + mib * MIB + len(suffix)
+
+
+PNG_PREFIX = png_head(64, 64)  # 33 bytes: a readable header, the rest of the "picture" is zeros
+
+
+def overlap_bomb(files=50, kernel_mib=4):
+    """A simplified Fifield overlapping-file bomb: each local header's deflate data quotes (in stored blocks) a PNG
+    prefix and the next local header, then runs on into the next file's data, all ending in one shared kernel of
+    zeros. Every file decodes to ≈ kernel_mib MiB, the archive is a few KiB."""
+    names = [f"tokens/b{i:03d}.png".encode() for i in range(files)]
+    kernel, _crc, kernel_size = zero_bomb(b"", kernel_mib)
+    header_len = 30 + len(names[0])
+    def stored(n):  # a non-final stored deflate block header for n bytes
+        return struct.pack("<BHH", 0, n, n ^ 0xFFFF)
+    # Backwards from the last file: its data is stored(P) P kernel, its output P + zeros. File i's data is
+    # stored(P + LFH[i+1]) P LFH[i+1] data[i+1], its output P + LFH[i+1] + output[i+1].
+    headers, info = [None] * files, [None] * files
+    out_prefix, data_len = PNG_PREFIX, 5 + len(PNG_PREFIX) + len(kernel)
+    for i in reversed(range(files)):
+        info[i] = (crc_with_zeros(out_prefix, kernel_mib), data_len, len(out_prefix) + kernel_size)
+        headers[i] = local_header(names[i], 0, 8, *info[i])
+        out_prefix = PNG_PREFIX + headers[i] + out_prefix
+        data_len += 5 + len(PNG_PREFIX) + header_len
+    out, cd = bytearray(), bytearray()
+    for i in range(files):
+        cd += central_header(names[i], 0, 8, *info[i], len(out))
+        quoted = PNG_PREFIX + (headers[i + 1] if i + 1 < files else b"")
+        out += headers[i] + stored(len(quoted)) + PNG_PREFIX
+    out += kernel
+    assert len(out) - len(headers[0]) == info[0][1]
+    return bytes(out + cd + end_record(files, len(cd), len(out)))
+
+
+def crc_with_zeros(prefix, mib):
+    """CRC-32 of prefix followed by mib MiB of zeros."""
+    crc, zeros = zlib.crc32(prefix), bytes(MIB)
+    for _ in range(mib):
+        crc = zlib.crc32(zeros, crc)
+    return crc
+
+
+def targz_bomb(mib=200):
+    """A tar.gz whose one entry is a PNG header followed by mib MiB of zeros, built without compressing it all."""
+    size = len(PNG_PREFIX) + mib * MIB
+    header = tar_member("tokens/bomb.png")[0]
+    header.size = size
+    info, data = tar_member("pack.json", manifest())
+    head = info.tobuf(tarfile.USTAR_FORMAT) + data + bytes(-len(data) % 512) + header.tobuf(tarfile.USTAR_FORMAT)
+    payload, crc, total = zero_bomb(head + PNG_PREFIX, mib, bytes(-size % 512 + 1024))
+    return b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03" + payload + struct.pack("<II", crc, total & 0xFFFFFFFF)
+
+
+# ------------------------------------------------------------------------------------------------ other builders
+
+
+def zipcrypto(data, password, crc):
+    """Traditional PKWARE encryption: 12-byte header (last byte = CRC high byte) + encrypted data."""
+    table = [functools.reduce(lambda c, _: (c >> 1) ^ 0xEDB88320 if c & 1 else c >> 1, range(8), n) for n in range(256)]
+    keys = [0x12345678, 0x23456789, 0x34567890]
+    def update(byte):
+        keys[0] = (keys[0] >> 8) ^ table[(keys[0] ^ byte) & 0xFF]
+        keys[1] = ((keys[1] + (keys[0] & 0xFF)) * 134775813 + 1) & 0xFFFFFFFF
+        keys[2] = (keys[2] >> 8) ^ table[(keys[2] ^ (keys[1] >> 24)) & 0xFF]
+    for byte in password:
+        update(byte)
+    out = bytearray()
+    for byte in random.Random(3).randbytes(11) + bytes([crc >> 24]) + data:
+        k = keys[2] | 2
+        out.append(byte ^ (((k * (k ^ 1)) >> 8) & 0xFF))
+        update(byte)
+    return bytes(out)
+
+
+def zstd_raw(data):
+    """A zstd frame holding data in raw blocks (no compression library needed)."""
+    out = bytearray(b"\x28\xb5\x2f\xfd\x00")  # magic; descriptor: no single segment, no checksum, no size
+    out += bytes([0x58])  # window descriptor: 2^(10+11) = 2 MiB window
+    blocks = [data[i:i + 131072] for i in range(0, len(data), 131072)] or [b""]
+    for i, block in enumerate(blocks):
+        out += (int(i == len(blocks) - 1) | (len(block) << 3)).to_bytes(3, "little") + block
+    return bytes(out)
+
+
+def truncate_at_entry_data(archive, name, keep):
+    """The archive cut `keep` bytes into the data of zip entry `name`."""
+    with zipfile.ZipFile(io.BytesIO(archive)) as z:
+        info = z.getinfo(name)
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    return archive[:start + keep]
+
+
+# ------------------------------------------------------------------------------------------------ the cases
+
+CASES, VALID = [], []
+
+
+def case(file, codes, about, entry=None, limits=None):
+    """Registers an archive the importer must refuse with one of `codes`, naming `entry` when given."""
+    def register(build):
+        CASES.append({"file": file, "codes": codes, "entry": entry, "limits": limits, "about": about, "build": build})
+        return build
+    return register
+
+
+def valid(file, assets, about):
+    """Registers an archive the importer must accept with `assets` assets."""
+    def register(build):
+        VALID.append({"file": file, "assets": assets, "about": about, "build": build})
+        return build
+    return register
+
+
+def bad_entry_cases(rows):
+    """Registers one zip per (file, codes, name, data, about, limits): the base entries then `name` holding `data`."""
+    for file, codes, name, data, about, *limits in rows:
+        entry = None if "INVALID_NAME" in codes else name  # invalid names cannot be shown verbatim
+        case(file, codes, about, entry, limits[0] if limits else None)(lambda n=name, d=data: zip_with(ZE(n, d)))
+
+
+GOOD = token_png()
+EVIL = token_png(rgb=(200, 30, 30))
+LONG_PATH = "tokens/" + "/".join(["p" * 99] * 11) + "/x.png"
+
+bad_entry_cases([
+    ("traversal-dotdot.zip", ["UNSAFE_PATH"], "../evil.png", EVIL, "entry climbs out of the pack with .."),
+    ("traversal-nested.zip", ["UNSAFE_PATH"], "tokens/../../evil.png", EVIL, ".. inside the path climbs out of the pack"),
+    ("traversal-absolute.zip", ["UNSAFE_PATH"], "/etc/evil.png", EVIL, "absolute path"),
+    ("traversal-unc.zip", ["UNSAFE_PATH"], "//server/share/evil.png", EVIL, "UNC-style absolute path"),
+    ("traversal-drive.zip", ["UNSAFE_PATH"], "C:/evil.png", EVIL, "Windows drive letter with slash"),
+    ("traversal-drive-relative.zip", ["UNSAFE_PATH"], "C:evil.png", EVIL, "Windows drive-relative path"),
+    ("name-invalid-utf8-raw.zip", ["INVALID_NAME"], b"tokens/\xff\xfe.png", GOOD,
+     "name bytes FF FE, not UTF-8, language flag (bit 11) not set"),
+    ("name-control-bel.zip", ["INVALID_NAME"], "tokens/evil\x07.png", GOOD, "BEL control character in the name"),
+    ("name-control-newline.zip", ["INVALID_NAME"], "tokens/evil\n.png", GOOD, "newline in the name"),
+    ("name-control-c1.zip", ["INVALID_NAME"], "tokens/evil\u0085.png", GOOD, "C1 control NEL (U+0085) in the name"),
+    ("name-bidi-override.zip", ["INVALID_NAME"], "tokens/gnp.\u202eevil.png", GOOD,
+     "right-to-left override U+202E makes the name display as another"),
+    ("name-bidi-isolate.zip", ["INVALID_NAME"], "tokens/\u2067evil.png", GOOD, "right-to-left isolate U+2067"),
+    ("name-component-too-long.zip", ["NAME_TOO_LONG"], "tokens/" + "a" * 296 + ".png", GOOD,
+     "a 300-byte file name (limit 255 bytes per component)"),
+    ("name-component-too-long-utf8.zip", ["NAME_TOO_LONG"], "tokens/" + "ド" * 90 + ".png", GOOD,
+     "a 94-character name of 274 UTF-8 bytes: the limit counts bytes"),
+    ("name-path-too-long.zip", ["NAME_TOO_LONG"], LONG_PATH, GOOD,
+     f"a {len(LONG_PATH)}-byte path of 99-byte components, 12 folders deep (limit 1024 bytes)"),
+    ("path-too-deep.zip", ["PATH_TOO_DEEP"], "tokens/" + "d/" * 39 + "goblin.png", GOOD, "nested in 40 folders (limit 16)"),
+    ("path-too-deep-limit.zip", ["PATH_TOO_DEEP"], "tokens/a/b/c/d/goblin.png", GOOD,
+     "5 folders deep with maxPathDepth 4", {"maxPathDepth": 4}),
+    ("type-jpeg-as-png.zip", ["TYPE_MISMATCH"], "tokens/goblin.png", jpeg(64, 64), "a .png holding a JPEG"),
+    ("type-text-as-png.zip", ["TYPE_MISMATCH"], "tokens/goblin.png", b"just some text, not a picture\n" * 4,
+     "a .png holding text"),
+    ("type-png-as-webp.zip", ["TYPE_MISMATCH"], "tokens/goblin.webp", GOOD, "a .webp holding a PNG"),
+    ("type-webp-as-jpg.zip", ["TYPE_MISMATCH"], "tokens/goblin.jpg", webp_lossless(64, 64), "a .jpg holding a WebP"),
+    ("pixelbomb-png-side.zip", ["IMAGE_TOO_LARGE"], "backgrounds/huge.png",
+     png_head(100000, 100000) + png_chunk(b"IDAT", zlib.compress(bytes(64))) + IEND,
+     "PNG header says 100000×100000 (side limit 16384)"),
+    ("pixelbomb-jpeg.zip", ["IMAGE_TOO_LARGE"], "backgrounds/huge.jpg", jpeg(60000, 60000, complete=False),
+     "JPEG SOF0 says 60000×60000"),
+    ("pixelbomb-webp-vp8x.zip", ["IMAGE_TOO_LARGE"], "backgrounds/huge.webp",
+     riff_webp((b"VP8X", b"\x00\x00\x00\x00" + (16382).to_bytes(3, "little") * 2), (b"VP8L", vp8l(16383, 16383))),
+     "extended WebP, canvas 16383×16383 = 268 MP (sides under 16384, area over 100 MP)"),
+    ("pixelbomb-webp-vp8l.zip", ["IMAGE_TOO_LARGE"], "backgrounds/huge.webp", webp_lossless(16384, 16384),
+     "a real, decodable one-colour lossless WebP of 16384×16384 in 40 bytes"),
+    ("unreadable-truncated-ihdr.zip", ["UNREADABLE_IMAGE"], "tokens/broken.png", GOOD[:12],
+     "PNG signature then the file ends inside IHDR (12 bytes)"),
+    ("unreadable-ihdr-crc.zip", ["UNREADABLE_IMAGE"], "tokens/broken.png", GOOD[:29] + b"\x00\x00\x00\x00" + GOOD[33:],
+     "PNG IHDR with a wrong CRC"),
+    ("unreadable-zero-width.zip", ["UNREADABLE_IMAGE"], "tokens/broken.png",
+     png_head(0, 64) + png_chunk(b"IDAT", zlib.compress(b"\x00" * 64)) + IEND, "PNG IHDR with width 0"),
+    ("unreadable-jpeg-no-sof.zip", ["UNREADABLE_IMAGE"], "tokens/broken.jpg", jpeg(8, 8)[:20] + b"\xff\xd9",
+     "JPEG with SOI, APP0 and EOI but no frame header"),
+    ("unreadable-webp-truncated.zip", ["UNREADABLE_IMAGE"], "tokens/broken.webp", webp_lossless(64, 64)[:22],
+     "WebP cut inside its VP8L header"),
+    ("footprint-too-big.zip", ["BAD_FOOTPRINT"], "tokens/titan_40x40.png", GOOD, "footprint 40x40 (allowed 1 to 32)"),
+    ("footprint-zero.zip", ["BAD_FOOTPRINT"], "tokens/zero_0x2.png", GOOD, "footprint 0x2"),
+    ("scale-5x.zip", ["BAD_SCALE"], "textures/stone@5x.png", token_png(320, 320), "@5x is not a LOD scale (1, 2, 3, 4, 8)"),
+    ("scale-0x.zip", ["BAD_SCALE"], "textures/stone@0x.png", GOOD, "@0x is not a LOD scale"),
+])
+
+
+case("name-invalid-utf8-flagged.zip", ["INVALID_NAME"], "invalid UTF-8 (C3 28) although the UTF-8 flag (bit 11) is set")(
+    lambda: zip_with(ZE(b"tokens/\xc3\x28.png", GOOD, flags=0x800)))
+
+
+def pair_case(file, codes, about, first, second):
+    """A zip with the base entries and two named pictures; the second is the one the error names."""
+    case(file, codes, about, entry=second[0])(lambda: zip_with(ZE(*first), ZE(*second)))
+
+
+pair_case("collision-case.zip", ["NAME_COLLISION"], "tokens/Goblin.png and tokens/goblin.png differ only in case",
+          ("tokens/Goblin.png", GOOD), ("tokens/goblin.png", EVIL))
+pair_case("collision-folder-case.zip", ["NAME_COLLISION"], "Tokens/goblin.png and tokens/goblin.png",
+          ("Tokens/goblin.png", GOOD), ("tokens/goblin.png", EVIL))
+pair_case("collision-nfc-nfd.zip", ["NAME_COLLISION"], "café in NFC then in NFD (e + combining acute)",
+          ("tokens/caf\u00e9.png", GOOD), ("tokens/cafe\u0301.png", EVIL))
+pair_case("collision-exact.zip", ["NAME_COLLISION"], "the same name twice",
+          ("tokens/goblin.png", GOOD), ("tokens/goblin.png", EVIL))
+pair_case("collision-sharp-s.zip", ["NAME_COLLISION"], "straße and STRASSE collide under full case folding",
+          ("tokens/stra\u00dfe.png", GOOD), ("tokens/STRASSE.png", EVIL))
+case("collision-dot-segment.zip", ["NAME_COLLISION"], "tokens/goblin.png and tokens/./goblin.png name the same file",
+     entry="tokens/goblin.png")(lambda: zip_with(ZE("tokens/./goblin.png", GOOD), ZE("tokens/goblin.png", EVIL)))
+pair_case("variant-scale.zip", ["VARIANT_MISMATCH"], "textures/stone@2x.png is 100×100, twice 64×64 is 128×128",
+          ("textures/stone.png", GOOD), ("textures/stone@2x.png", token_png(100, 100)))
+pair_case("variant-aspect.zip", ["VARIANT_MISMATCH"], "tokens/ogre_2x2@2x.png is 256×128 where its base is 128×128",
+          ("tokens/ogre_2x2.png", token_png(128, 128)), ("tokens/ogre_2x2@2x.png", token_png(256, 128)))
+pair_case("variant-duplicate.zip", ["DUPLICATE_VARIANT"], "textures/stone.png and textures/stone@1x.png are both @1x",
+          ("textures/stone.png", GOOD), ("textures/stone@1x.png", GOOD))
+pair_case("variant-duplicate-footprint-forms.zip", ["DUPLICATE_VARIANT"], "tokens/ogre [2x2].png and tokens/ogre_2x2.png",
+          ("tokens/ogre [2x2].png", token_png(128, 128)), ("tokens/ogre_2x2.png", token_png(128, 128)))
+
+
+@case("pixelbomb-png-area.zip", ["IMAGE_TOO_LARGE"], "a real, decodable 15000×15000 1-bit PNG: 225 MP with both sides "
+      "under 16384, ≈27 KiB", entry="backgrounds/huge.png")
+def _():
+    z, rows = zlib.compressobj(9), bytes((1 + 15000 // 8) * 1000)
+    idat = b"".join(z.compress(rows) for _ in range(15)) + z.flush()
+    return zip_with(ZE("backgrounds/huge.png", png_head(15000, 15000, 1, 0) + png_chunk(b"IDAT", idat) + IEND))
+
+
+@case("link-zip-symlink.zip", ["LINK_ENTRY"], "Unix symlink entry (mode 120777) pointing at ../../etc/passwd",
+      entry="tokens/link.png")
+def _():
+    return zip_with(ZE("tokens/link.png", b"../../etc/passwd", 0, external_attr=0o120777 << 16))
+
+
+@case("link-tar-symlink.tar", ["LINK_ENTRY"], "tar symlink to ../../etc/passwd", entry="tokens/link.png")
+def _():
+    return build_tar(tar_base(tar_member("tokens/link.png", kind=tarfile.SYMTYPE, linkname="../../etc/passwd")))
+
+
+@case("link-tar-hardlink.tar", ["LINK_ENTRY"], "tar hard link to an earlier entry", entry="tokens/link.png")
+def _():
+    return build_tar(tar_base(tar_member("tokens/link.png", kind=tarfile.LNKTYPE, linkname="tokens/orc.png")))
+
+
+@case("traversal-tar.tar", ["UNSAFE_PATH"], "tar entry ../evil.png", entry="../evil.png")
+def _():
+    return build_tar(tar_base(tar_member("../evil.png", EVIL)))
+
+
+@case("traversal-backslash.zip", ["UNSAFE_PATH"], "zip entry tokens\\..\\..\\evil.png; no entry given: libarchive's zip "
+      "reader turns backslashes into slashes, so the error may name tokens/../../evil.png")
+def _():
+    return zip_with(ZE("tokens\\..\\..\\evil.png", EVIL))
+
+
+for _file, _name, _about in [("traversal-backslash.tar", "tokens\\..\\..\\evil.png", "tar entry with backslashes and .."),
+                             ("traversal-backslash-plain.tar", "tokens\\evil.png", "tar entry with a backslash, no ..")]:
+    case(_file, ["UNSAFE_PATH"], _about, entry=_name)(lambda n=_name: build_tar(tar_base(tar_member(n, EVIL))))
+
+
+for _file, _kind, _about in [("special-tar-chardev.tar", tarfile.CHRTYPE, "tar character device (1,3)"),
+                             ("special-tar-blockdev.tar", tarfile.BLKTYPE, "tar block device (8,0)"),
+                             ("special-tar-fifo.tar", tarfile.FIFOTYPE, "tar FIFO")]:
+    case(_file, ["SPECIAL_ENTRY"], _about, entry="tokens/dev.png")(
+        lambda k=_kind: build_tar(tar_base(tar_member("tokens/dev.png", kind=k, devmajor=1, devminor=3))))
+
+
+@case("encrypted-zipcrypto.zip", ["ENCRYPTED_ENTRY"], "traditional PKWARE encryption (password 'hoard'), stored",
+      entry="tokens/secret.png")
+def _():
+    crc = zlib.crc32(GOOD)
+    return zip_with(ZE("tokens/secret.png", GOOD, 0, flags=1, payload=zipcrypto(GOOD, b"hoard", crc)))
+
+
+@case("encrypted-aes.zip", ["ENCRYPTED_ENTRY", "UNSUPPORTED_COMPRESSION"], "WinZip AES-256 entry (method 99, AE-2)",
+      entry="tokens/secret.png")
+def _():
+    extra = struct.pack("<HHH2sBH", 0x9901, 7, 2, b"AE", 3, 8)
+    payload = random.Random(4).randbytes(16 + 2 + len(GOOD) + 10)
+    return zip_with(ZE("tokens/secret.png", GOOD, 99, flags=1, payload=payload, crc=0, extra=extra))
+
+
+@case("method-bzip2.zip", ["UNSUPPORTED_COMPRESSION"], "entry compressed with bzip2 (method 12)", entry="tokens/goblin.png")
+def _():
+    return with_zipfile([("pack.json", manifest(), 0), ("tokens/orc.png", GOOD, 8), ("tokens/goblin.png", EVIL, zipfile.ZIP_BZIP2)])
+
+
+@case("method-lzma.zip", ["UNSUPPORTED_COMPRESSION"], "entry compressed with LZMA (method 14)", entry="tokens/goblin.png")
+def _():
+    return with_zipfile([("pack.json", manifest(), 0), ("tokens/orc.png", GOOD, 8), ("tokens/goblin.png", EVIL, zipfile.ZIP_LZMA)])
+
+
+@case("method-zstd.zip", ["UNSUPPORTED_COMPRESSION"], "entry compressed with Zstandard (method 93)", entry="tokens/goblin.png")
+def _():
+    return zip_with(ZE("tokens/goblin.png", EVIL, 93, payload=zstd_raw(EVIL)))
+
+
+@case("method-deflate64.zip", ["UNSUPPORTED_COMPRESSION"], "entry with method 9 (Deflate64)", entry="tokens/goblin.png")
+def _():
+    return zip_with(ZE("tokens/goblin.png", EVIL, 9, payload=deflate(EVIL, 0)))
+
+
+SIZE_CODES = ["SIZE_MISMATCH", "CORRUPT_ARCHIVE"]
+
+
+@case("size-declared-smaller.zip", SIZE_CODES, "headers declare 100 bytes, the deflate data inflates to 5000",
+      entry="tokens/liar.png")
+def _():
+    return zip_with(ZE("tokens/liar.png", padded_png(5000), usize=100))
+
+
+@case("size-declared-larger.zip", SIZE_CODES, "headers declare 50000 bytes, the deflate data inflates to 5000",
+      entry="tokens/liar.png")
+def _():
+    return zip_with(ZE("tokens/liar.png", padded_png(5000), usize=50000))
+
+
+@case("size-stored-inconsistent.zip", SIZE_CODES, "stored entry: compressed size 5000, uncompressed size 6000",
+      entry="tokens/liar.png")
+def _():
+    return zip_with(ZE("tokens/liar.png", padded_png(5000), 0, usize=6000))
+
+
+@case("size-tar-truncated.tar", ["CORRUPT_ARCHIVE", "SIZE_MISMATCH"], "tar header says 5000 bytes, the file ends after 1000",
+      entry="tokens/liar.png")
+def _():
+    data = build_tar(tar_base(tar_member("tokens/liar.png", padded_png(5000, seed=5))))
+    with tarfile.open(fileobj=io.BytesIO(data)) as t:
+        return data[:t.getmember("tokens/liar.png").offset_data + 1000]
+
+
+@case("bomb-deflate.zip", ["COMPRESSION_RATIO"], "one entry: PNG header then 200 MiB of zeros, deflated to ≈200 KiB",
+      entry="tokens/bomb.png")
+def _():
+    payload, crc, size = zero_bomb(PNG_PREFIX, 200)
+    return zip_with(ZE("tokens/bomb.png", b"", payload=payload, crc=crc, usize=size))
+
+
+@case("bomb-lying-size.zip", ["SIZE_MISMATCH", "CORRUPT_ARCHIVE", "COMPRESSION_RATIO"],
+      "declares 1000 bytes but inflates to 200 MiB: must stop early, not inflate it all", entry="tokens/bomb.png")
+def _():
+    payload, crc, _size = zero_bomb(PNG_PREFIX, 200)
+    return zip_with(ZE("tokens/bomb.png", b"", payload=payload, crc=crc, usize=1000))
+
+
+@case("bomb-overlap.zip", ["COMPRESSION_RATIO", "ARCHIVE_TOO_LARGE", "CORRUPT_ARCHIVE", "NAME_COLLISION"],
+      "50 overlapping entries (Fifield-style quoted local headers) sharing one 4 MiB kernel: ≈200 MiB from ≈10 KiB; "
+      "a reader that walks local headers only (no central directory) sees one 4 MiB entry")
+def _():
+    return overlap_bomb()
+
+
+@case("bomb-targz.tar.gz", ["COMPRESSION_RATIO"], "tar.gz whose entry is a PNG header then 200 MiB of zeros",
+      entry="tokens/bomb.png")
+def _():
+    return targz_bomb()
+
+
+@case("too-many-entries.zip", ["TOO_MANY_ENTRIES"], "pack.json and 12 tokens with maxEntries 10", limits={"maxEntries": 10})
+def _():
+    return build_zip([ZE("pack.json", manifest())] + [ZE(f"tokens/t{i:02d}.png", GOOD) for i in range(12)])
+
+
+@case("entry-too-large.zip", ["ENTRY_TOO_LARGE"], "a stored 2 MiB PNG (random padding) with maxEntryBytes 1 MiB",
+      entry="tokens/huge.png", limits={"maxEntryBytes": MIB})
+def _():
+    return zip_with(ZE("tokens/huge.png", padded_png(2 * MIB, seed=6), 0))
+
+
+@case("archive-too-large.zip", ["ARCHIVE_TOO_LARGE"], "three 600 KiB PNGs (zero padding, deflated: the file is small, "
+      "the decoded total is not) with maxArchiveBytes 1 MiB", limits={"maxArchiveBytes": MIB})
+def _():
+    return zip_with(*[ZE(f"tokens/big{i}.png", padded_png(600 * 1024)) for i in range(3)])
+
+
+@case("corrupt-crc.zip", ["CORRUPT_ARCHIVE"], "one byte of a stored entry's padding flipped, sizes intact",
+      entry="tokens/goblin.png")
+def _():
+    data = padded_png(4000, seed=8)
+    archive = zip_with(ZE("tokens/goblin.png", data, 0))
+    at = archive.index(data) + 2000
+    return archive[:at] + bytes([archive[at] ^ 0xFF]) + archive[at + 1:]
+
+
+@case("corrupt-deflate-stream.zip", ["CORRUPT_ARCHIVE"], "deflate data that is not a valid deflate stream",
+      entry="tokens/goblin.png")
+def _():
+    return zip_with(ZE("tokens/goblin.png", GOOD, payload=b"\xff" * 64 + random.Random(9).randbytes(200)))
+
+
+@case("corrupt-truncated.zip", ["CORRUPT_ARCHIVE"], "zip cut in the middle of an entry's data: no central directory")
+def _():
+    return truncate_at_entry_data(zip_with(ZE("tokens/goblin.png", padded_png(6000, seed=9), 0)), "tokens/goblin.png", 3000)
+
+
+@case("corrupt-central-directory.zip", ["CORRUPT_ARCHIVE"], "end record points at a central directory of random bytes")
+def _():
+    return build_zip(base(ZE("tokens/goblin.png", GOOD)), garbage_cd=True)
+
+
+@case("corrupt-cd-offset.zip", ["CORRUPT_ARCHIVE"], "end record gives a central directory offset past the end of the file")
+def _():
+    archive = zip_with(ZE("tokens/goblin.png", GOOD))
+    return archive[:-6] + struct.pack("<I", len(archive) * 4) + archive[-2:]
+
+
+@case("corrupt-local-signature.zip", ["CORRUPT_ARCHIVE"], "the central directory points at a local header with a bad signature")
+def _():
+    archive = zip_with(ZE("tokens/goblin.png", GOOD))
+    with zipfile.ZipFile(io.BytesIO(archive)) as z:
+        at = z.getinfo("tokens/goblin.png").header_offset
+    return archive[:at] + b"XX" + archive[at + 2:]
+
+
+@case("corrupt-truncated.tar.gz", ["CORRUPT_ARCHIVE"], "tar.gz cut in half")
+def _():
+    members = tar_base(*[tar_member(f"tokens/t{i}.png", padded_png(3000, seed=20 + i)) for i in range(4)])
+    data = targz(build_tar(members))
+    return data[:len(data) // 2]
+
+
+FORMAT_ABOUT = "not a zip, tar or tar.gz"
+for _file, _data, _about in [
+        ("format-7z.zip", b"7z\xbc\xaf\x27\x1c\x00\x04" + random.Random(11).randbytes(200), "7-Zip signature, named .zip"),
+        ("format-rar.zip", b"Rar!\x1a\x07\x01\x00" + random.Random(12).randbytes(200), "RAR 5 signature, named .zip"),
+        ("format-png.zip", GOOD, "a PNG renamed .zip"),
+        ("format-text.zip", b"This is not an archive.\n" * 10, "plain text named .zip"),
+        ("empty.zip", b"", "an empty file"),
+        ("format-xz.tar.xz", lambda: lzma.compress(build_tar(tar_base()), format=lzma.FORMAT_XZ), "xz-compressed tar"),
+        ("format-bzip2.tar.bz2", lambda: bz2.compress(build_tar(tar_base()), 9), "bzip2-compressed tar"),
+        ("format-zstd.tar.zst", lambda: zstd_raw(build_tar(tar_base())), "Zstandard-compressed tar")]:
+    case(_file, ["UNSUPPORTED_FORMAT"], f"{_about}: {FORMAT_ABOUT}")(_data if callable(_data) else lambda d=_data: d)
+case("format-gzip-not-tar.tar.gz", ["UNSUPPORTED_FORMAT", "CORRUPT_ARCHIVE"], "a gzipped PNG named .tar.gz")(lambda: targz(GOOD))
+
+MANIFEST_CASES = [
+    ("manifest-not-json.zip", b'{"name": "broken", "tilePixels": 64', "pack.json is cut-off JSON", None),
+    ("manifest-wrong-type.zip", b'{"name": "typed", "tilePixels": "big"}', 'tilePixels is the string "big"', None),
+    ("manifest-tile-zero.zip", b'{"name": "zero", "tilePixels": 0}', "tilePixels 0 (allowed 8 to 4096)", None),
+    ("manifest-array.zip", b"[1, 2, 3]", "pack.json is a JSON array, not an object", None),
+    ("manifest-bad-utf8.zip", b'{"name": "caf\xe9", "tilePixels": 64}', "pack.json is Latin-1, not UTF-8", None),
+    ("manifest-too-large.zip", json.dumps({"name": "big", "tilePixels": 64, "description": "x" * 2000}).encode(),
+     "a valid 2 KiB pack.json with maxManifestBytes 1024", {"maxManifestBytes": 1024}),
+]
+for _file, _json, _about, _limits in MANIFEST_CASES:
+    case(_file, ["BAD_MANIFEST"], _about, entry="pack.json", limits=_limits)(
+        lambda j=_json: build_zip([ZE("tokens/orc.png", GOOD), ZE("pack.json", j)]))
+
+case("empty-readme-only.zip", ["EMPTY_PACK"], "a zip holding only README.txt")(
+    lambda: build_zip([ZE("README.txt", b"Nothing to see here.\n")]))
+case("empty-no-entries.zip", ["EMPTY_PACK"], "a valid zip with no entries (end record only)")(lambda: build_zip([]))
+case("empty-manifest-only.zip", ["EMPTY_PACK"], "pack.json and nothing else")(lambda: build_zip([ZE("pack.json", manifest())]))
+case("empty-unclaimed-folder.zip", ["EMPTY_PACK"], "pictures only in a folder no kind claims (misc/)")(
+    lambda: build_zip([ZE("pack.json", manifest()), ZE("misc/goblin.png", GOOD)]))
+
+# ------------------------------------------------------------------------------------------------ valid tricky archives
+
+
+def sample_members():
+    """pack.json and three assets (a token, a 2×2 token, a texture with @2x)."""
+    return [("pack.json", manifest()), ("tokens/goblin.png", GOOD), ("tokens/ogre_2x2.png", token_png(128, 128)),
+            ("textures/stone.png", token_png(64, 64, (130, 130, 140))), ("textures/stone@2x.png", token_png(128, 128, (130, 130, 140)))]
+
+
+valid("valid-pack.tar", 3, "uncompressed ustar pack")(lambda: build_tar([tar_member(n, d) for n, d in sample_members()]))
+valid("valid-pack.tar.gz", 3, "tar.gz pack")(lambda: targz(build_tar([tar_member(n, d) for n, d in sample_members()])))
+valid("valid-deflated.zip", 3, "the same pack, deflated zip")(lambda: build_zip([ZE(n, d) for n, d in sample_members()]))
+valid("valid-data-descriptor.zip", 3, "sizes and CRCs in data descriptors (flag bit 3), as streaming zip writers do")(
+    lambda: build_zip([ZE(n, d, descriptor=True) for n, d in sample_members()]))
+valid("valid-zip64.zip", 3, "every entry with ZIP64 extra fields (force_zip64)")(lambda: zip64_pack())
+valid("valid-macos-junk.zip", 1, "__MACOSX/ AppleDouble files and .DS_Store files beside one token")(lambda: build_zip([
+    ZE("pack.json", manifest()), ZE("tokens/goblin.png", GOOD), ZE("tokens/.DS_Store", b"\x00\x00\x00\x01Bud1" + bytes(64)),
+    ZE(".DS_Store", b"\x00\x00\x00\x01Bud1" + bytes(64)), ZE("__MACOSX/", b"", 0, external_attr=(0o40755 << 16) | 0x10),
+    ZE("__MACOSX/tokens/._goblin.png", b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        " + bytes(64))]))
+valid("valid-utf8-names.zip", 3, "UTF-8 names (flag bit 11): drache, gobelin-été (NFC), ドラゴン")(lambda: build_zip([
+    ZE("pack.json", manifest()), ZE("tokens/drache_2x2.png", token_png(128, 128)),
+    ZE(unicodedata.normalize("NFC", "tokens/gobelin-été.png"), GOOD), ZE("tokens/ドラゴン_2x2.png", token_png(128, 128))]))
+valid("valid-directory-entries.zip", 2, "explicit folder entries (tokens/, textures/) before the files")(lambda: build_zip([
+    ZE("pack.json", manifest())] + [ZE(d, b"", 0, external_attr=(0o40755 << 16) | 0x10) for d in ("tokens/", "textures/")] + [
+    ZE("tokens/goblin.png", GOOD), ZE("textures/stone.png", GOOD)]))
+valid("valid-jpeg-webp.zip", 3, "JPEG (.jpg and .jpeg) and lossless WebP tokens")(lambda: build_zip([
+    ZE("pack.json", manifest()), ZE("tokens/goblin.jpg", jpeg(64, 64)), ZE("tokens/orc.jpeg", jpeg(64, 64)),
+    ZE("tokens/slime.webp", webp_lossless(64, 64))]))
+valid("valid-variants.zip", 4, "LOD variants, bracket footprints, size words and singular/upper-case folders")(lambda: build_zip([
+    ZE("pack.json", manifest()), ZE("TEXTURES/stone.png", GOOD), ZE("TEXTURES/stone@2x.png", token_png(128, 128)),
+    ZE("TEXTURES/stone@4x.png", token_png(256, 256)), ZE("Token/dragon [4x4].png", token_png(256, 256)),
+    ZE("Token/dragon [4x4]@2x.png", token_png(512, 512)), ZE("Token/rat_tiny.png", GOOD),
+    ZE("wall/metal@1x.png", GOOD), ZE("wall/metal@2x.png", token_png(128, 128))]))
+valid("valid-no-manifest.zip", 1, "no pack.json: defaults apply (tilePixels 256), a 256×256 token")(
+    lambda: build_zip([ZE("tokens/goblin.png", token_png(256, 256))], comment=b"an archive comment"))
+
+
+def zip64_pack():
+    """The sample pack written by zipfile with ZIP64 extra fields on every entry."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in sample_members():
+            info = zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0))
+            info.compress_type, info.create_system, info.external_attr = zipfile.ZIP_DEFLATED, 3, 0o644 << 16
+            with z.open(info, "w", force_zip64=True) as out:
+                out.write(data)
+    return buffer.getvalue()
+
+
+# ------------------------------------------------------------------------------------------------ main
+
+
+def write_corpus(out_dir):
+    """Builds every case, writes it and the two JSON indexes; checks the corpus is well formed."""
+    os.makedirs(out_dir, exist_ok=True)
+    total = 0
+    for listing, index in ((CASES, "cases.json"), (VALID, "valid.json")):
+        rows = []
+        for item in listing:
+            PACK_NAME[0] = item["file"].replace(".", "-")
+            data = item["build"]()
+            assert isinstance(data, bytes), item["file"]
+            with open(os.path.join(out_dir, item["file"]), "wb") as f:
+                f.write(data)
+            total += len(data)
+            rows.append({k: v for k, v in item.items() if k != "build" and v is not None})
+        files = [r["file"] for r in rows]
+        assert len(set(files)) == len(files), "duplicate file names"
+        for r in rows:
+            assert set(r.get("limits", {})) <= LIMIT_KEYS, r
+        with open(os.path.join(out_dir, index), "w", encoding="utf-8") as f:
+            json.dump(rows, f, indent=2, ensure_ascii=False)
+            f.write("\n")
+    return total
+
+
+def self_check(out_dir):
+    """Reads the valid archives back with zipfile/tarfile and spot-checks hostile ones: a failure exits non-zero."""
+    for item in VALID:
+        path = os.path.join(out_dir, item["file"])
+        if item["file"].endswith(".zip"):
+            with zipfile.ZipFile(path) as z:
+                assert z.testzip() is None, path
+        else:
+            with tarfile.open(path) as t:
+                assert len(t.getmembers()) >= 2, path
+    with zipfile.ZipFile(os.path.join(out_dir, "encrypted-zipcrypto.zip")) as z:
+        assert z.read("tokens/secret.png", pwd=b"hoard") == GOOD
+    with zipfile.ZipFile(os.path.join(out_dir, "bomb-deflate.zip")) as z, z.open("tokens/bomb.png") as f:
+        n = sum(len(chunk) for chunk in iter(lambda: f.read(8 * MIB), b""))  # CRC checked at the end by zipfile
+        assert n == len(PNG_PREFIX) + 200 * MIB, n
+    with zipfile.ZipFile(os.path.join(out_dir, "bomb-overlap.zip")) as z:
+        names = z.namelist()
+        assert len(names) == 50 and z.read(names[-1])[:33] == PNG_PREFIX and z.testzip() is None
+    with zipfile.ZipFile(os.path.join(out_dir, "traversal-backslash.zip")) as z:
+        assert z.infolist()[-1].orig_filename == "tokens\\..\\..\\evil.png"
+    with tarfile.open(os.path.join(out_dir, "bomb-targz.tar.gz")) as t:
+        assert t.getmember("tokens/bomb.png").size == len(PNG_PREFIX) + 200 * MIB
+
+
+def main(argv):
+    if len(argv) != 1:
+        sys.exit("usage: make-hostile.py OUTDIR")
+    started = time.monotonic()
+    total = write_corpus(argv[0])
+    self_check(argv[0])
+    print(f"{argv[0]}: {len(CASES)} hostile + {len(VALID)} valid archives, {total} bytes, {time.monotonic() - started:.1f} s")
+    assert total < 5 * MIB, "corpus grew over 5 MiB"
+
+
+if __name__ == "__main__":
+    try:
+        main(sys.argv[1:])
+    except Exception as error:  # any internal failure must fail the build that calls this script
+        import traceback
+        traceback.print_exc()
+        sys.exit(f"make-hostile: internal failure: {error!r}")
