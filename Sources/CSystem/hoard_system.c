@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <unistd.h>
 #include "hoard_system.h"
 
@@ -7,5 +8,13 @@ int hoard_syncfs(int fd) {
     return syncfs(fd);
 #else
     return fsync(fd);
+#endif
+}
+
+void hoard_start_writeback(int fd) {
+#if defined(__linux__)
+    (void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+    (void)fd;
 #endif
 }

@@ -20,6 +20,9 @@ public final class LibArchiveReader: ArchiveReader {
     private var currentName: String?
     private var expectedOffset: Int64 = 0
     private var isDataDone = true
+    private var entriesSeen = 0
+    private let guess: ArchiveSniffer.Guess
+    private let startsWithLocalHeader: Bool
     /// Size of the archive file.
     public let archiveSize: Int64
 
@@ -37,11 +40,13 @@ public final class LibArchiveReader: ArchiveReader {
         } catch {
             throw ArchiveError(.unreadableInput, "cannot read '\(path)': \(error)")
         }
-        switch ArchiveSniffer.guess(head) {
-        case .unsupported(let what):
+        guess = ArchiveSniffer.guess(head)
+        startsWithLocalHeader = head.starts(with: [0x50, 0x4B, 0x03, 0x04])
+        if case .unsupported(let what) = guess {
             throw ArchiveError(.unsupportedFormat, "the file is \(what), not a zip, tar or tar.gz archive")
-        case .zip, .gzip, .tar, .unknown:
-            break
+        }
+        if head.starts(with: [0x50, 0x4B, 0x05, 0x06]) {
+            throw ArchiveError(.emptyPack, "the zip archive has no entries")
         }
         guard let archive = archive_read_new() else {
             throw ArchiveError(.storageFailure, "libarchive could not allocate a reader")
@@ -53,7 +58,7 @@ public final class LibArchiveReader: ArchiveReader {
         archive_read_support_filter_gzip(archive)
         if archive_read_open_filename(archive, path, 1 << 20) != ARCHIVE_OK {
             let message = Self.errorString(archive)  // deinit frees the handle
-            if archiveSize == 0 || message.contains("Unrecognized") || message.contains("not recognized") {
+            if guess == .unknown {
                 throw ArchiveError(.unsupportedFormat, "the file is not a zip, tar or tar.gz archive", cause: message)
             }
             throw ArchiveError(.corruptArchive, "the archive cannot be opened: \(message)", cause: message)
@@ -73,7 +78,13 @@ public final class LibArchiveReader: ArchiveReader {
         }
         var entry: OpaquePointer?
         let status = archive_read_next_header(handle, &entry)
-        if status == ARCHIVE_EOF { return nil }
+        if status == ARCHIVE_EOF {
+            if entriesSeen == 0, startsWithLocalHeader {
+                throw ArchiveError(.corruptArchive, "the zip holds file data but its central directory lists none: it is damaged")
+            }
+            return nil
+        }
+        entriesSeen += 1
         guard status >= ARCHIVE_WARN, let entry else {
             throw failure("reading the next entry header")
         }
@@ -118,7 +129,8 @@ public final class LibArchiveReader: ArchiveReader {
             try gate.finishEntry()
             return nil
         }
-        guard status >= ARCHIVE_WARN else { throw failure("reading the entry's data") }
+        // A warning here is a checksum or size error: the bytes cannot be trusted.
+        guard status == ARCHIVE_OK else { throw failure("reading the entry's data") }
         guard offset == expectedOffset else {
             throw ArchiveError(.specialEntry, "the entry has holes (a sparse file); store it whole", entry: currentName)
         }

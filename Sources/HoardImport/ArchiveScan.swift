@@ -30,6 +30,18 @@ struct ArchiveScan: Sendable {
         path: String, limits: ImportLimits, into area: StagingArea, progress: (@Sendable (ImportProgress) -> Void)?
     ) throws -> ArchiveScan {
         let reader = try LibArchiveReader(path: path, limits: limits)
+        let pipeline = StagingPipeline(area: area, limits: limits)
+        do {
+            return try read(reader, limits: limits, pipeline: pipeline, progress: progress)
+        } catch {
+            pipeline.cancel()
+            throw error
+        }
+    }
+
+    private static func read(
+        _ reader: LibArchiveReader, limits: ImportLimits, pipeline: StagingPipeline, progress: (@Sendable (ImportProgress) -> Void)?
+    ) throws -> ArchiveScan {
         var scan = ArchiveScan(archiveSize: reader.archiveSize)
         var lastReport = Date.distantPast
         while let entry = try reader.nextEntry() {
@@ -49,14 +61,13 @@ struct ArchiveScan: Sendable {
                 scan.problems.append(Problem(.ignoredEntry, "not a PNG, JPEG or WebP picture; skipped", entry: shown, severity: .warning))
                 continue
             }
-            let writer = try area.makeWriter(keepingPrefix: Importer.headerPrefix)
-            while let block = try reader.readBlock() { try writer.write(block) }
-            let blob = try writer.finish()
-            switch checkHeader(writer.prefix, isComplete: blob.size <= Int64(writer.prefix.count), claimed: claimed, limits: limits) {
-            case .success(let info): scan.pictures.append(StagedPicture(path: entry.path, blob: blob, info: info))
-            case .failure(let problem): scan.problems.append(Problem(problem.code, problem.message, entry: shown))
-            }
+            try pipeline.begin(entry.path, claiming: claimed)
+            while let block = try reader.readBlock() { try pipeline.write(block) }
+            pipeline.end()
         }
+        let staged = try pipeline.finish()
+        scan.pictures = staged.pictures
+        scan.problems = (scan.problems + staged.problems).sorted { ($0.entry ?? "", $0.code.rawValue) < ($1.entry ?? "", $1.code.rawValue) }
         progress?(ImportProgress(phase: .reading, bytesRead: reader.archiveSize, totalBytes: reader.archiveSize, entries: scan.entries))
         return scan
     }

@@ -65,7 +65,6 @@ public struct FileBlobStore: BlobStore {
             if shards.insert(shard).inserted, mkdir(shard, 0o755) != 0, errno != EEXIST {
                 throw BlobStoreError(.io, "cannot create \(shard); check permissions and free space", cause: String(cString: strerror(errno)))
             }
-            chmod(blob.path, 0o444)
             guard rename(blob.path, target) == 0 else {
                 throw BlobStoreError(.io, "cannot move a blob into \(shard); check permissions", cause: String(cString: strerror(errno)))
             }

@@ -1,3 +1,4 @@
+import CSystem
 import Foundation
 import HoardCore
 
@@ -70,7 +71,7 @@ public final class BlobWriter {
     public private(set) var prefix: [UInt8] = []
 
     init(path: String, prefixLimit: Int) throws {
-        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o444)
         guard fd >= 0 else {
             throw BlobStoreError(.io, "cannot create \(path); check free space and permissions", cause: String(cString: strerror(errno)))
         }
@@ -101,6 +102,7 @@ public final class BlobWriter {
 
     /// Closes the file and returns the staged blob with its digest.
     public func finish() throws -> StagedBlob {
+        hoard_start_writeback(fd)
         close(fd)
         fd = -1
         let digest = hasher.finalize()

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Import speed and memory, measured side by side with the reference from issue #2:
+#   reference: bsdtar -xf pack.zip -C tmp && openssl dgst -sha256 (every extracted file)
+#   hoard:     hoard import pack.zip (durable: data synced before the catalog commit)
+# Usage: Benchmarks/import.sh [--files N] [--mb M] [--big-mb G] [--runs R]
+# Prints a table and writes Benchmarks/out/import.json.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+FILES=2000 MB=300 BIG_MB=2048 RUNS=5
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --files) FILES=$2; shift 2 ;;
+    --mb) MB=$2; shift 2 ;;
+    --big-mb) BIG_MB=$2; shift 2 ;;
+    --runs) RUNS=$2; shift 2 ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+
+for tool in bsdtar openssl hyperfine /usr/bin/time python3; do
+  command -v "$tool" >/dev/null || { echo "missing $tool: run scripts/setup.sh first" >&2; exit 1; }
+done
+
+OUT=Benchmarks/out
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/hoard-bench.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$OUT"
+
+PACK="$OUT/bench-${FILES}x${MB}mb.zip"
+[ -f "$PACK" ] || python3 Scripts/make-packs.py --bench "$PACK" --files "$FILES" --total-mb "$MB"
+
+swift build -c release --product hoard >/dev/null
+HOARD=$(swift build -c release --show-bin-path)/hoard
+
+# Every run writes into a new folder and nothing is deleted until the end: deleting thousands of files just
+# before creating thousands more makes ext4 scan its recently-deleted inodes on every create, which would
+# measure the benchmark's own clean-up rather than either command.
+echo 0 > "$WORK/n"
+echo "== import of $(du -h "$PACK" | cut -f1) pack, $FILES files, $RUNS runs each"
+hyperfine --runs "$RUNS" --warmup 1 --export-json "$OUT/import.json" \
+  --prepare "echo \$(( \$(cat $WORK/n) + 1 )) > $WORK/n; mkdir -p $WORK/x\$(cat $WORK/n); sync" \
+  -n reference "bsdtar -xf $PACK -C $WORK/x\$(cat $WORK/n) && find $WORK/x\$(cat $WORK/n) -type f -print0 | xargs -0 openssl dgst -sha256 > /dev/null" \
+  -n hoard "$HOARD import $PACK --data-dir $WORK/data\$(cat $WORK/n) > /dev/null"
+
+python3 - "$OUT/import.json" <<'PY'
+import json, sys
+results = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
+ref, hoard = results["reference"]["median"], results["hoard"]["median"]
+print(f"median: reference {ref:.3f} s, hoard {hoard:.3f} s, ratio {hoard / ref:.2f}x (target <= 1.5x)")
+PY
+
+peak() { # prints peak RSS in MB of a hoard import of $1
+  rm -rf "$WORK/data"
+  /usr/bin/time -f "%M" -o "$WORK/rss" "$HOARD" import "$1" --data-dir "$WORK/data" > /dev/null
+  echo $(( $(cat "$WORK/rss") / 1024 ))
+}
+echo "peak memory, $MB MB pack: $(peak "$PACK") MB (target < 64 MB)"
+
+if [ "$BIG_MB" -gt 0 ]; then
+  BIG="$OUT/bench-big-${BIG_MB}mb.zip"
+  [ -f "$BIG" ] || python3 Scripts/make-packs.py --bench "$BIG" --files $(( BIG_MB * 2 )) --total-mb "$BIG_MB"
+  echo "peak memory, $BIG_MB MB pack: $(peak "$BIG") MB (target < 64 MB)"
+fi

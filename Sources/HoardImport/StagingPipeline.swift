@@ -1,0 +1,128 @@
+import Dispatch
+import Foundation
+import HoardCore
+import HoardStore
+
+/// Hashes and writes pictures on a second thread while the archive is read on the caller's, so decompression and
+/// checksums overlap with SHA-256 and file writes. Memory stays bounded: blocks are copied into a fixed pool of
+/// buffers, and the reader waits when every buffer is in flight.
+final class StagingPipeline: @unchecked Sendable {
+    /// Size of one pooled buffer; larger blocks are split.
+    static let bufferSize = 1 << 20
+    /// Buffers in flight at most.
+    static let depth = 8
+
+    private let area: StagingArea
+    private let limits: ImportLimits
+    private let queue = DispatchQueue(label: "hoard.staging")
+    private let slots = DispatchSemaphore(value: depth)
+    private let lock = NSLock()
+    private let buffers: [UnsafeMutableRawBufferPointer]
+    private var free: [Int]
+    // Touched only on `queue`.
+    private var writer: BlobWriter?
+    private var claimed: MediaType = .png
+    private var entry: EntryPath?
+    // Guarded by `lock`.
+    private var failure: (any Error)?
+    private var pictures: [StagedPicture] = []
+    private var problems: [Problem] = []
+
+    init(area: StagingArea, limits: ImportLimits) {
+        self.area = area
+        self.limits = limits
+        buffers = (0..<Self.depth).map { _ in UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 64) }
+        free = Array(buffers.indices)
+    }
+
+    // Queued blocks hold the pipeline, so by the time it deinitialises (possibly on its own queue) none is pending.
+    deinit {
+        for buffer in buffers { buffer.deallocate() }
+    }
+
+    /// Starts a picture that claims `mediaType` by its name.
+    func begin(_ path: EntryPath, claiming mediaType: MediaType) throws {
+        try rethrowFailure()
+        queue.async { [self] in
+            guard !hasFailed else { return }
+            do {
+                writer = try area.makeWriter(keepingPrefix: Importer.headerPrefix)
+                claimed = mediaType
+                entry = path
+            } catch {
+                fail(error)
+            }
+        }
+    }
+
+    /// Queues a block of the current picture (copied: the caller's buffer may be reused at once).
+    func write(_ block: UnsafeRawBufferPointer) throws {
+        guard let base = block.baseAddress else { return }
+        var offset = 0
+        while offset < block.count {
+            let count = min(Self.bufferSize, block.count - offset)
+            slots.wait()
+            let index = lock.withLock { free.removeLast() }
+            buffers[index].baseAddress?.copyMemory(from: base + offset, byteCount: count)
+            offset += count
+            queue.async { [self] in
+                defer {
+                    lock.withLock { free.append(index) }
+                    slots.signal()
+                }
+                guard !hasFailed, let writer else { return }
+                do {
+                    try writer.write(UnsafeRawBufferPointer(rebasing: buffers[index][0..<count]))
+                } catch {
+                    fail(error)
+                }
+            }
+        }
+        try rethrowFailure()
+    }
+
+    /// Ends the current picture: finishes its blob and checks its header.
+    func end() {
+        queue.async { [self] in
+            guard !hasFailed, let writer, let entry else { return }
+            self.writer = nil
+            do {
+                let blob = try writer.finish()
+                let result = ArchiveScan.checkHeader(
+                    writer.prefix, isComplete: blob.size <= Int64(writer.prefix.count), claimed: claimed, limits: limits)
+                lock.withLock {
+                    switch result {
+                    case .success(let info): pictures.append(StagedPicture(path: entry, blob: blob, info: info))
+                    case .failure(let problem): problems.append(Problem(problem.code, problem.message, entry: entry.description))
+                    }
+                }
+            } catch {
+                fail(error)
+            }
+        }
+    }
+
+    /// Waits for every queued write; returns the staged pictures and their problems, or throws the first write failure.
+    func finish() throws -> (pictures: [StagedPicture], problems: [Problem]) {
+        queue.sync {}
+        try rethrowFailure()
+        return lock.withLock { (pictures, problems) }
+    }
+
+    /// Stops the pipeline after a read failure: skips queued work and waits until none is running, so the staging
+    /// area can be discarded without a write racing the removal.
+    func cancel() {
+        fail(CancellationError())
+        queue.sync {}
+    }
+
+    private var hasFailed: Bool { lock.withLock { failure != nil } }
+
+    private func fail(_ error: any Error) {
+        lock.withLock { if failure == nil { failure = error } }
+    }
+
+    private func rethrowFailure() throws {
+        if let failure = lock.withLock({ failure }) { throw failure }
+    }
+}
