@@ -1,8 +1,9 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Targets follow the data: archive → entries → conventions/kinds → hashing → blob store → catalog → import → CLI.
-// HoardCore has no I/O and no dependencies; only HoardArchive imports libarchive, only HoardCatalog imports GRDB.
+// Targets follow the data: archive → entries → conventions/kinds → hashing → blob store → catalog → import → HTTP → CLI.
+// HoardCore has no I/O and no dependencies; only HoardArchive imports libarchive, only HoardCatalog imports GRDB,
+// only HoardServer imports Hummingbird.
 let package = Package(
     name: "Hoard",
     platforms: [.macOS(.v14), .iOS(.v17)],
@@ -15,6 +16,10 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -22,24 +27,42 @@ let package = Package(
             pkgConfig: "libarchive",
             providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]
         ),
-        .target(name: "CSystem"),
+        .target(name: "CHoardSystem"),
         .target(name: "HoardCore"),
         .target(name: "HoardArchive", dependencies: ["HoardCore", "CArchive"]),
         .target(
             name: "HoardStore",
-            dependencies: ["HoardCore", "CSystem", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["HoardCore", "CHoardSystem", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(name: "HoardCatalog", dependencies: ["HoardCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "HoardImport", dependencies: ["HoardCore", "HoardArchive", "HoardStore", "HoardCatalog"]),
+        .target(
+            name: "HoardServer",
+            dependencies: [
+                "HoardCore", "HoardStore", "HoardCatalog", "HoardImport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(
             name: "hoard",
-            dependencies: ["HoardImport", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "HoardImport", "HoardServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(name: "HoardCoreTests", dependencies: ["HoardCore"]),
         .testTarget(name: "HoardArchiveTests", dependencies: ["HoardArchive"]),
         .testTarget(name: "HoardStoreTests", dependencies: ["HoardStore"]),
         .testTarget(name: "HoardCatalogTests", dependencies: ["HoardCatalog"]),
         .testTarget(name: "HoardImportTests", dependencies: ["HoardImport"]),
+        .testTarget(
+            name: "HoardServerTests",
+            dependencies: ["HoardServer", .product(name: "HummingbirdTesting", package: "hummingbird")]
+        ),
         .testTarget(name: "hoardTests", dependencies: ["hoard"]),
     ]
 )

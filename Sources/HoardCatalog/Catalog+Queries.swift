@@ -124,6 +124,7 @@ extension Catalog {
                 SELECT manifestDigest FROM packVersion WHERE manifestDigest NOT IN (SELECT digest FROM blob)
                 UNION SELECT digest FROM asset WHERE digest NOT IN (SELECT digest FROM blob)
                 UNION SELECT blobDigest FROM variant WHERE blobDigest NOT IN (SELECT digest FROM blob)
+                UNION SELECT digest FROM upload WHERE digest NOT IN (SELECT digest FROM blob)
                 """)
         }
     }
@@ -136,6 +137,7 @@ extension Catalog {
             let unreferenced = try Digest.fetchAll(db, sql: """
                 SELECT digest FROM blob WHERE digest NOT IN (SELECT manifestDigest FROM packVersion)
                 AND digest NOT IN (SELECT digest FROM asset) AND digest NOT IN (SELECT blobDigest FROM variant)
+                AND digest NOT IN (SELECT digest FROM upload)
                 """)
             for digest in unreferenced { try db.execute(sql: "DELETE FROM blob WHERE digest = ?", arguments: [digest]) }
             return unreferenced

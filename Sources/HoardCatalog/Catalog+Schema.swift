@@ -56,6 +56,25 @@ extension Catalog {
                 t.primaryKey(["packVersionId", "assetDigest"])
             }
         }
+        migrator.registerMigration("v2-access") { db in
+            try db.alter(table: "group") { t in
+                t.add(column: "quotaBytes", .integer)
+            }
+            try db.create(table: "token") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("groupId", .integer).notNull().indexed().references("group", onDelete: .cascade)
+                t.column("name", .text).notNull()
+                t.column("secretHash", .text).notNull().unique()
+                t.column("isAdmin", .boolean).notNull().defaults(to: false)
+                t.column("createdAt", .datetime).notNull()
+            }
+            try db.create(table: "upload") { t in
+                t.column("digest", .text).notNull().references("blob")
+                t.column("groupId", .integer).notNull().indexed().references("group", onDelete: .cascade)
+                t.column("createdAt", .datetime).notNull()
+                t.primaryKey(["digest", "groupId"])
+            }
+        }
         return migrator
     }
 }

@@ -78,7 +78,7 @@ public struct Catalog: Sendable {
 
     static func ensureGroup(named name: String, _ db: Database) throws -> GroupRecord {
         if let group = try GroupRecord.filter(GroupRecord.Columns.name == name).fetchOne(db) { return group }
-        var group = GroupRecord(id: nil, name: name, createdAt: Date())
+        var group = GroupRecord(id: nil, name: name, createdAt: Date(), quotaBytes: nil)
         try group.insert(db)
         return group
     }

@@ -19,6 +19,8 @@ public struct GroupRecord: Codable, Sendable, Hashable, FetchableRecord, Mutable
     public var name: String
     /// When it was created.
     public var createdAt: Date
+    /// Most bytes its packs and uploads may hold; nil for no quota.
+    public var quotaBytes: Int64?
 
     public enum Columns {
         static let id = Column(CodingKeys.id)
@@ -26,6 +28,33 @@ public struct GroupRecord: Codable, Sendable, Hashable, FetchableRecord, Mutable
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+/// A row of `token`: an API token of a group's member; only a hash of the secret is stored.
+public struct TokenRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "token"
+    /// Row id.
+    public var id: Int64?
+    /// The group it acts for.
+    public var groupId: Int64
+    /// A label for people ("alice's tablet").
+    public var name: String
+    /// SHA-256 (hex) of the secret.
+    public var secretHash: String
+    /// Whether it may act on every group.
+    public var isAdmin: Bool
+    /// When it was created.
+    public var createdAt: Date
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+/// A row of `upload`: a group uploaded (and so may read) a blob.
+struct UploadRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "upload"
+    var digest: Digest
+    var groupId: Int64
+    var createdAt: Date
 }
 
 /// A row of `blob`: a stored blob the catalog knows.

@@ -32,6 +32,9 @@ public struct Importer: Sendable {
         public var group: String = "default"
         /// A pack name that wins over pack.json and the file name.
         public var packName: String?
+        /// Whether the archive's file name may name the pack when neither `packName` nor pack.json does (the
+        /// server's spool files have meaningless names).
+        public var namesFromFileName = true
         /// Budgets.
         public var limits = ImportLimits()
         /// Creates default options.
@@ -57,7 +60,8 @@ public struct Importer: Sendable {
 
         let scan: ArchiveScan
         do {
-            scan = try ArchiveScan.read(path: path, limits: options.limits, into: area, progress: progress)
+            let limits = options.limits
+            scan = try await offloaded { try ArchiveScan.read(path: path, limits: limits, into: area, progress: progress) }
         } catch let error as ArchiveError {
             throw refuse([error.problem], cause: error.cause)
         } catch {
@@ -72,8 +76,13 @@ public struct Importer: Sendable {
                 problems.append(Problem(.storageFailure, "processor \(processor.id) failed: \(error)"))
             }
         }
-        let packName = options.packName ?? plan.packFile.name ?? Self.packName(fromArchive: archiveName)
-        if let problem = Self.checkPackName(packName) { problems.append(problem) }
+        let fileName = options.namesFromFileName ? Self.packName(fromArchive: archiveName) : nil
+        let packName = options.packName ?? plan.packFile.name ?? fileName ?? ""
+        if packName.isEmpty {
+            problems.append(Problem(.badManifest, "the pack has no name: add \"name\" to pack.json or pass one with the upload"))
+        } else if let problem = Self.checkPackName(packName) {
+            problems.append(problem)
+        }
         if plan.assets.isEmpty, !problems.contains(where: { $0.severity == .error }) {
             problems.append(Problem(.emptyPack, "the archive holds no pictures in a known folder (tokens/, objects/, textures/, walls/, backgrounds/)"))
         }

@@ -1,4 +1,4 @@
-import CSystem
+import CHoardSystem
 import Foundation
 import HoardCore
 

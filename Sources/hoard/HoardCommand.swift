@@ -13,7 +13,10 @@ struct HoardCommand: AsyncParsableCommand {
             into a data directory: every file is hashed, stored once by its SHA-256 digest and catalogued.
             """,
         version: "0.1.0",
-        subcommands: [ImportCommand.self, PacksCommand.self, AssetsCommand.self, DeleteCommand.self, VerifyCommand.self, GCCommand.self]
+        subcommands: [
+            ImportCommand.self, PacksCommand.self, AssetsCommand.self, DeleteCommand.self, VerifyCommand.self, GCCommand.self,
+            ServeCommand.self, GroupCommand.self, TokenCommand.self,
+        ]
     )
 }
 

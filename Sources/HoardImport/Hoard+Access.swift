@@ -1,0 +1,32 @@
+import Foundation
+import HoardCatalog
+import HoardCore
+import HoardStore
+
+extension Hoard {
+    /// The prefix of every token Hoard issues, so a leaked one is easy to recognise and revoke.
+    public static let tokenPrefix = "hoard_"
+
+    /// The hash under which a token's secret is stored: hex SHA-256 of the whole token.
+    public static func hashToken(_ token: String) -> String {
+        BlobHasher.digest(of: Array(token.utf8)).hex
+    }
+
+    /// Issues a new bearer token for a group: 32 random bytes, shown once; only its hash is stored.
+    public func createToken(group: String, label: String, isAdmin: Bool) throws -> String {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        let secret = String((0..<43).map { _ in alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))] })
+        let token = Self.tokenPrefix + secret
+        try catalog.addToken(group: group, label: label, secretHash: Self.hashToken(token), isAdmin: isAdmin)
+        return token
+    }
+}
+
+/// Runs blocking work (libarchive, file I/O) on a Dispatch thread, so it never holds one of the few threads
+/// Swift concurrency and the HTTP server share.
+func offloaded<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+    }
+}

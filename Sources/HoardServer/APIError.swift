@@ -1,0 +1,123 @@
+import Foundation
+import HTTPTypes
+import HoardCore
+import Hummingbird
+
+/// Every error the HTTP API answers with, registered once as (code, status); the body is always
+/// `{"error":{"code":"UPPER_SNAKE","message":"…"}}`, with `problems` added for refused packs.
+public struct APIError: HTTPResponseError, Sendable {
+    /// The wire code.
+    public var code: String
+    /// The HTTP status.
+    public var status: HTTPResponse.Status
+    /// What went wrong and what to do.
+    public var message: String
+    /// Per-file findings of a refused pack.
+    public var problems: [Problem]?
+    /// Extra response headers (e.g. Content-Range on 416).
+    public var headers: HTTPFields = [:]
+
+    /// Creates an error.
+    public init(_ code: String, _ status: HTTPResponse.Status, _ message: String, problems: [Problem]? = nil) {
+        self.code = code
+        self.status = status
+        self.message = message
+        self.problems = problems
+    }
+
+    /// The request is malformed (bad JSON, bad parameter).
+    public static func badRequest(_ message: String) -> APIError { APIError("BAD_REQUEST", .badRequest, message) }
+    /// A path or body digest is not `sha256:<64 lowercase hex>`.
+    public static func invalidDigest(_ text: String) -> APIError {
+        APIError("INVALID_DIGEST", .badRequest, "'\(text.prefix(100))' is not a digest; write sha256:<64 lowercase hex>")
+    }
+    /// Uploaded bytes do not hash to the digest in the URL.
+    public static func digestMismatch(expected: Digest, actual: Digest) -> APIError {
+        APIError("DIGEST_MISMATCH", .badRequest, "the bytes hash to \(actual), not \(expected); nothing was stored")
+    }
+    /// A token is required, or the one given is unknown.
+    public static func unauthorized(_ message: String) -> APIError { APIError("UNAUTHORIZED", .unauthorized, message) }
+    /// The caller may see the thing but not change it.
+    public static func forbidden(_ message: String) -> APIError { APIError("FORBIDDEN", .forbidden, message) }
+    /// Absent, or not visible to the caller (the two are not told apart, so digests do not leak).
+    public static func notFound(_ message: String) -> APIError { APIError("NOT_FOUND", .notFound, message) }
+    /// The request body is larger than allowed.
+    public static func tooLarge(_ message: String) -> APIError { APIError("PAYLOAD_TOO_LARGE", .contentTooLarge, message) }
+    /// The Range header cannot be satisfied.
+    public static func rangeNotSatisfiable(size: Int64) -> APIError {
+        var error = APIError("RANGE_NOT_SATISFIABLE", .rangeNotSatisfiable, "the range starts past the end of the \(size)-byte blob")
+        error.headers[.contentRange] = "bytes */\(size)"
+        return error
+    }
+    /// The group's byte quota would be exceeded.
+    public static func quotaExceeded(_ message: String) -> APIError { APIError("QUOTA_EXCEEDED", .init(code: 507, reasonPhrase: "Insufficient Storage"), message) }
+    /// Too many requests from this caller.
+    public static func rateLimited(_ message: String) -> APIError { APIError("RATE_LIMITED", .tooManyRequests, message) }
+    /// The method is not allowed on this path.
+    public static func methodNotAllowed(_ message: String) -> APIError { APIError("METHOD_NOT_ALLOWED", .methodNotAllowed, message) }
+    /// The server failed; the message says nothing internal.
+    public static func internalError(_ message: String = "the server failed; the error was logged") -> APIError {
+        APIError("INTERNAL", .internalServerError, message)
+    }
+
+    /// Every code above plus the import problem codes, with their statuses: what Schemas/openapi.yaml lists.
+    public static let registry: [(code: String, status: Int)] = [
+        ("BAD_REQUEST", 400), ("INVALID_DIGEST", 400), ("DIGEST_MISMATCH", 400), ("UNAUTHORIZED", 401), ("FORBIDDEN", 403),
+        ("NOT_FOUND", 404), ("METHOD_NOT_ALLOWED", 405), ("PACK_CONFLICT", 409), ("PAYLOAD_TOO_LARGE", 413),
+        ("RANGE_NOT_SATISFIABLE", 416), ("RATE_LIMITED", 429), ("INTERNAL", 500), ("QUOTA_EXCEEDED", 507),
+    ] + ProblemCode.allCases.map { ($0.rawValue, $0 == .packConflict ? 409 : 422) }
+
+    struct Body: Encodable {
+        struct Inner: Encodable {
+            var code: String
+            var message: String
+            var problems: [Problem]?
+        }
+        var error: Inner
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var headers = self.headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(Body(error: .init(code: code, message: message, problems: problems)))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// Turns every error into the one JSON error body: ours as they are, Hummingbird's by status, anything else as a
+/// logged 500 that reveals nothing.
+struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            throw error
+        } catch let error as HTTPError {
+            let message = error.body ?? "\(error.status.reasonPhrase.lowercased())"
+            switch error.status {
+            case .notFound: throw APIError.notFound("no such resource: \(request.method) \(request.uri.path)")
+            case .methodNotAllowed: throw APIError.methodNotAllowed("\(request.method) is not allowed on \(request.uri.path)")
+            case .contentTooLarge: throw APIError.tooLarge(message)
+            case .badRequest: throw APIError.badRequest(message)
+            default:
+                throw APIError(error.status.code >= 500 ? "INTERNAL" : "BAD_REQUEST", error.status, message)
+            }
+        } catch let error as DecodingError {
+            throw APIError.badRequest("the JSON body does not match the schema: \(Self.describe(error))")
+        } catch {
+            context.logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            throw APIError.internalError()
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .keyNotFound(let key, _): "missing field '\(key.stringValue)'"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            (context.codingPath.map(\.stringValue).joined(separator: ".") + " " + context.debugDescription).trimmingCharacters(in: .whitespaces)
+        @unknown default: "\(error)"
+        }
+    }
+}

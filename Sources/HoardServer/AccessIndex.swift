@@ -1,0 +1,75 @@
+import Foundation
+import HoardCatalog
+import HoardCore
+import HoardImport
+import Logging
+import NIOConcurrencyHelpers
+import ServiceLifecycle
+
+/// Who may read which blob and which token is whose, held in memory so a blob request costs no database query.
+///
+/// Rebuilt from the catalog after every change the server makes, and when a cheap fingerprint of the catalog
+/// changes (another process, such as `hoard import`, wrote to it).
+public final class AccessIndex: Sendable {
+    private let catalog: Catalog
+    private let state: NIOLockedValueBox<(snapshot: AccessSnapshot, fingerprint: [Int64])>
+
+    /// Loads the index from a catalog.
+    public init(catalog: Catalog) throws {
+        self.catalog = catalog
+        state = NIOLockedValueBox((try catalog.accessSnapshot(), try catalog.accessFingerprint()))
+    }
+
+    /// Reloads from the catalog now.
+    public func reload() throws {
+        let fingerprint = try catalog.accessFingerprint()
+        let snapshot = try catalog.accessSnapshot()
+        state.withLockedValue { $0 = (snapshot, fingerprint) }
+    }
+
+    /// Reloads when the catalog changed since the last load. Returns whether it did.
+    @discardableResult
+    public func reloadIfChanged() throws -> Bool {
+        let fingerprint = try catalog.accessFingerprint()
+        guard fingerprint != state.withLockedValue({ $0.fingerprint }) else { return false }
+        try reload()
+        return true
+    }
+
+    /// The principal a bearer token stands for, or nil.
+    public func principal(forToken token: String) -> Principal? {
+        let hash = Hoard.hashToken(token)
+        return state.withLockedValue { $0.snapshot.principals[hash] }
+    }
+
+    /// What the index knows of a blob, when `principal` may read it; nil when absent or not visible.
+    public func readable(_ digest: Digest, by principal: Principal?) -> AccessSnapshot.Entry? {
+        guard let entry = state.withLockedValue({ $0.snapshot.blobs[digest] }) else { return nil }
+        return Self.canRead(entry, principal) ? entry : nil
+    }
+
+    /// Whether a principal may read a blob with these owners.
+    static func canRead(_ entry: AccessSnapshot.Entry, _ principal: Principal?) -> Bool {
+        if entry.isPublic { return true }
+        guard let principal else { return false }
+        return principal.isAdmin || entry.groups.contains(principal.groupId)
+    }
+}
+
+/// Polls the catalog's fingerprint so changes made by other processes reach the index within a second.
+struct AccessRefreshService: Service {
+    let index: AccessIndex
+    let logger: Logger
+    var interval: Duration = .seconds(1)
+
+    func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            try? await Task.sleep(for: interval)
+            do {
+                if try index.reloadIfChanged() { logger.info("catalog changed; access index reloaded") }
+            } catch {
+                logger.error("cannot reload the access index", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import HoardCatalog
+import HoardCore
+import HoardImport
+import Hummingbird
+import NIOCore
+
+/// `/v1/assets`: search assets of visible packs, read one asset's descriptor.
+struct AssetRoutes: Sendable {
+    let hoard: Hoard
+    let access: AccessIndex
+    let reader: BlobReader
+
+    /// Media type of descriptor blobs.
+    static let descriptorMediaType = "application/vnd.hoard.asset+json"
+
+    func register(on router: Router<HoardRequestContext>) {
+        let assets = router.group("v1/assets")
+        assets.get { request, context in try list(request, context) }
+        assets.get(":digest") { _, context in try await descriptor(context) }
+    }
+
+    struct Page: Encodable {
+        var assets: [AssetListing]
+        var total: Int
+        var nextOffset: Int?
+    }
+
+    /// GET ?pack=&kind=&q=&offset=&limit=: assets of the current versions of visible packs, by pack, kind and name.
+    func list(_ request: Request, _ context: HoardRequestContext) throws -> Response {
+        let query = request.uri.queryParameters
+        func number(_ key: String, default value: Int, range: ClosedRange<Int>) throws -> Int {
+            guard let text = query[Substring(key)] else { return value }
+            guard let parsed = Int(String(text)), range.contains(parsed) else {
+                throw APIError.badRequest("\(key) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return parsed
+        }
+        let offset = try number("offset", default: 0, range: 0...Int(Int32.max))
+        let limit = try number("limit", default: 100, range: 1...1000)
+        let visible = Set(try hoard.catalog.packs().filter { PackRoutes.isVisible($0, to: context.principal) }.map(\.name))
+        let needle = query["q"].map { String($0).lowercased() }
+        let all = try hoard.catalog.assets(pack: query["pack"].map(String.init), kind: query["kind"].map { AssetKind(rawValue: String($0)) })
+            .filter { asset in visible.contains(asset.pack) && (needle.map { asset.name.lowercased().contains($0) } ?? true) }
+        let page = Array(all.dropFirst(offset).prefix(limit))
+        let next = offset + page.count < all.count ? offset + page.count : nil
+        return try JSONBody.response(Page(assets: page, total: all.count, nextOffset: next))
+    }
+
+    /// GET {digest}: the asset's descriptor, exactly the bytes its digest names.
+    func descriptor(_ context: HoardRequestContext) async throws -> Response {
+        let digest = try BlobRoutes.digest(context)
+        guard let entry = access.readable(digest, by: context.principal), entry.mediaType == Self.descriptorMediaType else {
+            throw APIError.notFound("no asset \(digest)")
+        }
+        let bytes = try await reader.buffer(digest, size: entry.size, logger: context.logger)
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/json", .eTag: "\"\(digest)\"", .cacheControl: "public, max-age=31536000, immutable"],
+            body: .init(byteBuffer: bytes))
+    }
+}

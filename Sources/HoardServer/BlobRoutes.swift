@@ -1,0 +1,166 @@
+import Foundation
+import HTTPTypes
+import HoardCatalog
+import HoardCore
+import HoardImport
+import HoardStore
+import Hummingbird
+import NIOCore
+
+/// `/v1/blobs`: immutable bytes by digest, what a caller lacks, uploads verified against their digest, and batches.
+struct BlobRoutes: Sendable {
+    let hoard: Hoard
+    let access: AccessIndex
+    let reader: BlobReader
+    let limits: RateLimiter
+    let configuration: ServerConfiguration
+
+    /// Media type of a batch response.
+    static let batchMediaType = "application/vnd.hoard.blob-batch"
+
+    func register(on router: Router<HoardRequestContext>) {
+        let blobs = router.group("v1/blobs")
+        blobs.get(":digest") { request, context in try await get(request, context, isHead: false) }
+        blobs.head(":digest") { request, context in try await get(request, context, isHead: true) }
+        blobs.put(":digest") { request, context in try await put(request, context) }
+        blobs.post("missing") { request, context in try await missing(request, context) }
+        blobs.post("batch") { request, context in try await batch(request, context) }
+    }
+
+    static func digest(_ context: HoardRequestContext) throws -> Digest {
+        let text = context.parameters.get("digest") ?? ""
+        guard let digest = Digest(text) else { throw APIError.invalidDigest(text) }
+        return digest
+    }
+
+    /// GET and HEAD: strong ETag = digest, immutable caching, single ranges (suffix included), If-None-Match.
+    func get(_ request: Request, _ context: HoardRequestContext, isHead: Bool) async throws -> Response {
+        let digest = try Self.digest(context)
+        guard let entry = access.readable(digest, by: context.principal) else { throw APIError.notFound("no blob \(digest)") }
+        let etag = "\"\(digest)\""
+        var headers: HTTPFields = [
+            .eTag: etag, .cacheControl: "public, max-age=31536000, immutable", .acceptRanges: "bytes", .contentType: entry.mediaType,
+        ]
+        if let match = request.headers[.ifNoneMatch], Self.matches(match, etag: etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        var range = ByteRange.whole
+        if request.headers[.ifRange] == nil || request.headers[.ifRange] == etag {
+            range = ByteRange.parse(request.headers[.range], size: entry.size)
+        }
+        var status = HTTPResponse.Status.ok
+        var part: ClosedRange<Int64>?
+        switch range {
+        case .whole: break
+        case .unsatisfiable: throw APIError.rangeNotSatisfiable(size: entry.size)
+        case .part(let wanted):
+            status = .partialContent
+            part = wanted
+            headers[.contentRange] = "bytes \(wanted.lowerBound)-\(wanted.upperBound)/\(entry.size)"
+        }
+        let length = part.map { Int64($0.count) } ?? entry.size
+        if isHead || length == 0 {
+            headers[.contentLength] = String(length)
+            return Response(status: status, headers: headers)
+        }
+        let body = try await reader.body(digest, size: entry.size, range: part, context: context)
+        reader.metrics.bytesServed.increment(by: length)
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    static func matches(_ header: String, etag: String) -> Bool {
+        header.split(separator: ",").contains { candidate in
+            let tag = candidate.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || tag == etag || tag == "W/" + etag
+        }
+    }
+
+    struct DigestList: Decodable {
+        var digests: [String]
+    }
+
+    private func parse(_ list: DigestList, max: Int) throws -> [Digest] {
+        guard list.digests.count <= max else {
+            throw APIError.tooLarge("at most \(max) digests per request, not \(list.digests.count); split the request")
+        }
+        return try list.digests.map { text in
+            guard let digest = Digest(text) else { throw APIError.invalidDigest(text) }
+            return digest
+        }
+    }
+
+    /// POST missing: which of these the caller cannot fetch here (absent, or not visible to it).
+    func missing(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
+        let list = try await request.decode(as: DigestList.self, context: context)
+        let digests = try parse(list, max: configuration.maxMissingCount)
+        let missing = digests.filter { access.readable($0, by: context.principal) == nil }.map(\.description)
+        return try JSONBody.response(["missing": missing])
+    }
+
+    /// PUT: streams the body into staging while hashing it; stores it only when it hashes to the URL's digest.
+    func put(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
+        let principal = try context.requireMember()
+        let digest = try Self.digest(context)
+        try limits.admit(principal)
+        let limit = configuration.maxBlobUpload
+        if let declared = request.headers[.contentLength].flatMap(Int64.init), declared > limit {
+            throw APIError.tooLarge("the blob is \(declared) bytes; the limit is \(limit)")
+        }
+        let area = try hoard.store.makeStagingArea()
+        defer { area.discard() }
+        let writer = try area.makeWriter(keepingPrefix: 64 << 10)
+        var size: Int64 = 0
+        for try await buffer in request.body {
+            size += Int64(buffer.readableBytes)
+            guard size <= limit else { throw APIError.tooLarge("the blob is over the limit of \(limit) bytes") }
+            try buffer.withUnsafeReadableBytes { try writer.write($0) }
+        }
+        let staged = try writer.finish()
+        guard staged.digest == digest else { throw APIError.digestMismatch(expected: digest, actual: staged.digest) }
+        let alreadyVisible = access.readable(digest, by: principal) != nil
+        if !alreadyVisible, let quota = try hoard.catalog.group(named: principal.group)?.quotaBytes {
+            let used = try hoard.catalog.usage(groupId: principal.groupId)
+            if used + size > quota {
+                throw APIError.quotaExceeded("group '\(principal.group)' holds \(used) of its \(quota) bytes; this blob needs \(size) more")
+            }
+        }
+        let mediaType = (try? ImageHeader.read(writer.prefix, isComplete: size <= Int64(writer.prefix.count)).mediaType.rawValue)
+            ?? "application/octet-stream"
+        let summary = try await hoard.store.publish([staged])
+        try hoard.catalog.recordUpload(BlobRecord(digest: digest, size: size, mediaType: mediaType), groupId: principal.groupId)
+        try access.reload()
+        context.logger.info("blob uploaded", metadata: ["digest": "\(digest)", "size": "\(size)", "group": "\(principal.group)"])
+        let isNew = !summary.newBlobs.isEmpty
+        return try JSONBody.response(["digest": digest.description, "size": String(size)], status: isNew ? .created : .ok)
+    }
+
+    /// POST batch: many small blobs in one streamed response. Framing (Schemas/openapi.yaml, DESIGN.md): for each
+    /// requested digest in order, a line `sha256:<hex> <size>\n` followed by exactly `size` bytes and `\n`;
+    /// `sha256:<hex> -\n` when the caller cannot fetch it; `sha256:<hex> >\n` when it is too large for a batch
+    /// (over the cache's largest blob): GET it on its own.
+    func batch(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
+        let list = try await request.decode(as: DigestList.self, context: context)
+        let digests = try parse(list, max: configuration.maxBatchCount)
+        let principal = context.principal
+        let access = self.access
+        let reader = self.reader
+        let logger = context.logger
+        let body = ResponseBody { writer in
+            for digest in digests {
+                guard let entry = access.readable(digest, by: principal) else {
+                    try await writer.write(ByteBuffer(string: "\(digest) -\n"))
+                    continue
+                }
+                guard entry.size <= Int64(reader.cache.maxEntry) else {
+                    try await writer.write(ByteBuffer(string: "\(digest) >\n"))
+                    continue
+                }
+                let bytes = try await reader.buffer(digest, size: entry.size, logger: logger)
+                try await writer.write(contentsOf: [ByteBuffer(string: "\(digest) \(entry.size)\n"), bytes, ByteBuffer(string: "\n")])
+                reader.metrics.bytesServed.increment(by: entry.size)
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: [.contentType: Self.batchMediaType], body: body)
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import HoardCatalog
+import HoardCore
+import HoardImport
+import Hummingbird
+import Logging
+import NIOCore
+
+/// `/v1/packs`: list, read, upload (streamed), publish and delete packs.
+struct PackRoutes: Sendable {
+    let hoard: Hoard
+    let access: AccessIndex
+    let limits: RateLimiter
+    let metrics: ServerMetrics
+    let configuration: ServerConfiguration
+
+    func register(on router: Router<HoardRequestContext>) {
+        let packs = router.group("v1/packs")
+        packs.get { _, context in try JSONBody.response(["packs": try visiblePacks(context.principal)]) }
+        packs.post { request, context in try await upload(request, context) }
+        packs.get(":name") { _, context in try JSONBody.response(try pack(context)) }
+        packs.patch(":name") { request, context in try await patch(request, context) }
+        packs.delete(":name") { _, context in try delete(context) }
+    }
+
+    static func isVisible(_ pack: PackSummary, to principal: Principal?) -> Bool {
+        pack.isPublic || principal.map { $0.isAdmin || $0.group.lowercased() == pack.group.lowercased() } ?? false
+    }
+
+    func visiblePacks(_ principal: Principal?) throws -> [PackSummary] {
+        try hoard.catalog.packs().filter { Self.isVisible($0, to: principal) }
+    }
+
+    func pack(_ context: HoardRequestContext) throws -> PackSummary {
+        let name = context.parameters.get("name") ?? ""
+        guard let pack = try hoard.catalog.packs().first(where: { $0.name.lowercased() == name.lowercased() }),
+              Self.isVisible(pack, to: context.principal)
+        else { throw APIError.notFound("no pack named '\(name)'") }
+        return pack
+    }
+
+    /// The pack, when the caller may change it: its owner's members and admins.
+    func ownedPack(_ context: HoardRequestContext) throws -> PackSummary {
+        let principal = try context.requireMember()
+        let pack = try pack(context)
+        guard principal.isAdmin || principal.group.lowercased() == pack.group.lowercased() else {
+            throw APIError.forbidden("pack '\(pack.name)' belongs to group '\(pack.group)'; only its members or an admin may change it")
+        }
+        return pack
+    }
+
+    struct Patch: Decodable {
+        var isPublic: Bool
+    }
+
+    func patch(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
+        let pack = try ownedPack(context)
+        let change = try await request.decode(as: Patch.self, context: context)
+        try hoard.catalog.setPublic(change.isPublic, pack: pack.name)
+        try access.reload()
+        context.logger.info("pack visibility changed", metadata: ["pack": "\(pack.name)", "isPublic": "\(change.isPublic)"])
+        return try JSONBody.response(try self.pack(context))
+    }
+
+    func delete(_ context: HoardRequestContext) throws -> Response {
+        let pack = try ownedPack(context)
+        try hoard.catalog.deletePack(named: pack.name)
+        try access.reload()
+        context.logger.info("pack deleted", metadata: ["pack": "\(pack.name)"])
+        return Response(status: .noContent)
+    }
+
+    /// POST: the archive is the request body, spooled to disk (never held in memory), then imported like the CLI does.
+    func upload(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
+        let principal = try context.requireMember()
+        try limits.admit(principal)
+        let query = request.uri.queryParameters
+        var options = Importer.Options()
+        options.group = query["group"].map(String.init) ?? principal.group
+        options.packName = query["name"].map(String.init)
+        options.namesFromFileName = false
+        guard principal.isAdmin || options.group.lowercased() == principal.group.lowercased() else {
+            throw APIError.forbidden("only an admin may import into group '\(options.group)'")
+        }
+        let limit = configuration.maxPackUpload
+        if let declared = request.headers[.contentLength].flatMap(Int64.init), declared > limit {
+            throw APIError.tooLarge("the archive is \(declared) bytes; the limit is \(limit)")
+        }
+        let spool = try Spool(directory: hoard.directory.path + "/uploads")
+        defer { spool.remove() }
+        var size: Int64 = 0
+        for try await buffer in request.body {
+            size += Int64(buffer.readableBytes)
+            guard size <= limit else { throw APIError.tooLarge("the archive is over the limit of \(limit) bytes") }
+            try spool.write(buffer)
+        }
+        try spool.close()
+        if let group = try hoard.catalog.group(named: options.group), let quota = group.quotaBytes, let id = group.id {
+            let used = try hoard.catalog.usage(groupId: id)
+            if used + size > quota {
+                throw APIError.quotaExceeded("group '\(options.group)' holds \(used) of its \(quota) bytes; this archive may need \(size) more")
+            }
+        }
+        do {
+            let report = try await hoard.importPack(at: spool.path, options: options)
+            try access.reload()
+            metrics.imports(outcome: report.outcome.rawValue).increment()
+            context.logger.info("pack imported", metadata: [
+                "pack": "\(report.pack)", "version": "\(report.version)", "assets": "\(report.assets)", "newBytes": "\(report.newBytes)",
+            ])
+            return try JSONBody.response(report, status: report.outcome == .imported ? .created : .ok)
+        } catch let error as ImportError {
+            metrics.imports(outcome: "refused").increment()
+            context.logger.info("pack refused", metadata: ["code": "\(error.code.rawValue)", "errors": "\(error.errors.count)"])
+            let status: HTTPResponse.Status = switch error.code {
+            case .packConflict: .conflict
+            case .storageFailure: .init(code: 507, reasonPhrase: "Insufficient Storage")
+            default: .unprocessableContent
+            }
+            throw APIError(error.code.rawValue, status, error.errors.first?.message ?? "the archive was refused", problems: error.problems)
+        }
+    }
+}
+
+/// A temporary file an upload is written to before it is read: bytes on disk, never all in memory.
+final class Spool: @unchecked Sendable {
+    let path: String
+    private let handle: FileHandle
+
+    init(directory: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        path = directory + "/" + UUID().uuidString.lowercased() + ".upload"
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            throw APIError.internalError("cannot create an upload file in \(directory)")
+        }
+        self.handle = handle
+    }
+
+    func write(_ buffer: ByteBuffer) throws {
+        try buffer.withUnsafeReadableBytes { try handle.write(contentsOf: Data($0)) }
+    }
+
+    func close() throws { try handle.close() }
+
+    func remove() {
+        try? handle.close()
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}

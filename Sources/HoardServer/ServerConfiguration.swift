@@ -1,0 +1,36 @@
+import Foundation
+import HoardImport
+import Logging
+
+/// Everything `hoard serve` can be told, with the defaults a home server wants.
+public struct ServerConfiguration: Sendable {
+    /// The data directory.
+    public var dataDirectory: String
+    /// Address to bind.
+    public var host: String = "127.0.0.1"
+    /// Port to bind (0 picks a free one).
+    public var port: Int = 8080
+    /// Bytes of hot blobs kept in memory.
+    public var cacheBytes: Int = 256 << 20
+    /// Largest blob kept in memory.
+    public var cacheMaxBlob: Int = 4 << 20
+    /// Largest blob accepted by PUT.
+    public var maxBlobUpload: Int64 = 64 << 20
+    /// Largest archive accepted by POST /v1/packs.
+    public var maxPackUpload: Int64 = 4 << 30
+    /// Most digests in one batch or missing request.
+    public var maxBatchCount: Int = 1000
+    /// Most digests in one missing-blobs request.
+    public var maxMissingCount: Int = 10_000
+    /// Uploads (blobs and packs) one group may start per minute.
+    public var uploadsPerMinute: Int = 600
+    /// How often the access index checks the catalog for outside changes.
+    public var refreshInterval: Duration = .seconds(1)
+    /// Log level.
+    public var logLevel: Logger.Level = .info
+
+    /// A configuration for a data directory, every other value at its default.
+    public init(dataDirectory: String) {
+        self.dataDirectory = dataDirectory
+    }
+}

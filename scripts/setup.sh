@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs what Hoard needs and the machine lacks: Debian/Ubuntu through apt, macOS through Homebrew.
+# Usage: scripts/setup.sh [--bench]    (--bench adds the benchmark tools: bsdtar, hyperfine, nginx, wrk)
+# Safe to run again: it installs only what is missing.
+set -euo pipefail
+
+want_bench=no
+[ "${1:-}" = "--bench" ] && want_bench=yes
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+if ! command -v swift >/dev/null 2>&1; then
+  echo "Swift 6 is required and was not found on PATH. Install it from swift.org (or swiftly) and run this again." >&2
+  exit 1
+fi
+
+case "$(uname -s)" in
+Linux)
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "No apt-get here: install libarchive (with pkg-config files), SQLite 3 headers, pkg-config and python3 by hand." >&2
+    exit 0
+  fi
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  needed=(pkg-config libarchive-dev libsqlite3-dev python3)
+  [ "$want_bench" = yes ] && needed+=(libarchive-tools hyperfine nginx-light wrk time)
+  missing=()
+  for package in "${needed[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    say "installing ${missing[*]}"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+  ;;
+Darwin)
+  command -v brew >/dev/null 2>&1 || { echo "Homebrew is required on macOS: https://brew.sh" >&2; exit 1; }
+  formulas=(libarchive pkg-config python3)
+  [ "$want_bench" = yes ] && formulas+=(hyperfine nginx wrk)
+  for formula in "${formulas[@]}"; do
+    brew list --versions "$formula" >/dev/null 2>&1 || { say "installing $formula"; brew install "$formula"; }
+  done
+  ;;
+*)
+  echo "Unsupported system $(uname -s); install libarchive and pkg-config by hand." >&2
+  ;;
+esac

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The whole test suite: install what is missing, build, run every Swift test, then check real output
+# against the JSON Schemas in Schemas/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+. scripts/env.sh
+
+printf '\033[1m==> building and running the tests\033[0m\n' >&2
+swift build --build-tests
+swift test --skip-build
+
+printf '\033[1m==> checking command output against Schemas/\033[0m\n' >&2
+python3 -c "import jsonschema" 2>/dev/null || python3 -m pip install -q jsonschema
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+hoard="$(swift build --show-bin-path)/hoard"
+"$hoard" import Packs/*.zip --data-dir "$work/data" --json > "$work/import.json"
+"$hoard" assets --data-dir "$work/data" --json > "$work/assets.json"
+python3 Scripts/check-schemas.py "$work/data" "$work/import.json" "$work/assets.json"
+echo "schema checks passed"
