@@ -19,25 +19,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let reader = BlobReader(store: hoard.store, cache: cache, metrics: metrics)
     let limiter = RateLimiter(perMinute: configuration.uploadsPerMinute)
 
-    let router = Router(context: HoardRequestContext.self)
-    router.add(middleware: MetricsMiddleware(metrics: metrics))
-    router.add(middleware: ErrorMiddleware())
-    router.add(middleware: AuthMiddleware(access: access))
-    router.get("healthz") { _, _ in try JSONBody.response(["status": "ok"]) }
-    router.get("metrics") { _, _ in
-        Response(
-            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer())))
-    }
-    router.get("/") { _, _ in
-        Response(
-            status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(string: "Hoard is running. The API is under /v1 (see Schemas/openapi.yaml): /v1/packs, /v1/assets, /v1/blobs.\n")))
-    }
-    PackRoutes(hoard: hoard, access: access, limits: limiter, metrics: metrics, configuration: configuration).register(on: router)
-    AssetRoutes(hoard: hoard, access: access, reader: reader).register(on: router)
-    BlobRoutes(hoard: hoard, access: access, reader: reader, limits: limiter, configuration: configuration).register(on: router)
-
+    let (router, _) = buildRouter(
+        hoard: hoard, access: access, metrics: metrics, reader: reader, limiter: limiter, configuration: configuration)
     let refresher = AccessRefreshService(index: access, logger: logger, interval: configuration.refreshInterval)
     let app = Application(
         router: router,
@@ -52,4 +35,42 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         logger: logger
     )
     return app
+}
+
+/// The router with every middleware and route, and the list of operations it serves.
+func buildRouter(
+    hoard: Hoard, access: AccessIndex, metrics: ServerMetrics, reader: BlobReader, limiter: RateLimiter, configuration: ServerConfiguration
+) -> (Router<HoardRequestContext>, [Endpoints.Operation]) {
+    let router = Router(context: HoardRequestContext.self)
+    router.add(middleware: MetricsMiddleware(metrics: metrics))
+    router.add(middleware: ErrorMiddleware())
+    router.add(middleware: AuthMiddleware(access: access))
+    let endpoints = Endpoints(router: router)
+    endpoints.on(.get, "/healthz") { _, _ in try JSONBody.response(["status": "ok"]) }
+    endpoints.on(.get, "/metrics") { _, _ in
+        Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer())))
+    }
+    endpoints.on(.get, "/") { _, _ in
+        Response(
+            status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: "Hoard is running. The API is under /v1 (Schemas/openapi.yaml): /v1/packs, /v1/assets, /v1/blobs.\n")))
+    }
+    PackRoutes(hoard: hoard, access: access, limits: limiter, metrics: metrics, configuration: configuration).register(on: endpoints)
+    AssetRoutes(hoard: hoard, access: access, reader: reader).register(on: endpoints)
+    BlobRoutes(hoard: hoard, access: access, reader: reader, limits: limiter, configuration: configuration).register(on: endpoints)
+    return (router, endpoints.operations)
+}
+
+/// Every operation the server serves, in OpenAPI path form (for the test that checks Schemas/openapi.yaml).
+public func apiOperations(dataDirectory: String) throws -> [Endpoints.Operation] {
+    let hoard = try Hoard(dataDirectory: dataDirectory)
+    let metrics = ServerMetrics()
+    let cache = BlobCache(capacity: 0, maxEntry: 0)
+    let (_, operations) = buildRouter(
+        hoard: hoard, access: try AccessIndex(catalog: hoard.catalog), metrics: metrics,
+        reader: BlobReader(store: hoard.store, cache: cache, metrics: metrics), limiter: RateLimiter(perMinute: 1),
+        configuration: ServerConfiguration(dataDirectory: dataDirectory))
+    return operations
 }

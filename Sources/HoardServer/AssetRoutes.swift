@@ -14,10 +14,9 @@ struct AssetRoutes: Sendable {
     /// Media type of descriptor blobs.
     static let descriptorMediaType = "application/vnd.hoard.asset+json"
 
-    func register(on router: Router<HoardRequestContext>) {
-        let assets = router.group("v1/assets")
-        assets.get { request, context in try list(request, context) }
-        assets.get(":digest") { _, context in try await descriptor(context) }
+    func register(on endpoints: Endpoints) {
+        endpoints.on(.get, "/v1/assets") { request, context in try list(request, context) }
+        endpoints.on(.get, "/v1/assets/{digest}") { _, context in try await descriptor(context) }
     }
 
     struct Page: Encodable {

@@ -18,13 +18,12 @@ struct BlobRoutes: Sendable {
     /// Media type of a batch response.
     static let batchMediaType = "application/vnd.hoard.blob-batch"
 
-    func register(on router: Router<HoardRequestContext>) {
-        let blobs = router.group("v1/blobs")
-        blobs.get(":digest") { request, context in try await get(request, context, isHead: false) }
-        blobs.head(":digest") { request, context in try await get(request, context, isHead: true) }
-        blobs.put(":digest") { request, context in try await put(request, context) }
-        blobs.post("missing") { request, context in try await missing(request, context) }
-        blobs.post("batch") { request, context in try await batch(request, context) }
+    func register(on endpoints: Endpoints) {
+        endpoints.on(.get, "/v1/blobs/{digest}") { request, context in try await get(request, context, isHead: false) }
+        endpoints.on(.head, "/v1/blobs/{digest}") { request, context in try await get(request, context, isHead: true) }
+        endpoints.on(.put, "/v1/blobs/{digest}") { request, context in try await put(request, context) }
+        endpoints.on(.post, "/v1/blobs/missing") { request, context in try await missing(request, context) }
+        endpoints.on(.post, "/v1/blobs/batch") { request, context in try await batch(request, context) }
     }
 
     static func digest(_ context: HoardRequestContext) throws -> Digest {

@@ -14,13 +14,12 @@ struct PackRoutes: Sendable {
     let metrics: ServerMetrics
     let configuration: ServerConfiguration
 
-    func register(on router: Router<HoardRequestContext>) {
-        let packs = router.group("v1/packs")
-        packs.get { _, context in try JSONBody.response(["packs": try visiblePacks(context.principal)]) }
-        packs.post { request, context in try await upload(request, context) }
-        packs.get(":name") { _, context in try JSONBody.response(try pack(context)) }
-        packs.patch(":name") { request, context in try await patch(request, context) }
-        packs.delete(":name") { _, context in try delete(context) }
+    func register(on endpoints: Endpoints) {
+        endpoints.on(.get, "/v1/packs") { _, context in try JSONBody.response(["packs": try visiblePacks(context.principal)]) }
+        endpoints.on(.post, "/v1/packs") { request, context in try await upload(request, context) }
+        endpoints.on(.get, "/v1/packs/{name}") { _, context in try JSONBody.response(try pack(context)) }
+        endpoints.on(.patch, "/v1/packs/{name}") { request, context in try await patch(request, context) }
+        endpoints.on(.delete, "/v1/packs/{name}") { _, context in try delete(context) }
     }
 
     static func isVisible(_ pack: PackSummary, to principal: Principal?) -> Bool {

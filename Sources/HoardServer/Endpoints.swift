@@ -1,0 +1,33 @@
+import HTTPTypes
+import Hummingbird
+
+/// Registers routes on a router and remembers each (method, path), so tests can prove the API and
+/// Schemas/openapi.yaml describe the same operations.
+public final class Endpoints: @unchecked Sendable {
+    /// One registered operation, its path in OpenAPI form (`/v1/blobs/{digest}`).
+    public struct Operation: Hashable, Sendable, CustomStringConvertible {
+        /// HTTP method, uppercase.
+        public var method: String
+        /// Path with `{parameter}` placeholders.
+        public var path: String
+        public var description: String { "\(method) \(path)" }
+    }
+
+    let router: Router<HoardRequestContext>
+    /// Every operation registered so far.
+    public private(set) var operations: [Operation] = []
+
+    init(router: Router<HoardRequestContext>) { self.router = router }
+
+    /// Registers a handler for a method and a path written `/v1/blobs/{digest}`.
+    func on(
+        _ method: HTTPRequest.Method, _ path: String,
+        _ handler: @escaping @Sendable (Request, HoardRequestContext) async throws -> Response
+    ) {
+        operations.append(Operation(method: method.rawValue, path: path))
+        let routerPath = path.split(separator: "/", omittingEmptySubsequences: false).map { part in
+            part.hasPrefix("{") && part.hasSuffix("}") ? ":" + part.dropFirst().dropLast() : part
+        }.joined(separator: "/")
+        router.on(RouterPath(routerPath), method: method, use: handler)
+    }
+}
