@@ -19,22 +19,32 @@ public struct Digest: Sendable, Hashable, Comparable, LosslessStringConvertible,
 
     /// Parses `sha256:<64 lowercase hex>`; returns nil for anything else (uppercase hex included).
     public init?(_ description: String) {
-        let prefix = Self.algorithm + ":"
-        guard description.utf8.count == prefix.utf8.count + 64, description.hasPrefix(prefix) else { return nil }
-        var w: [UInt64] = [0, 0, 0, 0]
-        var index = 0
-        for char in description.utf8.dropFirst(prefix.utf8.count) {
-            let nibble: UInt8
-            switch char {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = char - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = char - UInt8(ascii: "a") + 10
-            default: return nil
+        var text = description
+        let parsed: (UInt64, UInt64, UInt64, UInt64)?? = text.withUTF8 { utf8 in
+            guard utf8.count == 71, utf8.starts(with: Self.prefixBytes) else { return nil }
+            var w: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+            for index in 0..<64 {
+                let char = utf8[7 + index]
+                let nibble: UInt64
+                switch char {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = UInt64(char &- UInt8(ascii: "0"))
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = UInt64(char &- UInt8(ascii: "a") &+ 10)
+                default: return .some(nil)
+                }
+                switch index / 16 {
+                case 0: w.0 = w.0 << 4 | nibble
+                case 1: w.1 = w.1 << 4 | nibble
+                case 2: w.2 = w.2 << 4 | nibble
+                default: w.3 = w.3 << 4 | nibble
+                }
             }
-            w[index / 16] = w[index / 16] << 4 | UInt64(nibble)
-            index += 1
+            return .some(w)
         }
-        words = (w[0], w[1], w[2], w[3])
+        guard let words = parsed ?? nil else { return nil }
+        self.words = words
     }
+
+    private static let prefixBytes = Array("sha256:".utf8)
 
     /// The 32 raw bytes.
     public var bytes: [UInt8] {
@@ -43,18 +53,31 @@ public struct Digest: Sendable, Hashable, Comparable, LosslessStringConvertible,
 
     /// The 64 lowercase hex characters, without the algorithm prefix.
     public var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(64)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
+        String(unsafeUninitializedCapacity: 64) { buffer in
+            Self.writeHex(words, into: buffer, at: 0)
+            return 64
         }
-        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func writeHex(_ w: (UInt64, UInt64, UInt64, UInt64), into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
+        let digits: StaticString = "0123456789abcdef"
+        digits.withUTF8Buffer { digits in
+            for (slot, word) in [w.0, w.1, w.2, w.3].enumerated() {
+                for nibble in 0..<16 {
+                    buffer[start + slot * 16 + nibble] = digits[Int((word >> UInt64(60 - nibble * 4)) & 0xF)]
+                }
+            }
+        }
     }
 
     /// `sha256:<hex>`.
-    public var description: String { Self.algorithm + ":" + hex }
+    public var description: String {
+        String(unsafeUninitializedCapacity: 71) { buffer in
+            for (index, byte) in Self.prefixBytes.enumerated() { buffer[index] = byte }
+            Self.writeHex(words, into: buffer, at: 7)
+            return 71
+        }
+    }
 
     public static func == (lhs: Digest, rhs: Digest) -> Bool {
         lhs.words.0 == rhs.words.0 && lhs.words.1 == rhs.words.1 && lhs.words.2 == rhs.words.2 && lhs.words.3 == rhs.words.3

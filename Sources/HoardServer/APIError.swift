@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HoardCore
 import Hummingbird
+import Logging
 
 /// Every error the HTTP API answers with, registered once as (code, status); the body is always
 /// `{"error":{"code":"UPPER_SNAKE","message":"…"}}`, with `problems` added for refused packs.
@@ -88,27 +89,25 @@ public struct APIError: HTTPResponseError, Sendable {
 
 /// Turns every error into the one JSON error body: ours as they are, Hummingbird's by status, anything else as a
 /// logged 500 that reveals nothing.
-struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        do {
-            return try await next(request, context)
-        } catch let error as APIError {
-            throw error
-        } catch let error as HTTPError {
-            let message = error.body ?? "\(error.status.reasonPhrase.lowercased())"
+enum ErrorMapping {
+    static func apiError(for error: any Error, request: Request, logger: Logger) -> APIError {
+        switch error {
+        case let error as APIError:
+            return error
+        case let error as HTTPError:
+            let message = error.body ?? error.status.reasonPhrase.lowercased()
             switch error.status {
-            case .notFound: throw APIError.notFound("no such resource: \(request.method) \(request.uri.path)")
-            case .methodNotAllowed: throw APIError.methodNotAllowed("\(request.method) is not allowed on \(request.uri.path)")
-            case .contentTooLarge: throw APIError.tooLarge(message)
-            case .badRequest: throw APIError.badRequest(message)
-            default:
-                throw APIError(error.status.code >= 500 ? "INTERNAL" : "BAD_REQUEST", error.status, message)
+            case .notFound: return .notFound("no such resource: \(request.method) \(request.uri.path)")
+            case .methodNotAllowed: return .methodNotAllowed("\(request.method) is not allowed on \(request.uri.path)")
+            case .contentTooLarge: return .tooLarge(message)
+            case .badRequest: return .badRequest(message)
+            default: return APIError(error.status.code >= 500 ? "INTERNAL" : "BAD_REQUEST", error.status, message)
             }
-        } catch let error as DecodingError {
-            throw APIError.badRequest("the JSON body does not match the schema: \(Self.describe(error))")
-        } catch {
-            context.logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
-            throw APIError.internalError()
+        case let error as DecodingError:
+            return .badRequest("the JSON body does not match the schema: \(describe(error))")
+        default:
+            logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            return .internalError()
         }
     }
 

@@ -12,19 +12,24 @@ import ServiceLifecycle
 /// changes (another process, such as `hoard import`, wrote to it).
 public final class AccessIndex: Sendable {
     private let catalog: Catalog
-    private let state: NIOLockedValueBox<(snapshot: AccessSnapshot, fingerprint: [Int64])>
+    private struct State {
+        var snapshot: AccessSnapshot
+        var fingerprint: [Int64]
+    }
+
+    private let state: NIOLockedValueBox<State>
 
     /// Loads the index from a catalog.
     public init(catalog: Catalog) throws {
         self.catalog = catalog
-        state = NIOLockedValueBox((try catalog.accessSnapshot(), try catalog.accessFingerprint()))
+        state = NIOLockedValueBox(State(snapshot: try catalog.accessSnapshot(), fingerprint: try catalog.accessFingerprint()))
     }
 
     /// Reloads from the catalog now.
     public func reload() throws {
         let fingerprint = try catalog.accessFingerprint()
         let snapshot = try catalog.accessSnapshot()
-        state.withLockedValue { $0 = (snapshot, fingerprint) }
+        state.withLockedValue { $0 = State(snapshot: snapshot, fingerprint: fingerprint) }
     }
 
     /// Reloads when the catalog changed since the last load. Returns whether it did.

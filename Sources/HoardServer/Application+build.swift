@@ -42,9 +42,7 @@ func buildRouter(
     hoard: Hoard, access: AccessIndex, metrics: ServerMetrics, reader: BlobReader, limiter: RateLimiter, configuration: ServerConfiguration
 ) -> (Router<HoardRequestContext>, [Endpoints.Operation]) {
     let router = Router(context: HoardRequestContext.self)
-    router.add(middleware: MetricsMiddleware(metrics: metrics))
-    router.add(middleware: ErrorMiddleware())
-    router.add(middleware: AuthMiddleware(access: access))
+    router.add(middleware: HoardMiddleware(access: access, metrics: metrics))
     let endpoints = Endpoints(router: router)
     endpoints.on(.get, "/healthz") { _, _ in try JSONBody.response(["status": "ok"]) }
     endpoints.on(.get, "/metrics") { _, _ in

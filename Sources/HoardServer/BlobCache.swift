@@ -11,8 +11,13 @@ public final class BlobCache: Sendable {
     public let maxEntry: Int
     private let state = NIOLockedValueBox(State())
 
+    private struct Entry {
+        var buffer: ByteBuffer
+        var tick: UInt64
+    }
+
     private struct State {
-        var entries: [Digest: (buffer: ByteBuffer, tick: UInt64)] = [:]
+        var entries: [Digest: Entry] = [:]
         var bytes = 0
         var tick: UInt64 = 0
     }
@@ -39,7 +44,7 @@ public final class BlobCache: Sendable {
         state.withLockedValue { state in
             guard state.entries[digest] == nil else { return }
             state.tick &+= 1
-            state.entries[digest] = (buffer, state.tick)
+            state.entries[digest] = Entry(buffer: buffer, tick: state.tick)
             state.bytes += buffer.readableBytes
             guard state.bytes > capacity else { return }
             let oldest = state.entries.sorted { $0.value.tick < $1.value.tick }

@@ -5,7 +5,12 @@ import NIOConcurrencyHelpers
 /// A fixed-window limit on uploads per group and minute: a runaway client gets 429, not the disk.
 final class RateLimiter: Sendable {
     private let perMinute: Int
-    private let window = NIOLockedValueBox<(minute: Int, counts: [Int64: Int])>((0, [:]))
+    private struct Window {
+        var minute = 0
+        var counts: [Int64: Int] = [:]
+    }
+
+    private let window = NIOLockedValueBox(Window())
 
     init(perMinute: Int) { self.perMinute = perMinute }
 
@@ -13,7 +18,7 @@ final class RateLimiter: Sendable {
     func admit(_ principal: Principal) throws {
         let minute = Int(Date().timeIntervalSince1970 / 60)
         let count = window.withLockedValue { state in
-            if state.minute != minute { state = (minute, [:]) }
+            if state.minute != minute { state = Window(minute: minute) }
             state.counts[principal.groupId, default: 0] += 1
             return state.counts[principal.groupId] ?? 0
         }

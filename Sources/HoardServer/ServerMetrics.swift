@@ -9,6 +9,8 @@ public struct ServerMetrics: Sendable {
     let cacheHits: Counter
     let cacheMisses: Counter
     let latency: DurationHistogram
+    /// Counters of the statuses blob reads answer with, made once so the hot path looks up nothing.
+    private let common: [String: Counter]
 
     private static func name(_ metric: String, unit: String, _ help: String) -> MetricNameDescriptor {
         MetricNameDescriptor(namespace: "hoard", metricName: metric, unitName: unit, helpText: help)
@@ -22,34 +24,33 @@ public struct ServerMetrics: Sendable {
             descriptor: Self.name("http_request_duration", unit: "seconds", "Time to produce a response head."),
             buckets: [.microseconds(100), .microseconds(500), .milliseconds(1), .milliseconds(5), .milliseconds(25), .milliseconds(100),
                       .milliseconds(500), .seconds(2), .seconds(10)])
+        var common: [String: Counter] = [:]
+        for method in ["GET", "HEAD"] {
+            for status in [200, 206, 304, 404] {
+                common["\(method) \(status)"] = Self.makeRequests(registry, method: method, status: status)
+            }
+        }
+        self.common = common
     }
 
     func requests(method: String, status: Int) -> Counter {
+        if method == "GET" || method == "HEAD", let counter = common["\(method) \(status)"] { return counter }
+        return Self.makeRequests(registry, method: method, status: status)
+    }
+
+    private static func makeRequests(_ registry: PrometheusCollectorRegistry, method: String, status: Int) -> Counter {
         registry.makeCounter(
             descriptor: Self.name("http_requests", unit: "total", "HTTP requests by method and status."),
             labels: [("method", method), ("status", String(status))])
     }
 
+    /// Counts one request and its latency.
+    func record(method: String, status: Int, since start: ContinuousClock.Instant) {
+        requests(method: method, status: status).increment()
+        latency.record(ContinuousClock.now - start)
+    }
+
     func imports(outcome: String) -> Counter {
         registry.makeCounter(descriptor: Self.name("imports", unit: "total", "Pack imports by outcome."), labels: [("outcome", outcome)])
-    }
-}
-
-/// Counts every request and its latency.
-struct MetricsMiddleware<Context: RequestContext>: RouterMiddleware {
-    let metrics: ServerMetrics
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let start = ContinuousClock.now
-        do {
-            let response = try await next(request, context)
-            metrics.requests(method: request.method.rawValue, status: response.status.code).increment()
-            metrics.latency.record(ContinuousClock.now - start)
-            return response
-        } catch let error as HTTPResponseError {
-            metrics.requests(method: request.method.rawValue, status: error.status.code).increment()
-            metrics.latency.record(ContinuousClock.now - start)
-            throw error
-        }
     }
 }
