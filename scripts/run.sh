@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The main job: install what is missing, build Hoard, import the sample packs in Packs/ and show what they hold.
-# Usage: scripts/run.sh [DATA_DIR]     (default: ./hoard-data; also HOARD_DATA_DIR)
+# The main job: install what is missing, build Hoard, import the sample packs in Packs/ and serve them on localhost.
+# Usage: scripts/run.sh [DATA_DIR]     (default: ./hoard-data; also HOARD_DATA_DIR; HOARD_PORT picks the port, default 8080)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -14,7 +14,17 @@ hoard="$(swift build -c release --show-bin-path)/hoard"
 printf '\033[1m==> importing Packs/ into %s\033[0m\n' "$data" >&2
 "$hoard" import Packs/*.zip --data-dir "$data"
 "$hoard" packs --data-dir "$data"
-"$hoard" assets --data-dir "$data"
 "$hoard" verify --data-dir "$data"
-echo
-echo "Hoard is built at $hoard. Try: $hoard --help"
+
+port="${HOARD_PORT:-8080}"
+token="$("$hoard" token create --group default --name "scripts/run.sh" --admin --data-dir "$data")"
+cat <<TEXT
+
+Hoard is serving http://127.0.0.1:$port  (Ctrl-C stops it)
+An admin token for the group "default" (only its hash is stored; keep it):
+
+  export HOARD_TOKEN=$token
+  curl -H "Authorization: Bearer \$HOARD_TOKEN" http://127.0.0.1:$port/v1/packs
+
+TEXT
+exec "$hoard" serve --data-dir "$data" --port "$port"

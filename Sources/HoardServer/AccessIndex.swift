@@ -15,6 +15,8 @@ public final class AccessIndex: Sendable {
     private struct State {
         var snapshot: AccessSnapshot
         var fingerprint: [Int64]
+        /// Tokens already hashed and looked up since the last reload, so a request costs no SHA-256.
+        var knownTokens: [String: Principal] = [:]
     }
 
     private let state: NIOLockedValueBox<State>
@@ -43,8 +45,14 @@ public final class AccessIndex: Sendable {
 
     /// The principal a bearer token stands for, or nil.
     public func principal(forToken token: String) -> Principal? {
+        if let known = state.withLockedValue({ $0.knownTokens[token] }) { return known }
         let hash = Hoard.hashToken(token)
-        return state.withLockedValue { $0.snapshot.principals[hash] }
+        return state.withLockedValue { state in
+            guard let principal = state.snapshot.principals[hash] else { return nil }
+            if state.knownTokens.count >= 4096 { state.knownTokens.removeAll(keepingCapacity: true) }
+            state.knownTokens[token] = principal
+            return principal
+        }
     }
 
     /// What the index knows of a blob, when `principal` may read it; nil when absent or not visible.

@@ -47,10 +47,12 @@ struct HoardMiddleware: RouterMiddleware {
     /// `Authorization: Bearer <token>`: nil without the header; a known token's principal; 401 for anything else.
     func principal(_ header: String?) throws -> Principal? {
         guard let header else { return nil }
-        guard header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+        let scheme = header.utf8.prefix(7)
+        guard scheme.count == 7, scheme.elementsEqual("bearer ".utf8, by: { $0 | 0x20 == $1 | 0x20 }) else {
             throw APIError.unauthorized("the Authorization header must be 'Bearer <token>'")
         }
-        guard let principal = access.principal(forToken: String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)) else {
+        let token = header.utf8.dropFirst(7).drop(while: { $0 == UInt8(ascii: " ") })
+        guard let principal = access.principal(forToken: String(Substring(token))) else {
             throw APIError.unauthorized("the token is not known; ask an admin for a new one (hoard token create)")
         }
         return principal

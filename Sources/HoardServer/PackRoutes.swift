@@ -121,28 +121,47 @@ struct PackRoutes: Sendable {
     }
 }
 
-/// A temporary file an upload is written to before it is read: bytes on disk, never all in memory.
+/// A temporary file an upload is written to before it is read: bytes on disk, never all in memory. Small network
+/// chunks are gathered into 1 MiB writes.
 final class Spool: @unchecked Sendable {
     let path: String
-    private let handle: FileHandle
+    private var fd: Int32
+    private var pending: ByteBuffer
+    private static let flushSize = 1 << 20
 
     init(directory: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         path = directory + "/" + UUID().uuidString.lowercased() + ".upload"
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-            throw APIError.internalError("cannot create an upload file in \(directory)")
-        }
-        self.handle = handle
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw APIError.internalError("cannot create an upload file in \(directory)") }
+        pending = ByteBufferAllocator().buffer(capacity: Self.flushSize)
     }
+
+    deinit { if fd >= 0 { Foundation.close(fd) } }
 
     func write(_ buffer: ByteBuffer) throws {
-        try buffer.withUnsafeReadableBytes { try handle.write(contentsOf: Data($0)) }
+        var buffer = buffer
+        pending.writeBuffer(&buffer)
+        if pending.readableBytes >= Self.flushSize { try flush() }
     }
 
-    func close() throws { try handle.close() }
+    private func flush() throws {
+        while pending.readableBytes > 0 {
+            let written = pending.withUnsafeReadableBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
+            guard written > 0 else { throw APIError.quotaExceeded("the server could not store the upload; its disk may be full") }
+            pending.moveReaderIndex(forwardBy: written)
+        }
+        pending.clear()
+    }
+
+    func close() throws {
+        try flush()
+        Foundation.close(fd)
+        fd = -1
+    }
 
     func remove() {
-        try? handle.close()
-        try? FileManager.default.removeItem(atPath: path)
+        if fd >= 0 { Foundation.close(fd); fd = -1 }
+        unlink(path)
     }
 }
