@@ -10,16 +10,30 @@ public struct Principal: Sendable, Hashable {
     public var group: String
     /// Whether it may act on every group.
     public var isAdmin: Bool
-    /// The token's label.
+    /// The token's label (a participant's display name).
     public var tokenName: String
+    /// For a participant token: the one session it belongs to.
+    public var sessionId: String?
+    /// For a participant token: the participant's id.
+    public var participantId: String?
 
-    /// Creates a principal.
+    /// Creates a member principal.
     public init(groupId: Int64, group: String, isAdmin: Bool, tokenName: String) {
         self.groupId = groupId
         self.group = group
         self.isAdmin = isAdmin
         self.tokenName = tokenName
     }
+
+    /// Creates a participant principal: no group, no admin, one session.
+    public init(participant: String, name: String, session: String) {
+        self.init(groupId: -1, group: "", isAdmin: false, tokenName: name)
+        sessionId = session
+        participantId = participant
+    }
+
+    /// Whether this is a group member (not a session participant).
+    public var isMember: Bool { sessionId == nil }
 }
 
 /// Everything the server needs to decide, in memory, who may read which blob.
@@ -38,8 +52,10 @@ public struct AccessSnapshot: Sendable {
 
     /// Every catalogued blob.
     public var blobs: [Digest: Entry]
-    /// Every token, by the hash of its secret.
+    /// Every token (members' and participants'), by the hash of its secret.
     public var principals: [String: Principal]
+    /// What each session's participants may fetch, by session id.
+    public var sessions: [String: Set<Digest>]
 }
 
 extension Catalog {
@@ -122,9 +138,9 @@ extension Catalog {
                 SELECT (SELECT COUNT(*) FROM packVersion), (SELECT COALESCE(MAX(id), 0) FROM packVersion),
                        (SELECT COUNT(*) FROM pack), (SELECT COUNT(*) FROM pack WHERE isPublic),
                        (SELECT COUNT(*) FROM upload), (SELECT COUNT(*) FROM token), (SELECT COALESCE(MAX(id), 0) FROM token),
-                       (SELECT COUNT(*) FROM blob)
+                       (SELECT COUNT(*) FROM blob), (SELECT COUNT(*) FROM participant), (SELECT COUNT(*) FROM sessionBlob)
                 """)
-            return (0..<8).map { row?[$0] ?? 0 }
+            return (0..<10).map { row?[$0] ?? 0 }
         }
     }
 
@@ -157,7 +173,15 @@ extension Catalog {
                 principals[row["secretHash"]] = Principal(
                     groupId: row["groupId"], group: row["groupName"], isAdmin: row["isAdmin"], tokenName: row["name"])
             }
-            return AccessSnapshot(blobs: blobs, principals: principals)
+            for row in try Row.fetchAll(db, sql: "SELECT id, sessionId, name, tokenHash FROM participant") {
+                principals[row["tokenHash"]] = Principal(participant: row["id"], name: row["name"], session: row["sessionId"])
+            }
+            var sessions: [String: Set<Digest>] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT sessionId, digest FROM sessionBlob") {
+                guard let digest = Digest.fromDatabaseValue(row["digest"]) else { continue }
+                sessions[row["sessionId"], default: []].insert(digest)
+            }
+            return AccessSnapshot(blobs: blobs, principals: principals, sessions: sessions)
         }
     }
 }

@@ -125,6 +125,8 @@ extension Catalog {
                 UNION SELECT digest FROM asset WHERE digest NOT IN (SELECT digest FROM blob)
                 UNION SELECT blobDigest FROM variant WHERE blobDigest NOT IN (SELECT digest FROM blob)
                 UNION SELECT digest FROM upload WHERE digest NOT IN (SELECT digest FROM blob)
+                UNION SELECT digest FROM sessionBlob WHERE digest NOT IN (SELECT digest FROM blob)
+                UNION SELECT digest FROM savedMap WHERE digest NOT IN (SELECT digest FROM blob)
                 """)
         }
     }
@@ -133,11 +135,15 @@ extension Catalog {
     /// digests of the deleted blob rows, whose bytes the caller may then delete.
     public func collectGarbage() throws(CatalogError) -> [Digest] {
         try write { db in
-            try db.execute(sql: "DELETE FROM asset WHERE digest NOT IN (SELECT assetDigest FROM packVersionAsset)")
+            try db.execute(sql: """
+                DELETE FROM asset WHERE digest NOT IN (SELECT assetDigest FROM packVersionAsset)
+                AND digest NOT IN (SELECT digest FROM sessionBlob)
+                """)
             let unreferenced = try Digest.fetchAll(db, sql: """
                 SELECT digest FROM blob WHERE digest NOT IN (SELECT manifestDigest FROM packVersion)
                 AND digest NOT IN (SELECT digest FROM asset) AND digest NOT IN (SELECT blobDigest FROM variant)
-                AND digest NOT IN (SELECT digest FROM upload)
+                AND digest NOT IN (SELECT digest FROM upload) AND digest NOT IN (SELECT digest FROM sessionBlob)
+                AND digest NOT IN (SELECT mapDigest FROM session) AND digest NOT IN (SELECT digest FROM savedMap)
                 """)
             for digest in unreferenced { try db.execute(sql: "DELETE FROM blob WHERE digest = ?", arguments: [digest]) }
             return unreferenced

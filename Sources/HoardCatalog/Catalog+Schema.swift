@@ -75,6 +75,46 @@ extension Catalog {
                 t.primaryKey(["digest", "groupId"])
             }
         }
+        migrator.registerMigration("v3-sessions") { db in
+            try db.create(table: "session") { t in
+                t.primaryKey("id", .text)
+                t.column("name", .text).notNull()
+                t.column("groupId", .integer).notNull().indexed().references("group", onDelete: .cascade)
+                t.column("host", .text).notNull()
+                t.column("visibility", .text).notNull()
+                t.column("code", .text).notNull().unique()
+                t.column("mapDigest", .text).notNull().references("blob")
+                t.column("baseSeq", .integer).notNull().defaults(to: 0)
+                t.column("lastSeq", .integer).notNull().defaults(to: 0)
+                t.column("createdAt", .datetime).notNull()
+            }
+            try db.create(table: "participant") { t in
+                t.primaryKey("id", .text)
+                t.column("sessionId", .text).notNull().indexed().references("session", onDelete: .cascade)
+                t.column("name", .text).notNull()
+                t.column("tokenHash", .text).notNull().unique()
+                t.column("joinedAt", .datetime).notNull()
+            }
+            try db.create(table: "sessionBlob") { t in
+                t.column("sessionId", .text).notNull().references("session", onDelete: .cascade)
+                t.column("digest", .text).notNull().indexed().references("blob")
+                t.primaryKey(["sessionId", "digest"])
+            }
+            try db.create(table: "sessionEvent") { t in
+                t.column("sessionId", .text).notNull().references("session", onDelete: .cascade)
+                t.column("seq", .integer).notNull()
+                t.column("body", .text).notNull()
+                t.primaryKey(["sessionId", "seq"])
+            }
+            try db.create(table: "savedMap") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("groupId", .integer).notNull().references("group", onDelete: .cascade)
+                t.column("name", .text).notNull()
+                t.column("digest", .text).notNull().indexed().references("blob")
+                t.column("savedAt", .datetime).notNull()
+                t.uniqueKey(["groupId", "name"])
+            }
+        }
         return migrator
     }
 }

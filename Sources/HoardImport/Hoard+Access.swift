@@ -14,12 +14,18 @@ extension Hoard {
 
     /// Issues a new bearer token for a group: 32 random bytes, shown once; only its hash is stored.
     public func createToken(group: String, label: String, isAdmin: Bool) throws -> String {
-        var generator = SystemRandomNumberGenerator()
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-        let secret = String((0..<43).map { _ in alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))] })
-        let token = Self.tokenPrefix + secret
+        let token = Self.tokenPrefix + Self.randomSecret()
         try catalog.addToken(group: group, label: label, secretHash: Self.hashToken(token), isAdmin: isAdmin)
         return token
+    }
+}
+
+extension Hoard {
+    /// 43 random letters and digits (256 bits), for tokens.
+    public static func randomSecret() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        return String((0..<43).map { _ in alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))] })
     }
 }
 

@@ -15,6 +15,8 @@ public struct APIError: HTTPResponseError, Sendable {
     public var message: String
     /// Per-file findings of a refused pack.
     public var problems: [Problem]?
+    /// Digests the server lacks (MISSING_BLOBS): upload them, then retry.
+    public var missing: [String]?
     /// Extra response headers (e.g. Content-Range on 416).
     public var headers: HTTPFields = [:]
 
@@ -56,6 +58,19 @@ public struct APIError: HTTPResponseError, Sendable {
     public static func rateLimited(_ message: String) -> APIError { APIError("RATE_LIMITED", .tooManyRequests, message) }
     /// The method is not allowed on this path.
     public static func methodNotAllowed(_ message: String) -> APIError { APIError("METHOD_NOT_ALLOWED", .methodNotAllowed, message) }
+    /// A map references blobs the server lacks or the caller cannot read.
+    public static func missingBlobs(_ digests: [Digest]) -> APIError {
+        var error = APIError(
+            "MISSING_BLOBS", .conflict, "the map references \(digests.count) blob(s) the server lacks; upload them (PUT /v1/blobs/{digest}) and retry")
+        error.missing = digests.map(\.description)
+        return error
+    }
+    /// No session has this join code.
+    public static func unknownCode() -> APIError { APIError("UNKNOWN_CODE", .notFound, "no session has that join code; check it with the host") }
+    /// A saved map with this name exists.
+    public static func mapExists(_ name: String) -> APIError {
+        APIError("MAP_EXISTS", .conflict, "a map named '\(name)' is already saved; delete it or choose another name (saving never overwrites)")
+    }
     /// The server failed; the message says nothing internal.
     public static func internalError(_ message: String = "the server failed; the error was logged") -> APIError {
         APIError("INTERNAL", .internalServerError, message)
@@ -66,6 +81,7 @@ public struct APIError: HTTPResponseError, Sendable {
         ("BAD_REQUEST", 400), ("INVALID_DIGEST", 400), ("DIGEST_MISMATCH", 400), ("UNAUTHORIZED", 401), ("FORBIDDEN", 403),
         ("NOT_FOUND", 404), ("METHOD_NOT_ALLOWED", 405), ("PACK_CONFLICT", 409), ("PAYLOAD_TOO_LARGE", 413),
         ("RANGE_NOT_SATISFIABLE", 416), ("RATE_LIMITED", 429), ("INTERNAL", 500), ("QUOTA_EXCEEDED", 507),
+        ("MISSING_BLOBS", 409), ("UNKNOWN_CODE", 404), ("MAP_EXISTS", 409), ("BLOB_CORRUPT", 500),
     ] + ProblemCode.allCases.map { ($0.rawValue, $0 == .packConflict ? 409 : 422) }
 
     struct Body: Encodable {
@@ -73,6 +89,7 @@ public struct APIError: HTTPResponseError, Sendable {
             var code: String
             var message: String
             var problems: [Problem]?
+            var missing: [String]?
         }
         var error: Inner
     }
@@ -82,7 +99,7 @@ public struct APIError: HTTPResponseError, Sendable {
         headers[.contentType] = "application/json; charset=utf-8"
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(Body(error: .init(code: code, message: message, problems: problems)))
+        let data = try encoder.encode(Body(error: .init(code: code, message: message, problems: problems, missing: missing)))
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

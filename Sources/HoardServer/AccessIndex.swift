@@ -57,15 +57,15 @@ public final class AccessIndex: Sendable {
 
     /// What the index knows of a blob, when `principal` may read it; nil when absent or not visible.
     public func readable(_ digest: Digest, by principal: Principal?) -> AccessSnapshot.Entry? {
-        guard let entry = state.withLockedValue({ $0.snapshot.blobs[digest] }) else { return nil }
-        return Self.canRead(entry, principal) ? entry : nil
-    }
-
-    /// Whether a principal may read a blob with these owners.
-    static func canRead(_ entry: AccessSnapshot.Entry, _ principal: Principal?) -> Bool {
-        if entry.isPublic { return true }
-        guard let principal else { return false }
-        return principal.isAdmin || entry.groups.contains(principal.groupId)
+        state.withLockedValue { state in
+            guard let entry = state.snapshot.blobs[digest] else { return nil }
+            if entry.isPublic { return entry }
+            guard let principal else { return nil }
+            if let session = principal.sessionId {
+                return state.snapshot.sessions[session]?.contains(digest) == true ? entry : nil
+            }
+            return principal.isAdmin || entry.groups.contains(principal.groupId) ? entry : nil
+        }
     }
 }
 

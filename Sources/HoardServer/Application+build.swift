@@ -2,6 +2,7 @@ import Foundation
 import HoardCore
 import HoardImport
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 
@@ -19,11 +20,15 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let reader = BlobReader(store: hoard.store, cache: cache, metrics: metrics)
     let limiter = RateLimiter(perMinute: configuration.uploadsPerMinute)
 
+    let hub = SessionHub(catalog: hoard.catalog, logger: logger)
     let (router, _) = buildRouter(
-        hoard: hoard, access: access, metrics: metrics, reader: reader, limiter: limiter, configuration: configuration)
+        hoard: hoard, access: access, metrics: metrics, reader: reader, limiter: limiter, hub: hub, configuration: configuration)
     let refresher = AccessRefreshService(index: access, logger: logger, interval: configuration.refreshInterval)
     let app = Application(
         router: router,
+        server: .http1WebSocketUpgrade(
+            webSocketRouter: router,
+            configuration: .init(ws: .init(maxFrameSize: LiveRoutes.maxMessage, autoPing: .enabled(timePeriod: .seconds(10))))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Hoard"),
         services: [refresher],
         onServerRunning: { channel in
@@ -39,7 +44,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
 
 /// The router with every middleware and route, and the list of operations it serves.
 func buildRouter(
-    hoard: Hoard, access: AccessIndex, metrics: ServerMetrics, reader: BlobReader, limiter: RateLimiter, configuration: ServerConfiguration
+    hoard: Hoard, access: AccessIndex, metrics: ServerMetrics, reader: BlobReader, limiter: RateLimiter, hub: SessionHub,
+    configuration: ServerConfiguration
 ) -> (Router<HoardRequestContext>, [Endpoints.Operation]) {
     let router = Router(context: HoardRequestContext.self)
     router.add(middleware: HoardMiddleware(access: access, metrics: metrics))
@@ -58,6 +64,8 @@ func buildRouter(
     PackRoutes(hoard: hoard, access: access, limits: limiter, metrics: metrics, configuration: configuration).register(on: endpoints)
     AssetRoutes(hoard: hoard, access: access, reader: reader).register(on: endpoints)
     BlobRoutes(hoard: hoard, access: access, reader: reader, limits: limiter, configuration: configuration).register(on: endpoints)
+    SessionRoutes(hoard: hoard, access: access, hub: hub).register(on: endpoints)
+    LiveRoutes(hoard: hoard, access: access, hub: hub).register(on: endpoints)
     return (router, endpoints.operations)
 }
 
@@ -69,6 +77,6 @@ public func apiOperations(dataDirectory: String) throws -> [Endpoints.Operation]
     let (_, operations) = buildRouter(
         hoard: hoard, access: try AccessIndex(catalog: hoard.catalog), metrics: metrics,
         reader: BlobReader(store: hoard.store, cache: cache, metrics: metrics), limiter: RateLimiter(perMinute: 1),
-        configuration: ServerConfiguration(dataDirectory: dataDirectory))
+        hub: SessionHub(catalog: hoard.catalog, logger: Logger(label: "hoard")), configuration: ServerConfiguration(dataDirectory: dataDirectory))
     return operations
 }

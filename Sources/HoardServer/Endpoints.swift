@@ -19,6 +19,11 @@ public final class Endpoints: @unchecked Sendable {
 
     init(router: Router<HoardRequestContext>) { self.router = router }
 
+    /// Records an operation registered directly on the router (the WebSocket upgrade).
+    func record(_ method: HTTPRequest.Method, _ path: String) {
+        operations.append(Operation(method: method.rawValue, path: path))
+    }
+
     /// Registers a handler for a method and a path written `/v1/blobs/{digest}`.
     func on(
         _ method: HTTPRequest.Method, _ path: String,

@@ -1,11 +1,14 @@
 import HoardCatalog
 import Hummingbird
+import HummingbirdWebSocket
 
 /// The context of one request: Hummingbird's core storage plus who the request acts for.
-public struct HoardRequestContext: RequestContext {
+public struct HoardRequestContext: RequestContext, WebSocketRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// Set by ``AuthMiddleware`` from the bearer token; nil for anonymous requests (public packs only).
     public var principal: Principal?
+    /// Where the WebSocket router keeps the handler of an upgraded request.
+    public let webSocket = WebSocketHandlerReference<HoardRequestContext>()
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -18,6 +21,7 @@ public struct HoardRequestContext: RequestContext {
     /// The principal, or 401 when the request has none.
     func requireMember() throws -> Principal {
         guard let principal else { throw APIError.unauthorized("this needs a member's token: send Authorization: Bearer <token>") }
+        guard principal.isMember else { throw APIError.forbidden("a participant token can only read its own session") }
         return principal
     }
 }

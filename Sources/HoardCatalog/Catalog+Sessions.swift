@@ -1,0 +1,231 @@
+import Foundation
+import GRDB
+import HoardCore
+
+/// A game session as stored: its host, its join code and its current map.
+public struct SessionRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "session"
+    /// Opaque id.
+    public var id: String
+    /// Name shown in the lobby.
+    public var name: String
+    /// The host's group.
+    public var groupId: Int64
+    /// The host's label (its token's name).
+    public var host: String
+    /// `group` (listed to the host's group) or `private` (join code only).
+    public var visibility: String
+    /// The join code.
+    public var code: String
+    /// The current map document's blob.
+    public var mapDigest: Digest
+    /// The sequence number at which the current map was set.
+    public var baseSeq: Int64
+    /// The last event's sequence number.
+    public var lastSeq: Int64
+    /// When it was created.
+    public var createdAt: Date
+
+    /// Creates a record.
+    public init(id: String, name: String, groupId: Int64, host: String, visibility: String, code: String, mapDigest: Digest,
+                baseSeq: Int64, lastSeq: Int64, createdAt: Date) {
+        self.id = id
+        self.name = name
+        self.groupId = groupId
+        self.host = host
+        self.visibility = visibility
+        self.code = code
+        self.mapDigest = mapDigest
+        self.baseSeq = baseSeq
+        self.lastSeq = lastSeq
+        self.createdAt = createdAt
+    }
+}
+
+/// Someone who joined a session with its code.
+public struct ParticipantRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "participant"
+    /// Opaque id.
+    public var id: String
+    /// The session.
+    public var sessionId: String
+    /// Display name.
+    public var name: String
+    /// SHA-256 (hex) of the participant token.
+    public var tokenHash: String
+    /// When it joined.
+    public var joinedAt: Date
+
+    /// Creates a record.
+    public init(id: String, sessionId: String, name: String, tokenHash: String, joinedAt: Date) {
+        self.id = id
+        self.sessionId = sessionId
+        self.name = name
+        self.tokenHash = tokenHash
+        self.joinedAt = joinedAt
+    }
+}
+
+/// A map saved by a group under a name.
+public struct SavedMapRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "savedMap"
+    /// Row id.
+    public var id: Int64?
+    /// Owning group.
+    public var groupId: Int64
+    /// Name, unique in the group.
+    public var name: String
+    /// The map document's blob.
+    public var digest: Digest
+    /// When it was saved.
+    public var savedAt: Date
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+/// What a map's references resolve to: assets (with their variants), other blobs, and what is missing.
+public struct ResolvedReferences: Sendable {
+    /// Referenced assets, as listed for clients.
+    public var assets: [AssetListing]
+    /// Referenced blobs that are not assets.
+    public var blobs: [BlobRecord]
+    /// Referenced digests with no blob.
+    public var missing: [Digest]
+    /// Everything a participant may fetch: the references, every variant of every asset, and the map itself.
+    public var reachable: Set<Digest>
+}
+
+extension Catalog {
+    /// Resolves a map's references against the catalog.
+    public func resolve(_ references: Set<Digest>) throws(CatalogError) -> ResolvedReferences {
+        try read { db in try Self.resolve(references, db) }
+    }
+
+    static func resolve(_ references: Set<Digest>, _ db: Database) throws -> ResolvedReferences {
+        var result = ResolvedReferences(assets: [], blobs: [], missing: [], reachable: references)
+        for digest in references.sorted() {
+            if let asset = try AssetRecord.fetchOne(db, key: digest), let footprint = Footprint(width: asset.footprintWidth, height: asset.footprintHeight) {
+                let variants = try Row.fetchAll(db, sql: """
+                    SELECT v.scale, v.blobDigest, v.width, v.height, v.isGenerated, b.size, b.mediaType
+                    FROM variant v JOIN blob b ON b.digest = v.blobDigest WHERE v.assetDigest = ? ORDER BY v.scale
+                    """, arguments: [digest]).compactMap { row -> AssetDescriptor.Variant? in
+                    guard let blob = Digest.fromDatabaseValue(row["blobDigest"]), let type = MediaType(rawValue: row["mediaType"]) else { return nil }
+                    let generated: Bool = row["isGenerated"]
+                    return AssetDescriptor.Variant(scale: row["scale"], digest: blob, width: row["width"], height: row["height"],
+                                                   size: row["size"], mediaType: type, generated: generated ? true : nil)
+                }
+                result.reachable.formUnion(variants.map(\.digest))
+                result.assets.append(AssetListing(
+                    digest: digest, kind: AssetKind(rawValue: asset.kind), name: asset.name, pack: "", footprint: footprint, variants: variants))
+            } else if let blob = try BlobRecord.fetchOne(db, key: digest) {
+                result.blobs.append(blob)
+            } else {
+                result.missing.append(digest)
+            }
+        }
+        return result
+    }
+
+    /// Creates a session whose map blob is already stored; records everything it makes reachable.
+    public func createSession(_ session: SessionRecord, mapBlob: BlobRecord, reachable: Set<Digest>) throws(CatalogError) {
+        try write { db in
+            try mapBlob.insert(db, onConflict: .ignore)
+            try session.insert(db)
+            for digest in reachable.union([session.mapDigest]) {
+                try db.execute(sql: "INSERT OR IGNORE INTO sessionBlob (sessionId, digest) VALUES (?, ?)", arguments: [session.id, digest])
+            }
+        }
+    }
+
+    /// Replaces a session's map (its reachable blobs grow; nothing a participant already fetched is taken away).
+    public func setMap(session id: String, mapBlob: BlobRecord, reachable: Set<Digest>, baseSeq: Int64) throws(CatalogError) {
+        try write { db in
+            try mapBlob.insert(db, onConflict: .ignore)
+            try db.execute(sql: "UPDATE session SET mapDigest = ?, baseSeq = ?, lastSeq = MAX(lastSeq, ?) WHERE id = ?",
+                           arguments: [mapBlob.digest, baseSeq, baseSeq, id])
+            try db.execute(sql: "DELETE FROM sessionEvent WHERE sessionId = ? AND seq <= ?", arguments: [id, baseSeq])
+            for digest in reachable.union([mapBlob.digest]) {
+                try db.execute(sql: "INSERT OR IGNORE INTO sessionBlob (sessionId, digest) VALUES (?, ?)", arguments: [id, digest])
+            }
+        }
+    }
+
+    /// Adds blobs a live op made reachable.
+    public func addReachable(session id: String, _ digests: Set<Digest>) throws(CatalogError) {
+        try write { db in
+            for digest in digests {
+                try db.execute(sql: "INSERT OR IGNORE INTO sessionBlob (sessionId, digest) VALUES (?, ?)", arguments: [id, digest])
+            }
+        }
+    }
+
+    /// A session by id.
+    public func session(id: String) throws(CatalogError) -> SessionRecord? {
+        try read { db in try SessionRecord.fetchOne(db, key: id) }
+    }
+
+    /// A session by join code.
+    public func session(code: String) throws(CatalogError) -> SessionRecord? {
+        try read { db in try SessionRecord.filter(Column("code") == code).fetchOne(db) }
+    }
+
+    /// Sessions in the lobby of a group: its group-visible sessions, and private ones its `host` label hosts.
+    public func sessions(groupId: Int64, host: String?) throws(CatalogError) -> [SessionRecord] {
+        try read { db in
+            try SessionRecord.filter(Column("groupId") == groupId && (Column("visibility") == "group" || Column("host") == host))
+                .order(Column("createdAt").desc).fetchAll(db)
+        }
+    }
+
+    /// Participants of a session.
+    public func participants(session id: String) throws(CatalogError) -> [ParticipantRecord] {
+        try read { db in try ParticipantRecord.filter(Column("sessionId") == id).order(Column("joinedAt")).fetchAll(db) }
+    }
+
+    /// Records a participant.
+    public func addParticipant(_ participant: ParticipantRecord) throws(CatalogError) {
+        try write { db in try participant.insert(db) }
+    }
+
+    /// Appends one event to a session's log and advances its last sequence number.
+    public func appendEvent(session id: String, seq: Int64, body: String) throws(CatalogError) {
+        try write { db in
+            try db.execute(sql: "INSERT INTO sessionEvent (sessionId, seq, body) VALUES (?, ?, ?)", arguments: [id, seq, body])
+            try db.execute(sql: "UPDATE session SET lastSeq = ? WHERE id = ?", arguments: [seq, id])
+        }
+    }
+
+    /// Logged events after `seq`, oldest first.
+    public func events(session id: String, after seq: Int64) throws(CatalogError) -> [(seq: Int64, body: String)] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT seq, body FROM sessionEvent WHERE sessionId = ? AND seq > ? ORDER BY seq",
+                             arguments: [id, seq]).map { ($0["seq"], $0["body"]) }
+        }
+    }
+
+    /// Saves a map under a name for a group; refuses (conflict) when the name is taken: saving never overwrites.
+    public func saveMap(group groupId: Int64, name: String, blob: BlobRecord) throws(CatalogError) -> SavedMapRecord {
+        try write { db in
+            if try SavedMapRecord.filter(Column("groupId") == groupId && Column("name") == name).fetchOne(db) != nil {
+                throw CatalogError(.conflict, "a map named '\(name)' is already saved; delete it first or choose another name")
+            }
+            try blob.insert(db, onConflict: .ignore)
+            var map = SavedMapRecord(id: nil, groupId: groupId, name: name, digest: blob.digest, savedAt: Date())
+            try map.insert(db)
+            return map
+        }
+    }
+
+    /// A group's saved maps, by name.
+    public func savedMaps(group groupId: Int64) throws(CatalogError) -> [SavedMapRecord] {
+        try read { db in try SavedMapRecord.filter(Column("groupId") == groupId).order(Column("name")).fetchAll(db) }
+    }
+
+    /// Deletes a saved map; false when absent.
+    @discardableResult
+    public func deleteMap(group groupId: Int64, name: String) throws(CatalogError) -> Bool {
+        try write { db in
+            try SavedMapRecord.filter(Column("groupId") == groupId && Column("name") == name).deleteAll(db) > 0
+        }
+    }
+}

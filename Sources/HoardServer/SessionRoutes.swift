@@ -1,0 +1,275 @@
+import Foundation
+import HoardCatalog
+import HoardCore
+import HoardImport
+import HoardStore
+import Hummingbird
+import NIOCore
+
+/// `/v1/sessions` and `/v1/maps`: game sessions whose maps reference art by digest, join codes, and saved maps.
+struct SessionRoutes: Sendable {
+    let hoard: Hoard
+    let access: AccessIndex
+    let hub: SessionHub
+
+    /// Media type of map blobs.
+    static let mapMediaType = "application/vnd.hoard.map+json"
+    /// Deepest map document accepted.
+    static let maxDepth = 64
+
+    func register(on endpoints: Endpoints) {
+        endpoints.on(.post, "/v1/sessions") { request, context in try await create(request, context) }
+        endpoints.on(.get, "/v1/sessions") { _, context in try lobby(context) }
+        endpoints.on(.post, "/v1/sessions/join") { request, context in try await join(request, context) }
+        endpoints.on(.get, "/v1/sessions/{id}") { _, context in try await show(context) }
+        endpoints.on(.put, "/v1/sessions/{id}/map") { request, context in try await replaceMap(request, context) }
+        endpoints.on(.post, "/v1/maps") { request, context in try await saveMap(request, context) }
+        endpoints.on(.get, "/v1/maps") { _, context in try listMaps(context) }
+        endpoints.on(.get, "/v1/maps/{name}") { _, context in try await loadMap(context) }
+        endpoints.on(.delete, "/v1/maps/{name}") { _, context in try deleteMap(context) }
+    }
+
+    // MARK: Maps as blobs
+
+    /// Checks a map's references are readable by `principal` and stores it as a canonical-JSON blob.
+    func store(map: JSONValue, for principal: Principal) async throws -> (blob: BlobRecord, resolved: ResolvedReferences) {
+        guard map.depth <= Self.maxDepth else { throw APIError.badRequest("the map is nested deeper than \(Self.maxDepth) levels") }
+        let references = map.referencedDigests
+        let resolved = try hoard.catalog.resolve(references)
+        let unreadable = references.filter { access.readable($0, by: principal) == nil }
+        let missing = Set(resolved.missing).union(unreadable).sorted()
+        guard missing.isEmpty else { throw APIError.missingBlobs(missing) }
+        let area = try hoard.store.makeStagingArea()
+        defer { area.discard() }
+        let staged = try area.stage(try CanonicalJSON.encode(map))
+        _ = try await hoard.store.publish([staged])
+        return (BlobRecord(digest: staged.digest, size: staged.size, mediaType: Self.mapMediaType), resolved)
+    }
+
+    func loadMapDocument(_ digest: Digest) async throws -> JSONValue {
+        guard let bytes = try await hoard.store.read(digest, range: nil) else { throw APIError.internalError("the map blob \(digest) is missing") }
+        return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+    }
+
+    // MARK: Sessions
+
+    struct CreateRequest: Decodable {
+        var name: String
+        var visibility: String?
+        var map: JSONValue?
+        var fromMap: String?
+    }
+
+    struct Created: Encodable {
+        var id: String
+        var code: String
+        var name: String
+        var mapDigest: Digest
+    }
+
+    func create(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
+        let principal = try context.requireMember()
+        let body = try await request.decode(as: CreateRequest.self, context: context)
+        let visibility = body.visibility ?? "group"
+        guard ["group", "private"].contains(visibility) else { throw APIError.badRequest("visibility must be 'group' or 'private'") }
+        guard !body.name.isEmpty, body.name.count <= 128 else { throw APIError.badRequest("name must be 1 to 128 characters") }
+        var map = body.map
+        if let saved = body.fromMap {
+            guard let record = try hoard.catalog.savedMaps(group: principal.groupId).first(where: { $0.name == saved }) else {
+                throw APIError.notFound("no saved map named '\(saved)'")
+            }
+            map = try await loadMapDocument(record.digest)
+        }
+        guard let map else { throw APIError.badRequest("give a map, or fromMap with the name of a saved map") }
+        let (blob, resolved) = try await store(map: map, for: principal)
+        let session = SessionRecord(
+            id: UUID().uuidString.lowercased(), name: body.name, groupId: principal.groupId, host: principal.tokenName,
+            visibility: visibility, code: Self.makeCode(), mapDigest: blob.digest, baseSeq: 0, lastSeq: 0, createdAt: Date())
+        try hoard.catalog.createSession(session, mapBlob: blob, reachable: resolved.reachable)
+        try access.reload()
+        context.logger.info("session created", metadata: ["session": "\(session.id)", "references": "\(resolved.reachable.count)"])
+        return try JSONBody.response(Created(id: session.id, code: session.code, name: session.name, mapDigest: blob.digest), status: .created)
+    }
+
+    /// Eight characters from 32 that cannot be confused (no 0/O, 1/I), shown as XXXX-XXXX: 40 bits.
+    static func makeCode() -> String {
+        let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+        var generator = SystemRandomNumberGenerator()
+        let chars = (0..<8).map { _ in alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))] }
+        return String(chars[0..<4]) + "-" + String(chars[4..<8])
+    }
+
+    static func normalize(code: String) -> String {
+        let letters = code.uppercased().filter { $0.isLetter || $0.isNumber }
+        guard letters.count == 8 else { return code }
+        return String(letters.prefix(4)) + "-" + String(letters.suffix(4))
+    }
+
+    struct LobbyEntry: Encodable {
+        var id: String
+        var name: String
+        var host: String
+        var visibility: String
+        var participants: [String]
+        var connected: Int
+        var createdAt: Date
+    }
+
+    func lobby(_ context: HoardRequestContext) throws -> Response {
+        let principal = try context.requireMember()
+        var entries: [LobbyEntry] = []
+        for session in try hoard.catalog.sessions(groupId: principal.groupId, host: principal.tokenName) {
+            entries.append(LobbyEntry(
+                id: session.id, name: session.name, host: session.host, visibility: session.visibility,
+                participants: try hoard.catalog.participants(session: session.id).map(\.name), connected: 0, createdAt: session.createdAt))
+        }
+        return try JSONBody.response(["sessions": entries])
+    }
+
+    struct JoinRequest: Decodable {
+        var code: String
+        var name: String
+    }
+
+    func join(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
+        let body = try await request.decode(as: JoinRequest.self, context: context)
+        let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty, name.count <= 64 else { throw APIError.badRequest("name must be 1 to 64 characters") }
+        guard let session = try hoard.catalog.session(code: Self.normalize(code: body.code)) else { throw APIError.unknownCode() }
+        let token = "hoard_p_" + Hoard.randomSecret()
+        let participant = ParticipantRecord(
+            id: UUID().uuidString.lowercased(), sessionId: session.id, name: name, tokenHash: Hoard.hashToken(token), joinedAt: Date())
+        try hoard.catalog.addParticipant(participant)
+        try access.reload()
+        context.logger.info("participant joined", metadata: ["session": "\(session.id)", "participant": "\(participant.id)"])
+        return try JSONBody.response(["sessionId": session.id, "participantId": participant.id, "participantToken": token])
+    }
+
+    /// The session, when the caller is one of its participants or a member of its group.
+    func visibleSession(_ context: HoardRequestContext) throws -> (SessionRecord, Principal) {
+        let id = context.parameters.get("id") ?? ""
+        guard let principal = context.principal else { throw APIError.unauthorized("send a participant's or member's token") }
+        guard let session = try hoard.catalog.session(id: id),
+              principal.sessionId == session.id || (principal.isMember && (principal.groupId == session.groupId || principal.isAdmin))
+        else { throw APIError.notFound("no session \(id)") }
+        return (session, principal)
+    }
+
+    static func isHost(_ principal: Principal, of session: SessionRecord) -> Bool {
+        principal.isMember && (principal.isAdmin || (principal.groupId == session.groupId && principal.tokenName == session.host))
+    }
+
+    struct Manifest: Encodable {
+        var assets: [AssetListing]
+        var blobs: [ManifestBlob]
+    }
+
+    struct ManifestBlob: Encodable {
+        var digest: Digest
+        var size: Int64
+        var mediaType: String
+    }
+
+    static func manifest(_ resolved: ResolvedReferences) -> Manifest {
+        Manifest(assets: resolved.assets, blobs: resolved.blobs.map { ManifestBlob(digest: $0.digest, size: $0.size, mediaType: $0.mediaType) })
+    }
+
+    struct Shown: Encodable {
+        var id: String
+        var name: String
+        var host: String
+        var visibility: String
+        var mapDigest: Digest
+        var map: JSONValue
+        var seq: Int64
+        var manifest: Manifest
+        var participants: [[String: String]]
+    }
+
+    func show(_ context: HoardRequestContext) async throws -> Response {
+        let (session, _) = try visibleSession(context)
+        let map = try await loadMapDocument(session.mapDigest)
+        let resolved = try hoard.catalog.resolve(map.referencedDigests)
+        let connected = await hub.connected(session: session.id)
+        let participants = try hoard.catalog.participants(session: session.id).map {
+            ["id": $0.id, "name": $0.name, "connected": connected.contains($0.id) ? "yes" : "no"]
+        }
+        return try JSONBody.response(Shown(
+            id: session.id, name: session.name, host: session.host, visibility: session.visibility, mapDigest: session.mapDigest, map: map,
+            seq: session.lastSeq, manifest: Self.manifest(resolved), participants: participants))
+    }
+
+    func replaceMap(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
+        let (session, principal) = try visibleSession(context)
+        guard Self.isHost(principal, of: session) else { throw APIError.forbidden("only the session's host may change its map") }
+        let map = try await request.decode(as: JSONValue.self, context: context)
+        let (blob, resolved) = try await store(map: map, for: principal)
+        let catalog = hoard.catalog
+        let seq = try await hub.replaceMap(session: session.id, commit: { seq in
+            try catalog.setMap(session: session.id, mapBlob: blob, reachable: resolved.reachable, baseSeq: seq)
+        }, event: [
+            "type": .string("map"), "mapDigest": .string(blob.digest.description), "map": map,
+            "assets": try JSONValue.encoded(Self.manifest(resolved)),
+        ])
+        try access.reload()
+        return try JSONBody.response(["mapDigest": blob.digest.description, "seq": String(seq)])
+    }
+
+    // MARK: Saved maps
+
+    struct SaveRequest: Decodable {
+        var name: String
+        var map: JSONValue
+    }
+
+    func saveMap(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
+        let principal = try context.requireMember()
+        let body = try await request.decode(as: SaveRequest.self, context: context)
+        guard !body.name.isEmpty, body.name.count <= 128, !body.name.contains("/") else {
+            throw APIError.badRequest("name must be 1 to 128 characters without '/'")
+        }
+        let (blob, _) = try await store(map: body.map, for: principal)
+        do {
+            let saved = try hoard.catalog.saveMap(group: principal.groupId, name: body.name, blob: blob)
+            return try JSONBody.response(["name": saved.name, "digest": saved.digest.description], status: .created)
+        } catch let error as CatalogError where error.code == .conflict {
+            throw APIError.mapExists(body.name)
+        }
+    }
+
+    func listMaps(_ context: HoardRequestContext) throws -> Response {
+        let principal = try context.requireMember()
+        let maps = try hoard.catalog.savedMaps(group: principal.groupId).map {
+            ["name": $0.name, "digest": $0.digest.description, "savedAt": ISO8601DateFormatter().string(from: $0.savedAt)]
+        }
+        return try JSONBody.response(["maps": maps])
+    }
+
+    func loadMap(_ context: HoardRequestContext) async throws -> Response {
+        let principal = try context.requireMember()
+        let name = context.parameters.get("name") ?? ""
+        guard let record = try hoard.catalog.savedMaps(group: principal.groupId).first(where: { $0.name == name }) else {
+            throw APIError.notFound("no saved map named '\(name)'")
+        }
+        struct Loaded: Encodable {
+            var name: String
+            var digest: Digest
+            var map: JSONValue
+        }
+        return try JSONBody.response(Loaded(name: record.name, digest: record.digest, map: try await loadMapDocument(record.digest)))
+    }
+
+    func deleteMap(_ context: HoardRequestContext) throws -> Response {
+        let principal = try context.requireMember()
+        let name = context.parameters.get("name") ?? ""
+        guard try hoard.catalog.deleteMap(group: principal.groupId, name: name) else { throw APIError.notFound("no saved map named '\(name)'") }
+        return Response(status: .noContent)
+    }
+}
+
+extension JSONValue {
+    /// Any encodable value as a JSON value.
+    static func encoded<T: Encodable>(_ value: T) throws -> JSONValue {
+        try JSONDecoder().decode(JSONValue.self, from: try JSONBody.encoder.encode(value))
+    }
+}
