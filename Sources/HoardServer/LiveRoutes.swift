@@ -123,9 +123,9 @@ struct LiveRoutes: Sendable {
                     let resolved = try hoard.catalog.resolve(Set(fresh))
                     try hoard.catalog.addReachable(session: session.id, resolved.reachable)
                     try access.reload()
-                    try await hub.publish(session: session.id, [
-                        "type": .string("assets"), "assets": try JSONValue.encoded(SessionRoutes.manifest(resolved)),
-                    ])
+                    var event = try SessionRoutes.manifestFields(resolved)
+                    event["type"] = .string("assets")
+                    try await hub.publish(session: session.id, event)
                 }
                 try await hub.publish(session: session.id, ["type": .string("op"), "from": .string(participantId), "op": op])
             case "grab", "release":

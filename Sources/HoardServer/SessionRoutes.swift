@@ -174,6 +174,12 @@ struct SessionRoutes: Sendable {
         Manifest(assets: resolved.assets, blobs: resolved.blobs.map { ManifestBlob(digest: $0.digest, size: $0.size, mediaType: $0.mediaType) })
     }
 
+    /// `assets` and `blobs` of a manifest, as event fields.
+    static func manifestFields(_ resolved: ResolvedReferences) throws -> [String: JSONValue] {
+        let manifest = Self.manifest(resolved)
+        return ["assets": try JSONValue.encoded(manifest.assets), "blobs": try JSONValue.encoded(manifest.blobs)]
+    }
+
     struct Shown: Encodable {
         var id: String
         var name: String
@@ -207,10 +213,9 @@ struct SessionRoutes: Sendable {
         let catalog = hoard.catalog
         let seq = try await hub.replaceMap(session: session.id, commit: { seq in
             try catalog.setMap(session: session.id, mapBlob: blob, reachable: resolved.reachable, baseSeq: seq)
-        }, event: [
+        }, event: try Self.manifestFields(resolved).merging([
             "type": .string("map"), "mapDigest": .string(blob.digest.description), "map": map,
-            "assets": try JSONValue.encoded(Self.manifest(resolved)),
-        ])
+        ]) { $1 })
         try access.reload()
         return try JSONBody.response(["mapDigest": blob.digest.description, "seq": String(seq)])
     }
