@@ -63,7 +63,11 @@ let package = Package(
         .testTarget(name: "HoardImportTests", dependencies: ["HoardImport"]),
         .testTarget(
             name: "HoardServerTests",
-            dependencies: ["HoardServer", .product(name: "HummingbirdTesting", package: "hummingbird")]
+            dependencies: [
+                "HoardServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ]
         ),
         .testTarget(name: "hoardTests", dependencies: ["hoard"]),
     ]

@@ -11,6 +11,12 @@ public final class Endpoints: @unchecked Sendable {
         /// Path with `{parameter}` placeholders.
         public var path: String
         public var description: String { "\(method) \(path)" }
+
+        /// Creates an operation.
+        public init(method: String, path: String) {
+            self.method = method
+            self.path = path
+        }
     }
 
     let router: Router<HoardRequestContext>

@@ -1,0 +1,103 @@
+import Foundation
+import HTTPTypes
+import HoardCore
+import HoardImport
+import HoardServer
+import Hummingbird
+import HummingbirdTesting
+import HummingbirdWSClient
+import Logging
+import NIOCore
+import Testing
+
+/// A data directory with the sample packs imported into group "table", a host token and a server configuration.
+struct SessionFixture {
+    let directory: String
+    let hostToken: String
+    let configuration: ServerConfiguration
+
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    init() async throws {
+        directory = NSTemporaryDirectory() + "hoard-session-" + UUID().uuidString.lowercased()
+        let hoard = try Hoard(dataDirectory: directory)
+        try hoard.catalog.createGroup(named: "table")
+        var options = Importer.Options()
+        options.group = "table"
+        _ = try await hoard.importPack(at: Self.root.appendingPathComponent("Packs/dungeon-basics.zip").path, options: options)
+        _ = try await hoard.importPack(at: Self.root.appendingPathComponent("Packs/scifi-outpost.zip").path, options: options)
+        hostToken = try hoard.createToken(group: "table", label: "gm", isAdmin: false)
+        var configuration = ServerConfiguration(dataDirectory: directory)
+        configuration.port = 0
+        self.configuration = configuration
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: directory) }
+
+    /// Asset digests of one kind from the catalog.
+    func assets(_ kind: String) throws -> [String] {
+        try Hoard(dataDirectory: directory).catalog.assets(kind: AssetKind(rawValue: kind)).map(\.digest.description)
+    }
+}
+
+/// JSON helpers over the test client.
+extension TestClientProtocol {
+    func json(
+        _ method: HTTPRequest.Method, _ uri: String, token: String? = nil, body: Any? = nil
+    ) async throws -> (status: HTTPResponse.Status, json: [String: Any]) {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        let data = try body.map { try JSONSerialization.data(withJSONObject: $0) }
+        return try await execute(uri: uri, method: method, headers: headers, body: data.map { ByteBuffer(bytes: $0) }) { response in
+            let object = (try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any] ?? [:]
+            return (response.status, object)
+        }
+    }
+}
+
+/// A scripted WebSocket client: connects to a live channel, sends messages, collects what arrives.
+enum LiveClient {
+    /// Connects, sends `messages` (pausing between them), and returns every text received until `count` arrived or
+    /// `timeout` passed.
+    static func exchange(
+        port: Int, session: String, token: String, since: Int64? = nil, send messages: [String] = [], until count: Int,
+        timeout: Duration = .seconds(5)
+    ) async throws -> [String] {
+        let received = Received()
+        let url = "ws://127.0.0.1:\(port)/v1/sessions/\(session)/live" + (since.map { "?since=\($0)" } ?? "")
+        let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20, additionalHeaders: [.authorization: "Bearer \(token)"])
+        await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                _ = try await WebSocketClient.connect(url: url, configuration: configuration, logger: Logger(label: "test")) { inbound, outbound, _ in
+                    for message in messages {
+                        try await outbound.write(.text(message))
+                    }
+                    for try await frame in inbound.messages(maxSize: 1 << 20) {
+                        if case .text(let text) = frame, await received.append(text) >= count { break }
+                    }
+                    try await outbound.close(.normalClosure, reason: nil)
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw CancellationError()
+            }
+            _ = try? await group.next()
+            group.cancelAll()
+        }
+        return await received.texts
+    }
+
+    actor Received {
+        var texts: [String] = []
+        func append(_ text: String) -> Int {
+            texts.append(text)
+            return texts.count
+        }
+    }
+
+    /// Parses received texts as JSON objects.
+    static func objects(_ texts: [String]) -> [[String: Any]] {
+        texts.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+    }
+}
