@@ -15,6 +15,10 @@ public struct Catalog: Sendable {
         do {
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
+            // WAL with synchronous=NORMAL: a commit survives a crash of the process and the database stays consistent
+            // after a power cut (the last commits may be lost). Blob bytes are synced before any row names them, so a
+            // lost commit leaves only unreferenced blobs, which gc removes.
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
             try self.init(writer: try DatabasePool(path: path, configuration: configuration))
         } catch let error as CatalogError {
             throw error
