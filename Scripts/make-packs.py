@@ -711,6 +711,19 @@ def bench_plan(files, total_bytes, rng):
     return plan
 
 
+def bench_variant_plan(assets, total_bytes, rng):
+    """For a session-join benchmark: `assets` textures, each @1x/@2x/@4x (64/128/256 px), byte sizes 1:3:8, ±30%."""
+    weights = [(rng.uniform(0.7, 1.3), 3 * rng.uniform(0.7, 1.3), 8 * rng.uniform(0.7, 1.3)) for _ in range(assets)]
+    scale = total_bytes / sum(sum(w) for w in weights)
+    plan = []
+    for i, sizes in enumerate(weights):
+        stem = f"textures/asset-{i + 1:05d}"
+        for factor, weight in zip((1, 2, 4), sizes):
+            suffix = "" if factor == 1 else f"@{factor}x"
+            plan.append((f"{stem}{suffix}.png", 64 * factor, 64 * factor, max(64, round(weight * scale))))
+    return plan
+
+
 def write_bench_entry(z, name, width, height, size, rng):
     """Streams one valid PNG of about `size` bytes: IHDR, IDAT, random padding chunks of ≤1 MiB, IEND."""
     head = PNG_SIGNATURE + ihdr(width, height, 8, 0) + solid_idat(width, height)
@@ -729,18 +742,21 @@ def write_bench_entry(z, name, width, height, size, rng):
         out.write(tail)
 
 
-def make_bench(path, files, total_mb, seed):
-    """A benchmark pack: pack.json then `files` PNGs totalling about total_mb MiB, every one unique."""
+def make_bench(path, files, total_mb, seed, with_variants=False):
+    """A benchmark pack: pack.json then `files` PNGs (or `files` assets of three variants) totalling about total_mb MiB,
+    every one unique."""
     rng = random.Random(seed)
     name = os.path.basename(path).rsplit(".", 1)[0]
-    manifest = {"name": name, "version": "1.0.0", "author": "Hoard benchmark", "license": "CC0-1.0", "tilePixels": BENCH_TILE}
-    plan = bench_plan(files, int(total_mb * (1 << 20)), rng)
+    tile = 64 if with_variants else BENCH_TILE
+    manifest = {"name": name, "version": "1.0.0", "author": "Hoard benchmark", "license": "CC0-1.0", "tilePixels": tile}
+    planner = bench_variant_plan if with_variants else bench_plan
+    plan = planner(files, int(total_mb * (1 << 20)), rng)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
         z.writestr(zip_info("pack.json", zipfile.ZIP_STORED), json.dumps(manifest, indent=2).encode() + b"\n")
         for entry in plan:
             write_bench_entry(z, *entry, rng)
-    print(f"{path}: {files} files, {os.path.getsize(path)} bytes")
+    print(f"{path}: {len(plan)} files, {os.path.getsize(path)} bytes")
 
 
 def main(argv):
@@ -750,11 +766,12 @@ def main(argv):
     parser.add_argument("--files", type=int, default=1000, help="benchmark: number of pictures")
     parser.add_argument("--total-mb", type=float, default=256, help="benchmark: total size in MiB")
     parser.add_argument("--seed", type=int, default=1, help="benchmark: random seed")
+    parser.add_argument("--variants", action="store_true", help="benchmark: --files assets of three LOD variants each")
     args = parser.parse_args(argv)
     if args.bench:
         if args.files < 1 or args.total_mb <= 0:
             parser.error("--files and --total-mb must be positive")
-        make_bench(args.bench, args.files, args.total_mb, args.seed)
+        make_bench(args.bench, args.files, args.total_mb, args.seed, args.variants)
     elif args.out_dir:
         make_samples(args.out_dir)
     else:
