@@ -19,7 +19,7 @@ struct SessionRoutes: Sendable {
 
     func register(on endpoints: Endpoints) {
         endpoints.on(.post, "/v1/sessions") { request, context in try await create(request, context) }
-        endpoints.on(.get, "/v1/sessions") { _, context in try lobby(context) }
+        endpoints.on(.get, "/v1/sessions") { _, context in try await lobby(context) }
         endpoints.on(.post, "/v1/sessions/join") { request, context in try await join(request, context) }
         endpoints.on(.get, "/v1/sessions/{id}") { _, context in try await show(context) }
         endpoints.on(.put, "/v1/sessions/{id}/map") { request, context in try await replaceMap(request, context) }
@@ -115,13 +115,14 @@ struct SessionRoutes: Sendable {
         var createdAt: Date
     }
 
-    func lobby(_ context: HoardRequestContext) throws -> Response {
+    func lobby(_ context: HoardRequestContext) async throws -> Response {
         let principal = try context.requireMember()
         var entries: [LobbyEntry] = []
         for session in try hoard.catalog.sessions(groupId: principal.groupId, host: principal.tokenName) {
             entries.append(LobbyEntry(
                 id: session.id, name: session.name, host: session.host, visibility: session.visibility,
-                participants: try hoard.catalog.participants(session: session.id).map(\.name), connected: 0, createdAt: session.createdAt))
+                participants: try hoard.catalog.participants(session: session.id).map(\.name),
+                connected: await hub.connected(session: session.id).count, createdAt: session.createdAt))
         }
         return try JSONBody.response(["sessions": entries])
     }
