@@ -137,13 +137,14 @@ extension Catalog {
         try write { db in
             try db.execute(sql: """
                 DELETE FROM asset WHERE digest NOT IN (SELECT assetDigest FROM packVersionAsset)
-                AND digest NOT IN (SELECT digest FROM sessionBlob)
+                AND digest NOT IN (SELECT digest FROM sessionBlob) AND digest NOT IN (SELECT digest FROM savedMapBlob)
                 """)
             let unreferenced = try Digest.fetchAll(db, sql: """
                 SELECT digest FROM blob WHERE digest NOT IN (SELECT manifestDigest FROM packVersion)
                 AND digest NOT IN (SELECT digest FROM asset) AND digest NOT IN (SELECT blobDigest FROM variant)
                 AND digest NOT IN (SELECT digest FROM upload) AND digest NOT IN (SELECT digest FROM sessionBlob)
                 AND digest NOT IN (SELECT mapDigest FROM session) AND digest NOT IN (SELECT digest FROM savedMap)
+                AND digest NOT IN (SELECT digest FROM savedMapBlob)
                 """)
             for digest in unreferenced { try db.execute(sql: "DELETE FROM blob WHERE digest = ?", arguments: [digest]) }
             return unreferenced

@@ -114,6 +114,11 @@ extension Catalog {
                 t.column("savedAt", .datetime).notNull()
                 t.uniqueKey(["groupId", "name"])
             }
+            try db.create(table: "savedMapBlob") { t in
+                t.column("savedMapId", .integer).notNull().references("savedMap", onDelete: .cascade)
+                t.column("digest", .text).notNull().indexed().references("blob")
+                t.primaryKey(["savedMapId", "digest"])
+            }
         }
         return migrator
     }

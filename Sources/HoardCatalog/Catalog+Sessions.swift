@@ -203,8 +203,9 @@ extension Catalog {
         }
     }
 
-    /// Saves a map under a name for a group; refuses (conflict) when the name is taken: saving never overwrites.
-    public func saveMap(group groupId: Int64, name: String, blob: BlobRecord) throws(CatalogError) -> SavedMapRecord {
+    /// Saves a map under a name for a group, pinning the art it reaches; refuses (conflict) when the name is taken:
+    /// saving never overwrites.
+    public func saveMap(group groupId: Int64, name: String, blob: BlobRecord, reachable: Set<Digest>) throws(CatalogError) -> SavedMapRecord {
         try write { db in
             if try SavedMapRecord.filter(Column("groupId") == groupId && Column("name") == name).fetchOne(db) != nil {
                 throw CatalogError(.conflict, "a map named '\(name)' is already saved; delete it first or choose another name")
@@ -212,6 +213,9 @@ extension Catalog {
             try blob.insert(db, onConflict: .ignore)
             var map = SavedMapRecord(id: nil, groupId: groupId, name: name, digest: blob.digest, savedAt: Date())
             try map.insert(db)
+            for digest in reachable {
+                try db.execute(sql: "INSERT OR IGNORE INTO savedMapBlob (savedMapId, digest) VALUES (?, ?)", arguments: [map.id, digest])
+            }
             return map
         }
     }

@@ -9,7 +9,7 @@ public struct AssetDescriptor: Sendable, Hashable, Codable {
     public var schema: String = Self.schemaID
     /// The kind.
     public var kind: AssetKind
-    /// The name, unique within its kind in a pack.
+    /// The name; with the kind and footprint it identifies the asset in a pack (`door` 1×2 and `door` 2×1 are two).
     public var name: String
     /// Grid footprint in tiles.
     public var footprint: Footprint
@@ -73,7 +73,7 @@ public struct PackManifest: Sendable, Hashable, Codable {
     public var description: String?
     /// Pixels per tile at scale 1.
     public var tilePixels: Int
-    /// Every asset, sorted by kind then name.
+    /// Every asset, sorted by kind, name, then digest.
     public var assets: [Entry]
 
     /// One asset of the pack.
@@ -101,6 +101,6 @@ public struct PackManifest: Sendable, Hashable, Codable {
         self.license = packFile.license
         self.description = packFile.description
         self.tilePixels = packFile.effectiveTilePixels
-        self.assets = assets.sorted { ($0.kind, $0.name) < ($1.kind, $1.name) }
+        self.assets = assets.sorted { ($0.kind, $0.name, $0.digest) < ($1.kind, $1.name, $1.digest) }
     }
 }

@@ -27,7 +27,7 @@ public struct DefaultNamingConvention: NamingConvention {
         let folders = path.components.dropFirst().dropLast()
         var naming = AssetNaming(
             kind: definition.kind, name: (folders + [stem]).joined(separator: "/"),
-            footprint: footprint ?? definition.defaultFootprint, scale: scale)
+            footprint: footprint ?? definition.defaultFootprint, scale: scale, isFootprintExplicit: footprint != nil)
         let overrideKey = (path.components.dropLast() + [split.stem.dropLastScale]).joined(separator: "/")
         if let override = context.packFile.overrides?[overrideKey] {
             if let kind = override.kind {
@@ -37,7 +37,10 @@ public struct DefaultNamingConvention: NamingConvention {
                 naming.kind = kind
             }
             naming.name = override.name ?? naming.name
-            naming.footprint = override.footprint ?? naming.footprint
+            if let footprint = override.footprint {
+                naming.footprint = footprint
+                naming.isFootprintExplicit = true
+            }
         }
         guard !stem.isEmpty, !naming.name.isEmpty else {
             throw Problem(.invalidName, "the file name leaves the asset without a name; add one before the suffix", entry: entry)

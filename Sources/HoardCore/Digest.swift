@@ -9,6 +9,11 @@ public struct Digest: Sendable, Hashable, Comparable, LosslessStringConvertible,
     // Four big-endian words keep the value inline, hashable and cheap to compare.
     private var words: (UInt64, UInt64, UInt64, UInt64)
 
+    /// Creates a digest from its four big-endian 64-bit words (what a SHA-256 implementation produces).
+    public init(words: (UInt64, UInt64, UInt64, UInt64)) {
+        self.words = words
+    }
+
     /// Creates a digest from exactly 32 raw bytes, or nil for any other count.
     public init?<Bytes: Collection>(bytes: Bytes) where Bytes.Element == UInt8 {
         guard bytes.count == 32 else { return nil }

@@ -8,13 +8,17 @@ public struct AssetNaming: Sendable, Hashable {
     public var footprint: Footprint
     /// LOD scale of this file: 1, 2, 3, 4 or 8.
     public var scale: Int
+    /// Whether the path itself gave the footprint (`_2x2`, a size word, an override) rather than the kind's default.
+    /// A variant without one takes the footprint its siblings give (`dragon_4x4.png` + `dragon@2x.png`).
+    public var isFootprintExplicit: Bool
 
     /// Creates a naming.
-    public init(kind: AssetKind, name: String, footprint: Footprint, scale: Int) {
+    public init(kind: AssetKind, name: String, footprint: Footprint, scale: Int, isFootprintExplicit: Bool = true) {
         self.kind = kind
         self.name = name
         self.footprint = footprint
         self.scale = scale
+        self.isFootprintExplicit = isFootprintExplicit
     }
 
     /// The LOD scales a variant may have.

@@ -1,4 +1,4 @@
-/// A processor, as a plugin: looks at (and may add to) the assets of a pack before they are stored.
+/// A processor, as a plugin: looks at the assets of a pack before they are stored and reports problems.
 ///
 /// Processors run after every entry is read and named, in registration order. They must not write to the
 /// store themselves: they return data and Hoard validates and stores it.
@@ -47,13 +47,11 @@ public struct PluginRegistry: Sendable {
 
     /// The built-in kinds and the default convention.
     public static func builtIn() -> PluginRegistry {
+        // The built-in kinds have distinct ids and folder names (a test checks that registering them one by one
+        // succeeds), so they are set directly rather than through the throwing register calls.
         var registry = PluginRegistry()
-        do {
-            for kind in BuiltInKind.all { try registry.register(kind: kind) }
-            try registry.register(convention: DefaultNamingConvention())
-        } catch {
-            preconditionFailure("built-in plugins collide: \(error)")
-        }
+        registry.kinds = BuiltInKind.all
+        registry.conventions = [DefaultNamingConvention()]
         return registry
     }
 

@@ -29,9 +29,17 @@ public struct Hoard: Sendable {
     /// Imports one archive while holding the data directory's shared lock (garbage collection waits).
     public func importPack(
         at path: String, options: Importer.Options = .init(), progress: (@Sendable (ImportProgress) -> Void)? = nil
-    ) async throws -> ImportReport {
-        try await directory.withLock(exclusive: false) {
-            try await importer.importPack(at: path, options: options, progress: progress)
+    ) async throws(ImportError) -> ImportReport {
+        do {
+            return try await directory.withLock(exclusive: false) {
+                try await importer.importPack(at: path, options: options, progress: progress)
+            }
+        } catch let error as ImportError {
+            throw error
+        } catch {
+            throw ImportError(
+                archive: (path as NSString).lastPathComponent,
+                problems: [Problem(.storageFailure, "the data directory could not be locked: \(error)")])
         }
     }
 

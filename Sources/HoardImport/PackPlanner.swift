@@ -28,35 +28,54 @@ struct PackPlanner: Sendable {
             }
         }
         let context = ConventionContext(packFile: packFile, kinds: registry.kinds)
-        var groups: [String: AssetPlan] = [:]
+        // Pictures are grouped by kind and name; within a group each explicit footprint is one asset
+        // (door_1x2 and door_2x1), and pictures without one join the only explicit footprint there is.
+        var named: [String: [(AssetNaming, StagedPicture)]] = [:]
         var order: [String] = []
         for picture in scan.pictures.sorted(by: { $0.path < $1.path }) {
             let shown = picture.path.description
-            let naming: AssetNaming
             do {
-                guard let named = try registry.name(picture.path, context: context) else {
+                guard let naming = try registry.name(picture.path, context: context) else {
                     problems.append(Problem(
                         .ignoredEntry, "no kind claims the folder '\(picture.path.components.count > 1 ? picture.path.components[0] : "")'; "
                             + "put it under tokens/, objects/, textures/, walls/ or backgrounds/, or map the folder in pack.json \"kinds\"",
                         entry: shown, severity: .warning))
                     continue
                 }
-                naming = named
+                let key = "\(naming.kind.rawValue)\u{0}\(naming.name)"
+                if named[key] == nil { order.append(key) }
+                named[key, default: []].append((naming, picture))
             } catch {
                 problems.append(error)
-                continue
-            }
-            // door_1x2 and door_2x1 are two assets: the footprint is part of what names one.
-            let key = "\(naming.kind.rawValue)\u{0}\(naming.name)\u{0}\(naming.footprint)"
-            if groups[key] != nil {
-                groups[key]?.pictures.append((naming.scale, picture))
-            } else {
-                groups[key] = AssetPlan(kind: naming.kind, name: naming.name, footprint: naming.footprint, pictures: [(naming.scale, picture)])
-                order.append(key)
             }
         }
-        var plans: [AssetPlan] = []
+        var groups: [String: AssetPlan] = [:]
+        var planOrder: [String] = []
         for key in order {
+            let members = named[key] ?? []
+            let explicit = Set(members.filter(\.0.isFootprintExplicit).map(\.0.footprint))
+            for (naming, picture) in members {
+                var footprint = naming.footprint
+                if !naming.isFootprintExplicit {
+                    guard explicit.count <= 1 else {
+                        problems.append(Problem(
+                            .variantMismatch, "its siblings give several footprints (\(explicit.map(\.description).sorted().joined(separator: ", "))); "
+                                + "name this variant's footprint too, e.g. _2x2", entry: picture.path.description))
+                        continue
+                    }
+                    footprint = explicit.first ?? naming.footprint
+                }
+                let assetKey = key + "\u{0}\(footprint)"
+                if groups[assetKey] == nil {
+                    groups[assetKey] = AssetPlan(kind: naming.kind, name: naming.name, footprint: footprint, pictures: [])
+                    planOrder.append(assetKey)
+                }
+                groups[assetKey]?.pictures.append((naming.scale, picture))
+            }
+        }
+        let assetOrder = planOrder
+        var plans: [AssetPlan] = []
+        for key in assetOrder {
             guard let plan = groups[key], let definition = context.definition(of: plan.kind) else { continue }
             let candidates = plan.pictures.map { VariantRules.Candidate(entry: $0.picture.path.description, scale: $0.scale, info: $0.picture.info) }
             let found = VariantRules.check(candidates, footprint: plan.footprint, kind: definition, tilePixels: packFile.effectiveTilePixels)

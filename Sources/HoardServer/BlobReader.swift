@@ -62,7 +62,7 @@ struct BlobReader: Sendable {
         buffer.withUnsafeReadableBytes { hasher.update($0) }
         guard hasher.finalize() == digest, buffer.readableBytes == size else {
             logger.critical("stored blob does not match its digest; run `hoard verify`", metadata: ["digest": "\(digest)"])
-            throw APIError("BLOB_CORRUPT", .internalServerError, "the stored copy of \(digest) is damaged; an admin must run hoard verify")
+            throw APIError("CORRUPT_BLOB", .internalServerError, "the stored copy of \(digest) is damaged; an admin must run hoard verify")
         }
         return buffer
     }

@@ -27,7 +27,9 @@ struct BlobRoutes: Sendable {
     }
 
     static func digest(_ context: HoardRequestContext) throws -> Digest {
-        let text = context.parameters.get("digest") ?? ""
+        // Hummingbird hands path parameters over still percent-encoded: `sha256%3A…` is the same digest.
+        let raw = context.parameters.get("digest") ?? ""
+        let text = raw.removingPercentEncoding ?? raw
         guard let digest = Digest(text) else { throw APIError.invalidDigest(text) }
         return digest
     }
@@ -125,8 +127,12 @@ struct BlobRoutes: Sendable {
         }
         let mediaType = (try? ImageHeader.read(writer.prefix, isComplete: size <= Int64(writer.prefix.count)).mediaType.rawValue)
             ?? "application/octet-stream"
-        let summary = try await hoard.store.publish([staged])
-        try hoard.catalog.recordUpload(BlobRecord(digest: digest, size: size, mediaType: mediaType), groupId: principal.groupId)
+        // Publish and record under the data directory's shared lock, so garbage collection cannot run in between.
+        let summary = try await hoard.directory.withLock(exclusive: false) {
+            let summary = try await hoard.store.publish([staged])
+            try hoard.catalog.recordUpload(BlobRecord(digest: digest, size: size, mediaType: mediaType), groupId: principal.groupId)
+            return summary
+        }
         try access.reload()
         context.logger.info("blob uploaded", metadata: ["digest": "\(digest)", "size": "\(size)", "group": "\(principal.group)"])
         let isNew = !summary.newBlobs.isEmpty

@@ -5,7 +5,7 @@ import HummingbirdWebSocket
 /// The context of one request: Hummingbird's core storage plus who the request acts for.
 public struct HoardRequestContext: RequestContext, WebSocketRequestContext {
     public var coreContext: CoreRequestContextStorage
-    /// Set by ``AuthMiddleware`` from the bearer token; nil for anonymous requests (public packs only).
+    /// Set by ``HoardMiddleware`` from the bearer token; nil for anonymous requests (public packs only).
     public var principal: Principal?
     /// Where the WebSocket router keeps the handler of an upgraded request.
     public let webSocket = WebSocketHandlerReference<HoardRequestContext>()

@@ -81,14 +81,17 @@ struct SessionRoutes: Sendable {
             map = try await loadMapDocument(record.digest)
         }
         guard let map else { throw APIError.badRequest("give a map, or fromMap with the name of a saved map") }
-        let (blob, resolved) = try await store(map: map, for: principal)
-        let session = SessionRecord(
-            id: UUID().uuidString.lowercased(), name: body.name, groupId: principal.groupId, host: principal.tokenName,
-            visibility: visibility, code: Self.makeCode(), mapDigest: blob.digest, baseSeq: 0, lastSeq: 0, createdAt: Date())
-        try hoard.catalog.createSession(session, mapBlob: blob, reachable: resolved.reachable)
+        let session = try await hoard.directory.withLock(exclusive: false) {
+            let (blob, resolved) = try await store(map: map, for: principal)
+            let session = SessionRecord(
+                id: UUID().uuidString.lowercased(), name: body.name, groupId: principal.groupId, host: principal.tokenName,
+                visibility: visibility, code: Self.makeCode(), mapDigest: blob.digest, baseSeq: 0, lastSeq: 0, createdAt: Date())
+            try hoard.catalog.createSession(session, mapBlob: blob, reachable: resolved.reachable)
+            return session
+        }
         try access.reload()
-        context.logger.info("session created", metadata: ["session": "\(session.id)", "references": "\(resolved.reachable.count)"])
-        return try JSONBody.response(Created(id: session.id, code: session.code, name: session.name, mapDigest: blob.digest), status: .created)
+        context.logger.info("session created", metadata: ["session": "\(session.id)"])
+        return try JSONBody.response(Created(id: session.id, code: session.code, name: session.name, mapDigest: session.mapDigest), status: .created)
     }
 
     /// Eight characters from 32 that cannot be confused (no 0/O, 1/I), shown as XXXX-XXXX: 40 bits.
@@ -210,13 +213,16 @@ struct SessionRoutes: Sendable {
         let (session, principal) = try visibleSession(context)
         guard Self.isHost(principal, of: session) else { throw APIError.forbidden("only the session's host may change its map") }
         let map = try await request.decode(as: JSONValue.self, context: context)
-        let (blob, resolved) = try await store(map: map, for: principal)
         let catalog = hoard.catalog
-        let seq = try await hub.replaceMap(session: session.id, commit: { seq in
-            try catalog.setMap(session: session.id, mapBlob: blob, reachable: resolved.reachable, baseSeq: seq)
-        }, event: try Self.manifestFields(resolved).merging([
-            "type": .string("map"), "mapDigest": .string(blob.digest.description), "map": map,
-        ]) { $1 })
+        let (blob, seq) = try await hoard.directory.withLock(exclusive: false) {
+            let (blob, resolved) = try await store(map: map, for: principal)
+            let seq = try await hub.replaceMap(session: session.id, commit: { seq in
+                try catalog.setMap(session: session.id, mapBlob: blob, reachable: resolved.reachable, baseSeq: seq)
+            }, event: try Self.manifestFields(resolved).merging([
+                "type": .string("map"), "mapDigest": .string(blob.digest.description), "map": map,
+            ]) { $1 })
+            return (blob, seq)
+        }
         try access.reload()
         return try JSONBody.response(["mapDigest": blob.digest.description, "seq": String(seq)])
     }
@@ -234,9 +240,11 @@ struct SessionRoutes: Sendable {
         guard !body.name.isEmpty, body.name.count <= 128, !body.name.contains("/") else {
             throw APIError.badRequest("name must be 1 to 128 characters without '/'")
         }
-        let (blob, _) = try await store(map: body.map, for: principal)
         do {
-            let saved = try hoard.catalog.saveMap(group: principal.groupId, name: body.name, blob: blob)
+            let saved = try await hoard.directory.withLock(exclusive: false) {
+                let (blob, resolved) = try await store(map: body.map, for: principal)
+                return try hoard.catalog.saveMap(group: principal.groupId, name: body.name, blob: blob, reachable: resolved.reachable)
+            }
             return try JSONBody.response(["name": saved.name, "digest": saved.digest.description], status: .created)
         } catch let error as CatalogError where error.code == .conflict {
             throw APIError.mapExists(body.name)

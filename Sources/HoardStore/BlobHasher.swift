@@ -15,11 +15,10 @@ public struct BlobHasher: Sendable {
 
     /// The digest of everything fed.
     public func finalize() -> HoardCore.Digest {
-        var words: [UInt8] = []
-        words.reserveCapacity(32)
-        words.append(contentsOf: sha.finalize())
-        guard let digest = HoardCore.Digest(bytes: words) else { preconditionFailure("SHA-256 yields 32 bytes") }
-        return digest
+        sha.finalize().withUnsafeBytes { raw in
+            func word(_ index: Int) -> UInt64 { UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)) }
+            return HoardCore.Digest(words: (word(0), word(1), word(2), word(3)))
+        }
     }
 
     /// The digest of bytes held in memory.

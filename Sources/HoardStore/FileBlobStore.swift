@@ -119,7 +119,7 @@ public struct FileBlobStore: BlobStore {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         while true {
-            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            let n = systemRead(fd, buffer.baseAddress, buffer.count)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw BlobStoreError(.io, "cannot read \(digest)'s file", cause: String(cString: strerror(errno)))
@@ -173,4 +173,13 @@ public struct FileBlobStore: BlobStore {
         }
         return removed
     }
+}
+
+/// `read(2)`, named apart from the store's own `read(_:range:)`.
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.read(fd, buffer, count)
+    #else
+    Darwin.read(fd, buffer, count)
+    #endif
 }

@@ -49,13 +49,18 @@ struct ImportCommand: AsyncParsableCommand {
         var failed = false
         for archive in archives {
             let bar = ProgressBar(label: (archive as NSString).lastPathComponent)
+            let outcome: Result<ImportReport, ImportError>
             do {
-                let report = try await hoard.importPack(at: archive, options: options) { bar.update($0) }
-                bar.finish()
+                outcome = .success(try await hoard.importPack(at: archive, options: options) { bar.update($0) })
+            } catch {
+                outcome = .failure(error)
+            }
+            bar.finish()
+            switch outcome {
+            case .success(let report):
                 results.append(ImportResult(archive: archive, report: report, error: nil, problems: nil))
                 if !json { Terminal.out(ReportText.imported(report)) }
-            } catch let error as ImportError {
-                bar.finish()
+            case .failure(let error):
                 failed = true
                 results.append(ImportResult(
                     archive: archive, report: nil,

@@ -144,3 +144,45 @@ struct SamplePackImportTests {
         #expect(error?.errors.first?.message.contains("red") == true)
     }
 }
+
+@Suite("Grouping variants")
+struct VariantGroupingTests {
+    func importing(_ entries: [(String, [UInt8])]) async throws -> (TestHoard, Result<ImportReport, ImportError>) {
+        let test = try TestHoard()
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Fixtures.zip(at: directory + "/g.zip", [("pack.json", Array(#"{"tilePixels":64}"#.utf8))] + entries)
+        do {
+            return (test, .success(try await test.hoard.importPack(at: directory + "/g.zip")))
+        } catch {
+            return (test, .failure(error))
+        }
+    }
+
+    @Test func aVariantWithoutAFootprintJoinsItsSiblingsFootprint() async throws {
+        let (test, result) = try await importing([
+            ("tokens/dragon_4x4.png", Fixtures.png(width: 256, height: 256, seed: 1)),
+            ("tokens/dragon@2x.png", Fixtures.png(width: 512, height: 512, seed: 2)),
+        ])
+        defer { test.remove() }
+        #expect(try result.get().assets == 1)
+        let dragon = try #require(try test.hoard.catalog.assets().first)
+        #expect(dragon.footprint == Footprint(width: 4, height: 4))
+        #expect(dragon.variants.map(\.scale) == [1, 2])
+    }
+
+    @Test func twoExplicitFootprintsAreTwoAssetsAndAnUnnamedVariantBetweenThemIsRefused() async throws {
+        let (test, result) = try await importing([
+            ("objects/door_1x2.png", Fixtures.png(width: 64, height: 128, seed: 1)),
+            ("objects/door_2x1.png", Fixtures.png(width: 128, height: 64, seed: 2)),
+            ("objects/door@2x.png", Fixtures.png(width: 256, height: 128, seed: 3)),
+        ])
+        defer { test.remove() }
+        guard case .failure(let error) = result else {
+            Issue.record("an ambiguous variant must be refused")
+            return
+        }
+        #expect(error.errors.map(\.code) == [.variantMismatch])
+        #expect(error.errors.first?.entry == "objects/door@2x.png")
+    }
+}

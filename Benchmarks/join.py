@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Session joins, measured side by side with nginx serving the same blob files (issue #4).
+
+1. cold join of a map referencing 1,000 assets x 3 variants (~100 MB) with `hoard join`, against fetching the same
+   files from nginx with curl 8-way parallel (xargs -P8), and against MapTool's way: one request per blob, 5 KiB
+   Range chunks, sequential;
+2. warm join (everything cached): time and HTTP requests, for that map and for a map of 10,000 references;
+3. 200 simultaneous cold joins of a ~20 MB map: all must succeed; server peak memory.
+Loopback only; every step is bounded. Usage: python3 Benchmarks/join.py HOARD_BINARY [--quick]
+Needs: scripts/setup.sh --bench (nginx, curl).
+"""
+import argparse, http.client, json, os, shutil, socket, subprocess, sys, tempfile, time, urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def call(base, method, path, body=None, token=None):
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = "Bearer " + token
+    request = urllib.request.Request(base + path, method=method, headers=headers,
+                                     data=json.dumps(body).encode() if body is not None else None)
+    with urllib.request.urlopen(request, timeout=120) as response:
+        return json.loads(response.read())
+
+
+def pack(path, assets, mb, variants=True):
+    if not os.path.exists(path):
+        args = [sys.executable, os.path.join(ROOT, "Scripts/make-packs.py"), "--bench", path, "--files", str(assets), "--total-mb", str(mb)]
+        subprocess.run(args + (["--variants"] if variants else []), check=True, capture_output=True)
+    return path
+
+
+def join(hoard, base, code, cache):
+    start = time.time()
+    out = subprocess.run([hoard, "join", base, code, "--cache", cache, "--name", "bench", "--json"], capture_output=True, text=True)
+    elapsed = time.time() - start
+    if out.returncode != 0:
+        raise RuntimeError(f"hoard join failed: {out.stderr[-2000:]}")
+    summary = json.loads(out.stdout)
+    summary["wall"] = elapsed
+    return summary
+
+
+def peak_rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def maptool_style(port, token, digests):
+    """One request per blob, 5 KiB Range chunks, strictly sequential, on one keep-alive connection."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    start, total = time.time(), 0
+    for digest in digests:
+        offset = 0
+        while True:
+            conn.request("GET", "/v1/blobs/" + digest, headers={"Authorization": "Bearer " + token,
+                                                                "Range": f"bytes={offset}-{offset + 5119}"})
+            response = conn.getresponse()
+            body = response.read()
+            total += len(body)
+            if response.status != 206 or len(body) < 5120:
+                break
+            offset += 5120
+    return time.time() - start, total
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("hoard")
+    parser.add_argument("--quick", action="store_true", help="smaller maps and 20 simultaneous joins, for a smoke run")
+    args = parser.parse_args()
+    hoard = os.path.abspath(args.hoard)
+    out_dir = os.path.join(ROOT, "Benchmarks/out")
+    os.makedirs(out_dir, exist_ok=True)
+    assets, mb, crowd, many = (100, 10, 20, 1000) if args.quick else (1000, 100, 200, 10000)
+    work = tempfile.mkdtemp(prefix="hoard-join-bench.")
+    data = os.path.join(work, "data")
+    port, nginx_port = free_port(), free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = nginx = None
+    try:
+        big = pack(os.path.join(out_dir, f"join-{assets}x3-{mb}mb.zip"), assets, mb)
+        small = pack(os.path.join(out_dir, f"join-200x3-20mb.zip"), 200 if not args.quick else 40, 20 if not args.quick else 4)
+        tiny = pack(os.path.join(out_dir, f"join-{many}x1-tiny.zip"), many, many * 300 / (1 << 20), variants=False)
+        subprocess.run([hoard, "group", "create", "bench", "--data-dir", data], check=True, capture_output=True)
+        for archive in (big, small, tiny):
+            subprocess.run([hoard, "import", archive, "--group", "bench", "--data-dir", data], check=True, capture_output=True)
+        token = subprocess.run([hoard, "token", "create", "--group", "bench", "--name", "gm", "--data-dir", data],
+                               check=True, capture_output=True, text=True).stdout.strip()
+        server = subprocess.Popen([hoard, "serve", "--data-dir", data, "--port", str(port), "--log-level", "warning"])
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(base + "/healthz")
+                break
+            except OSError:
+                time.sleep(0.1)
+
+        def session_for(pack_name):
+            listed = call(base, "GET", f"/v1/assets?pack={pack_name}&limit=1000", token=token)
+            items, offset = listed["assets"], listed.get("nextOffset")
+            while offset:
+                page = call(base, "GET", f"/v1/assets?pack={pack_name}&limit=1000&offset={offset}", token=token)
+                items += page["assets"]
+                offset = page.get("nextOffset")
+            made = call(base, "POST", "/v1/sessions", {"name": pack_name, "map": {"tiles": [a["digest"] for a in items]}}, token)
+            blobs = [v["digest"] for a in items for v in a["variants"]]
+            return made["code"], blobs
+
+        big_code, big_blobs = session_for(os.path.basename(big)[:-4])
+        small_code, _ = session_for(os.path.basename(small)[:-4])
+        tiny_code, _ = session_for(os.path.basename(tiny)[:-4])
+
+        # nginx serves the same blob files; curl fetches them 8-way parallel.
+        os.makedirs(os.path.join(work, "nginx"))
+        conf = os.path.join(work, "nginx.conf")
+        with open(conf, "w") as f:
+            f.write(f"""worker_processes 2; user {os.environ.get('USER', 'root')}; pid {work}/nginx.pid; error_log {work}/nginx/error.log warn;
+events {{ worker_connections 1024; }}
+http {{ access_log off; sendfile on; tcp_nopush on; keepalive_requests 100000;
+  client_body_temp_path {work}/nginx; proxy_temp_path {work}/nginx; fastcgi_temp_path {work}/nginx; uwsgi_temp_path {work}/nginx; scgi_temp_path {work}/nginx;
+  server {{ listen 127.0.0.1:{nginx_port}; location /sha256/ {{ root {data}/blobs/v1; }} }} }}
+""")
+        nginx = subprocess.run(["nginx", "-c", conf, "-p", os.path.join(work, "nginx")], check=True)
+        urls = os.path.join(work, "urls.txt")
+        with open(urls, "w") as f:
+            for d in big_blobs:
+                f.write(f"http://127.0.0.1:{nginx_port}/sha256/{d[7:9]}/{d[7:]}\n")
+        fetched = os.path.join(work, "curl")
+        os.makedirs(fetched)
+        start = time.time()
+        subprocess.run(f"xargs -P8 -n 40 curl -s --fail -O --output-dir {fetched} < {urls}", shell=True, check=True)
+        nginx_seconds = time.time() - start
+
+        cold = join(hoard, base, big_code, os.path.join(work, "cache-big"))
+        warm = join(hoard, base, big_code, os.path.join(work, "cache-big"))
+        join(hoard, base, tiny_code, os.path.join(work, "cache-tiny"))
+        warm_many = join(hoard, base, tiny_code, os.path.join(work, "cache-tiny"))
+        maptool_seconds, maptool_bytes = maptool_style(port, token, big_blobs)
+
+        start = time.time()
+        crowd_run = subprocess.run(
+            f"seq {crowd} | xargs -P{crowd} -I{{}} {hoard} join {base} {small_code} --cache {work}/crowd/{{}} --name p{{}} --json",
+            shell=True, capture_output=True, text=True)
+        crowd_seconds = time.time() - start
+        crowd_ok = sum(1 for line in crowd_run.stdout.splitlines() if line.startswith("{"))
+        peak = peak_rss_mb(server.pid)
+
+        lines = [
+            f"cold join, {assets} assets x 3 variants ({cold.get('bytesFetched', 0) / (1 << 20):.0f} MiB): hoard {cold['wall']:.2f} s "
+            f"(first render {cold.get('firstRenderSeconds', 0):.2f} s = {100 * cold.get('firstRenderSeconds', 0) / cold['wall']:.0f}%), "
+            f"nginx + curl -P8 {nginx_seconds:.2f} s, ratio {cold['wall'] / nginx_seconds:.2f}x (target <= 1.2x, first render <= 15%)",
+            f"MapTool-style (sequential, 5 KiB chunks): {maptool_seconds:.2f} s for {maptool_bytes / (1 << 20):.0f} MiB "
+            f"= {maptool_seconds / cold['wall']:.1f}x hoard",
+            f"warm join, {assets} assets: {warm['wall'] * 1000:.0f} ms, {warm.get('requests')} requests; "
+            f"warm join, {many} references: {warm_many['wall'] * 1000:.0f} ms, {warm_many.get('requests')} requests (target < 100 ms, <= 3)",
+            f"{crowd} simultaneous cold joins of a ~20 MB map: {crowd_ok}/{crowd} succeeded in {crowd_seconds:.1f} s; "
+            f"server peak RSS {peak:.0f} MB (target < 512 MB)",
+        ]
+        print("\n".join(lines))
+        with open(os.path.join(out_dir, "join.txt"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+    finally:
+        if server:
+            server.terminate()
+            server.wait(10)
+        if os.path.exists(os.path.join(work, "nginx.pid")):
+            subprocess.run(["kill", open(os.path.join(work, "nginx.pid")).read().strip()])
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
