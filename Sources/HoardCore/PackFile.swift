@@ -61,6 +61,13 @@ public struct PackFile: Sendable, Hashable, Codable {
         return .success(file)
     }
 
+    /// Top-level keys of a pack.json that Hoard does not know (often typos such as `tilepixels`), sorted.
+    public static func unknownKeys(_ bytes: [UInt8]) -> [String] {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return [] }
+        let known: Set<String> = ["name", "version", "author", "license", "description", "tilePixels", "kinds", "overrides"]
+        return object.keys.filter { !known.contains($0) }.sorted()
+    }
+
     private static func path(_ context: DecodingError.Context) -> String {
         let keys = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
         return keys.isEmpty ? "pack.json" : keys.joined(separator: ".")

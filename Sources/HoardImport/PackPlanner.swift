@@ -26,6 +26,11 @@ struct PackPlanner: Sendable {
             case .success(let parsed): packFile = parsed
             case .failure(let problem): problems.append(problem)
             }
+            for key in PackFile.unknownKeys(bytes) {
+                problems.append(Problem(
+                    .badManifest, "pack.json has a key '\(key)' that Hoard does not know; it was ignored (check its spelling)",
+                    entry: PackFile.fileName, severity: .warning))
+            }
         }
         let context = ConventionContext(packFile: packFile, kinds: registry.kinds)
         // Pictures are grouped by kind and name; within a group each explicit footprint is one asset
