@@ -45,6 +45,8 @@ public struct PackFile: Sendable, Hashable, Codable {
             file = try JSONDecoder().decode(PackFile.self, from: Data(bytes))
         } catch let DecodingError.typeMismatch(type, context), let DecodingError.valueNotFound(type, context) {
             return .failure(Problem(.badManifest, "\(path(context)) must be \(type)", entry: fileName))
+        } catch let DecodingError.keyNotFound(key, context) {
+            return .failure(Problem(.badManifest, "\(path(context)) needs the field '\(key.stringValue)'", entry: fileName))
         } catch let DecodingError.dataCorrupted(context) {
             return .failure(Problem(.badManifest, "\(path(context)): \(context.debugDescription)", entry: fileName))
         } catch {

@@ -78,13 +78,12 @@ public struct Importer: Sendable {
         }
         let fileName = options.namesFromFileName ? Self.packName(fromArchive: archiveName) : nil
         let packName = options.packName ?? plan.packFile.name ?? fileName ?? ""
-        if packName.isEmpty {
+        if plan.assets.isEmpty, !problems.contains(where: { $0.severity == .error }) {
+            problems.append(Problem(.emptyPack, "the archive holds no pictures in a known folder (tokens/, objects/, textures/, walls/, backgrounds/)"))
+        } else if packName.isEmpty {
             problems.append(Problem(.badManifest, "the pack has no name: add \"name\" to pack.json or pass one with the upload"))
         } else if let problem = Self.checkPackName(packName) {
             problems.append(problem)
-        }
-        if plan.assets.isEmpty, !problems.contains(where: { $0.severity == .error }) {
-            problems.append(Problem(.emptyPack, "the archive holds no pictures in a known folder (tokens/, objects/, textures/, walls/, backgrounds/)"))
         }
         guard !problems.contains(where: { $0.severity == .error }) else { throw refuse(problems) }
 

@@ -78,6 +78,10 @@ struct PackRoutes: Sendable {
         let query = request.uri.queryParameters
         var options = Importer.Options()
         options.group = query["group"].map(String.init) ?? principal.group
+        // The import creates the group when it is new: refuse names no one could type or see ("", "\n", NUL…).
+        guard !options.group.isEmpty, options.group.utf8.count <= 128,
+              !options.group.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { throw APIError.badRequest("group must be 1 to 128 characters without control characters") }
         options.packName = query["name"].map(String.init)
         options.namesFromFileName = false
         guard principal.isAdmin || options.group.lowercased() == principal.group.lowercased() else {

@@ -1,0 +1,220 @@
+import Foundation
+import HoardCore
+
+/// A persistent, content-addressed cache of blobs on the client's disk.
+///
+/// Layout (all under ``root``, one file system, so a rename is atomic):
+///
+///     ROOT/
+///       sha256/ab/<64 hex>    verified blobs, sharded by the first two hex digits
+///       partial/<64 hex>      an interrupted download: the blob's first bytes, continued with `Range: bytes=N-`
+///       tmp/<hex>.<uuid>      a blob being written; renamed into sha256/ once it hashed to its digest
+///
+/// Invariants: a file under `sha256/` MUST hold exactly the bytes of its digest — every write hashes the bytes, then
+/// writes a temporary file, syncs it and renames it into place, so neither a wrong blob nor a half-written one can
+/// ever appear there. Presence of the file is therefore the cache's only index: ``contains(_:)`` is one `stat`.
+/// Files under `partial/` and `tmp/` are scratch space; deleting them loses nothing but time.
+/// Several processes or tasks may fill the same cache at once: the last rename of identical bytes wins harmlessly.
+public struct BlobCacheDirectory: Sendable, LocalBlobSource {
+    /// The cache's root folder.
+    public let root: URL
+
+    /// Opens (creating if needed) a cache in `root`.
+    public init(root: URL) throws {
+        self.root = root.standardizedFileURL
+        for folder in ["sha256", "partial", "tmp"] {
+            do {
+                try FileManager.default.createDirectory(
+                    at: self.root.appendingPathComponent(folder), withIntermediateDirectories: true)
+            } catch {
+                throw HoardClientError(.io, "cannot create the cache folder \(self.root.path)/\(folder); check the path and its permissions",
+                                       cause: error)
+            }
+        }
+    }
+
+    /// Opens (creating if needed) a cache at a path.
+    public init(path: String) throws {
+        try self.init(root: URL(fileURLWithPath: path, isDirectory: true))
+    }
+
+    /// Where a verified blob lives: `ROOT/sha256/ab/<hex>`.
+    public func url(for digest: Digest) -> URL {
+        let hex = digest.hex
+        return root.appendingPathComponent("sha256").appendingPathComponent(String(hex.prefix(2))).appendingPathComponent(hex)
+    }
+
+    /// Where an interrupted download of `digest` is kept: `ROOT/partial/<hex>`.
+    public func partialURL(for digest: Digest) -> URL {
+        root.appendingPathComponent("partial").appendingPathComponent(digest.hex)
+    }
+
+    /// Whether the blob is in the cache (and therefore verified).
+    public func contains(_ digest: Digest) -> Bool {
+        FileManager.default.fileExists(atPath: url(for: digest).path)
+    }
+
+    /// The blob's bytes, or nil when it is not cached.
+    public func read(_ digest: Digest) throws -> Data? {
+        guard contains(digest) else { return nil }
+        do {
+            return try Data(contentsOf: url(for: digest))
+        } catch {
+            throw HoardClientError(.io, "cannot read \(digest) from the cache at \(root.path)", digests: [digest], cause: error)
+        }
+    }
+
+    /// `LocalBlobSource`: the cached file, when present.
+    public func file(for digest: Digest) -> URL? {
+        contains(digest) ? url(for: digest) : nil
+    }
+
+    /// Bytes of `digest` already downloaded into `partial/`, 0 when there are none.
+    public func partialSize(of digest: Digest) -> Int64 {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: partialURL(for: digest).path)
+        return (attributes?[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
+    /// Verifies `bytes` against `digest`, then writes them into the cache atomically.
+    ///
+    /// Throws ``HoardClientError/Code-swift.struct/digestMismatch`` and stores nothing when the bytes hash to
+    /// another digest. Inserting a blob that is already cached is a no-op.
+    public func insert(_ bytes: some DataProtocol, as digest: Digest) throws {
+        let actual = BlobHashing.digest(of: bytes)
+        guard actual == digest else {
+            throw HoardClientError(.digestMismatch, "the bytes received for \(digest) hash to \(actual); they were not cached", digests: [digest])
+        }
+        guard !contains(digest) else { return }
+        let temporary = root.appendingPathComponent("tmp").appendingPathComponent("\(digest.hex).\(UUID().uuidString.lowercased())")
+        do {
+            guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+                throw CocoaError(.fileWriteUnknown)
+            }
+            let handle = try FileHandle(forWritingTo: temporary)
+            do {
+                try handle.write(contentsOf: Data(bytes))
+                try handle.synchronize()
+                try handle.close()
+            } catch {
+                try? handle.close()
+                throw error
+            }
+            try publish(temporary, as: digest)
+        } catch let error as HoardClientError {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw HoardClientError(.io, "cannot write \(digest) into the cache at \(root.path); check free space and permissions",
+                                   digests: [digest], cause: error)
+        }
+    }
+
+    /// Hashes the file at `url` and, when it matches `digest`, moves it into the cache (it must be on the cache's
+    /// file system, e.g. under `partial/`). On a mismatch the file is deleted and the error says so.
+    public func insertFile(at url: URL, as digest: Digest) throws {
+        let actual: Digest
+        do {
+            actual = try BlobHashing.digest(ofFileAt: url).digest
+        } catch {
+            throw HoardClientError(.io, "cannot read \(url.path) to verify it", digests: [digest], cause: error)
+        }
+        guard actual == digest else {
+            try? FileManager.default.removeItem(at: url)
+            throw HoardClientError(.digestMismatch, "the bytes downloaded for \(digest) hash to \(actual); they were discarded", digests: [digest])
+        }
+        do {
+            try publish(url, as: digest)
+        } catch {
+            throw HoardClientError(.io, "cannot move \(digest) into the cache at \(root.path)", digests: [digest], cause: error)
+        }
+    }
+
+    /// Renames a verified file into its sharded place; when a twin got there first, the file is dropped.
+    private func publish(_ file: URL, as digest: Digest) throws {
+        let destination = url(for: digest)
+        let shard = destination.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: shard, withIntermediateDirectories: true)
+        do {
+            try FileManager.default.moveItem(at: file, to: destination)
+        } catch {
+            // Content-addressed: a blob already there holds the same bytes.
+            guard contains(digest) else { throw error }
+            try? FileManager.default.removeItem(at: file)
+            return
+        }
+        Self.synchronizeDirectory(shard)
+    }
+
+    /// Best effort: makes the rename itself durable (fsync of the directory).
+    private static func synchronizeDirectory(_ directory: URL) {
+        guard let handle = try? FileHandle(forReadingFrom: directory) else { return }
+        try? handle.synchronize()
+        try? handle.close()
+    }
+
+    /// Removes a cached blob and any partial download of it.
+    public func remove(_ digest: Digest) throws {
+        for url in [url(for: digest), partialURL(for: digest)] where FileManager.default.fileExists(atPath: url.path) {
+            do {
+                try FileManager.default.removeItem(at: url)
+            } catch {
+                throw HoardClientError(.io, "cannot remove \(url.path)", digests: [digest], cause: error)
+            }
+        }
+    }
+
+    /// Every cached digest, in no particular order.
+    public func digests() -> [Digest] {
+        let base = root.appendingPathComponent("sha256")
+        let shards = (try? FileManager.default.contentsOfDirectory(atPath: base.path)) ?? []
+        return shards.flatMap { shard in
+            ((try? FileManager.default.contentsOfDirectory(atPath: base.appendingPathComponent(shard).path)) ?? [])
+                .compactMap { name in Digest("sha256:" + name).flatMap { $0.hex.hasPrefix(shard) ? $0 : nil } }
+        }
+    }
+
+    /// Re-hashes every cached blob, removes those whose bytes changed on disk (a bad disk, a hand edit), and
+    /// returns their digests. Also clears `tmp/`, which only a crashed writer leaves behind.
+    @discardableResult
+    public func verify() throws -> [Digest] {
+        var removed: [Digest] = []
+        for digest in digests() {
+            let actual = try? BlobHashing.digest(ofFileAt: url(for: digest)).digest
+            if actual != digest {
+                try FileManager.default.removeItem(at: url(for: digest))
+                removed.append(digest)
+            }
+        }
+        let tmp = root.appendingPathComponent("tmp")
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: tmp.path)) ?? [] {
+            try? FileManager.default.removeItem(at: tmp.appendingPathComponent(name))
+        }
+        return removed
+    }
+}
+
+/// Somewhere a client can find blobs it already has on disk, to upload what a server lacks.
+public protocol LocalBlobSource: Sendable {
+    /// The file holding exactly the bytes of `digest`, or nil when this source does not have it.
+    func file(for digest: Digest) -> URL?
+}
+
+/// A folder of blob files named by their digest: `<hex>`, `sha256:<hex>`, or the cache layout `sha256/ab/<hex>`.
+public struct BlobFolder: LocalBlobSource {
+    /// The folder.
+    public let directory: URL
+
+    /// A folder of blobs.
+    public init(directory: URL) { self.directory = directory }
+
+    public func file(for digest: Digest) -> URL? {
+        let hex = digest.hex
+        let candidates = [
+            directory.appendingPathComponent(hex),
+            directory.appendingPathComponent(digest.description),
+            directory.appendingPathComponent("sha256").appendingPathComponent(String(hex.prefix(2))).appendingPathComponent(hex),
+        ]
+        return candidates.first { FileManager.default.fileExists(atPath: $0.path) }
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import HoardCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One `URLSession` for every request of a client (keep-alive connections, a bounded number per host), whose
+/// bodies arrive as a stream of chunks so that large blobs go straight to disk and batches are parsed as they come.
+final class HTTPTransport: Sendable {
+    /// A response whose body is still arriving.
+    struct Streamed: Sendable {
+        var response: HTTPURLResponse
+        var body: AsyncThrowingStream<Data, any Error>
+    }
+
+    private let session: URLSession
+    private let delegate: Delegate
+    private let observer: (@Sendable (URLRequest) -> Void)?
+    private let counter = Locked(0)
+
+    init(maxConnections: Int, timeout: TimeInterval, observer: (@Sendable (URLRequest) -> Void)?) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = maxConnections
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        configuration.timeoutIntervalForRequest = timeout
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        delegate = Delegate()
+        // The session holds the delegate, never the other way round: deinit below can end the session.
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+        self.observer = observer
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// Requests sent so far.
+    var requestCount: Int { counter.current }
+
+    /// Sends a request (with the body of `uploadFile`, if given) and returns once the response head arrived.
+    func stream(_ request: URLRequest, uploadFile: URL? = nil) async throws -> Streamed {
+        counter.withLock { $0 += 1 }
+        observer?(request)
+        let task = uploadFile.map { session.uploadTask(with: request, fromFile: $0) } ?? session.dataTask(with: request)
+        let (body, bodyContinuation) = AsyncThrowingStream.makeStream(of: Data.self, throwing: (any Error).self)
+        bodyContinuation.onTermination = { _ in task.cancel() }
+        do {
+            return try await withTaskCancellationHandler {
+                let response = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPURLResponse, any Error>) in
+                    delegate.register(task.taskIdentifier, head: continuation, body: bodyContinuation)
+                    task.resume()
+                }
+                return Streamed(response: response, body: body)
+            } onCancel: {
+                task.cancel()
+            }
+        } catch {
+            throw Self.wrap(error, request)
+        }
+    }
+
+    /// Sends a request and collects the whole body.
+    func send(_ request: URLRequest, uploadFile: URL? = nil) async throws -> (HTTPURLResponse, Data) {
+        let streamed = try await stream(request, uploadFile: uploadFile)
+        var data = Data()
+        do {
+            for try await chunk in streamed.body { data.append(chunk) }
+        } catch {
+            throw Self.wrap(error, request)
+        }
+        return (streamed.response, data)
+    }
+
+    /// Cancellation stays cancellation; other transport failures become ``HoardClientError`` with code `network`.
+    static func wrap(_ error: any Error, _ request: URLRequest) -> any Error {
+        if error is HoardClientError || error is CancellationError { return error }
+        if let urlError = error as? URLError, urlError.code == .cancelled, Task.isCancelled { return CancellationError() }
+        let target = request.url.map { "\($0.host ?? "?"):\($0.port.map(String.init) ?? "default")" } ?? "the server"
+        return HoardClientError(.network, "the request \(request.httpMethod ?? "GET") \(request.url?.path ?? "") to \(target) failed; check the "
+            + "server address and the network, then retry", cause: SendableError(error))
+    }
+
+    /// Dispatches URLSession's callbacks to the request that owns each task.
+    private final class Delegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+        struct Pending {
+            var head: CheckedContinuation<HTTPURLResponse, any Error>?
+            var body: AsyncThrowingStream<Data, any Error>.Continuation
+        }
+
+        private let pending = Locked([Int: Pending]())
+
+        func register(_ task: Int, head: CheckedContinuation<HTTPURLResponse, any Error>, body: AsyncThrowingStream<Data, any Error>.Continuation) {
+            pending.withLock { $0[task] = Pending(head: head, body: body) }
+        }
+
+        func urlSession(
+            _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+            completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+        ) {
+            let head = pending.withLock { table -> CheckedContinuation<HTTPURLResponse, any Error>? in
+                defer { table[dataTask.taskIdentifier]?.head = nil }
+                return table[dataTask.taskIdentifier]?.head
+            }
+            if let http = response as? HTTPURLResponse {
+                head?.resume(returning: http)
+                completionHandler(.allow)
+            } else {
+                head?.resume(throwing: HoardClientError(.badResponse, "the server's answer is not HTTP"))
+                completionHandler(.cancel)
+            }
+        }
+
+        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+            _ = pending.withLock { $0[dataTask.taskIdentifier] }?.body.yield(data)
+        }
+
+        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+            guard let entry = pending.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+            if let error {
+                entry.head?.resume(throwing: error)
+                entry.body.finish(throwing: error)
+            } else {
+                entry.head?.resume(throwing: HoardClientError(.badResponse, "the server closed the connection without an answer"))
+                entry.body.finish()
+            }
+        }
+    }
+}
+
+/// Any error carried as a `Sendable` cause (Foundation's errors are not all marked `Sendable`).
+public struct SendableError: Error, @unchecked Sendable, CustomStringConvertible {
+    /// The wrapped error.
+    public let error: any Error
+    /// Wraps an error.
+    public init(_ error: any Error) { self.error = error }
+    public var description: String { "\(error)" }
+}

@@ -1,0 +1,199 @@
+import Foundation
+import HoardCore
+
+/// Every blob a session's map needs: its assets (with their LOD variants) and plain blobs.
+public struct SessionManifest: Sendable, Hashable, Codable {
+    /// Referenced assets, each with its variants.
+    public var assets: [ManifestAsset]
+    /// Referenced blobs that are not assets (plain uploaded pictures).
+    public var blobs: [ManifestBlob]
+
+    /// A manifest.
+    public init(assets: [ManifestAsset] = [], blobs: [ManifestBlob] = []) {
+        self.assets = assets
+        self.blobs = blobs
+    }
+
+    public init(from decoder: any Decoder) throws {
+        enum Keys: String, CodingKey { case assets, blobs }
+        let container = try decoder.container(keyedBy: Keys.self)
+        assets = try container.decodeIfPresent([ManifestAsset].self, forKey: .assets) ?? []
+        blobs = try container.decodeIfPresent([ManifestBlob].self, forKey: .blobs) ?? []
+    }
+}
+
+/// One asset of a manifest: the art a map names by its descriptor's digest.
+public struct ManifestAsset: Sendable, Hashable, Codable {
+    /// The asset's (descriptor's) digest, as the map names it.
+    public var digest: Digest
+    /// Its kind.
+    public var kind: AssetKind
+    /// Its name.
+    public var name: String
+    /// Grid footprint in tiles.
+    public var footprint: Footprint
+    /// The same picture at several resolutions.
+    public var variants: [AssetDescriptor.Variant]
+
+    /// An asset.
+    public init(digest: Digest, kind: AssetKind, name: String, footprint: Footprint, variants: [AssetDescriptor.Variant]) {
+        self.digest = digest
+        self.kind = kind
+        self.name = name
+        self.footprint = footprint
+        self.variants = variants
+    }
+
+    /// The variant to draw first: the lowest scale (the smaller blob on a tie). Nil for an asset without variants.
+    public var smallestVariant: AssetDescriptor.Variant? {
+        variants.min { ($0.scale, $0.size) < ($1.scale, $1.size) }
+    }
+}
+
+/// A referenced blob that is not an asset.
+public struct ManifestBlob: Sendable, Hashable, Codable {
+    /// Its digest.
+    public var digest: Digest
+    /// Its size in bytes.
+    public var size: Int64
+    /// Its media type.
+    public var mediaType: String
+
+    /// A blob entry.
+    public init(digest: Digest, size: Int64, mediaType: String) {
+        self.digest = digest
+        self.size = size
+        self.mediaType = mediaType
+    }
+}
+
+/// A game session as `GET /v1/sessions/{id}` shows it.
+public struct SessionState: Sendable, Hashable, Decodable {
+    /// The session's id.
+    public var id: String
+    /// Its name.
+    public var name: String
+    /// The host's name.
+    public var host: String
+    /// `group` or `private`, when the server says.
+    public var visibility: String?
+    /// The digest of the current map document.
+    public var mapDigest: Digest
+    /// The current map document.
+    public var map: JSONValue
+    /// The sequence number of the last event: open the live channel with `since` = this.
+    public var seq: Int64
+    /// Everything the map references.
+    public var manifest: SessionManifest
+    /// Who joined, when the server lists them.
+    public var participants: [Participant]
+
+    /// Someone in a session.
+    public struct Participant: Sendable, Hashable, Codable {
+        /// The participant's id.
+        public var id: String
+        /// The name they joined with.
+        public var name: String
+        /// Whether they have a live channel open (when known).
+        public var isConnected: Bool?
+
+        /// A participant.
+        public init(id: String, name: String, isConnected: Bool? = nil) {
+            self.id = id
+            self.name = name
+            self.isConnected = isConnected
+        }
+
+        enum Keys: String, CodingKey { case id, name, connected }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Keys.self)
+            id = try container.decode(String.self, forKey: .id)
+            name = try container.decode(String.self, forKey: .name)
+            if let flag = try? container.decodeIfPresent(Bool.self, forKey: .connected) {
+                isConnected = flag
+            } else {
+                isConnected = (try? container.decodeIfPresent(String.self, forKey: .connected)).flatMap { $0.map { $0 == "yes" } }
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(name, forKey: .name)
+            try container.encodeIfPresent(isConnected, forKey: .connected)
+        }
+    }
+
+    enum Keys: String, CodingKey { case id, name, host, visibility, mapDigest, map, seq, manifest, participants }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        id = try container.decode(String.self, forKey: .id)
+        name = try container.decode(String.self, forKey: .name)
+        host = try container.decodeIfPresent(String.self, forKey: .host) ?? ""
+        visibility = try container.decodeIfPresent(String.self, forKey: .visibility)
+        mapDigest = try container.decode(Digest.self, forKey: .mapDigest)
+        map = try container.decode(JSONValue.self, forKey: .map)
+        seq = try Int64(exactly: container.decode(Double.self, forKey: .seq)) ?? 0
+        manifest = try container.decodeIfPresent(SessionManifest.self, forKey: .manifest) ?? SessionManifest()
+        participants = try container.decodeIfPresent([Participant].self, forKey: .participants) ?? []
+    }
+}
+
+/// What `join(code:name:)` gives: who you are in the session, the session itself, and a client that acts as you.
+public struct JoinedSession: Sendable {
+    /// The session's id.
+    public var sessionId: String
+    /// Your participant id (the `from`/`by` of your live events).
+    public var participantId: String
+    /// Your participant token: it reads exactly this session and the blobs it references.
+    public var participantToken: String
+    /// The session, its map and manifest, as fetched right after joining.
+    public var session: SessionState
+    /// A client on the same connections that authenticates with ``participantToken``.
+    public var client: HoardClient
+
+    /// Fetches the session's blobs into `cache` (see ``HoardClient/sync(_:into:progress:)``).
+    public func sync(into cache: BlobCacheDirectory, progress: AsyncStream<SyncProgress>.Continuation? = nil) async throws -> SyncSummary {
+        try await client.sync(session.manifest, into: cache, progress: progress)
+    }
+
+    /// The session's live channel from where the fetched state ends, prefetching new art into `cache` if given.
+    public func live(prefetchInto cache: BlobCacheDirectory? = nil, options: LiveOptions = LiveOptions()) -> LiveChannel {
+        client.liveChannel(sessionId: sessionId, since: session.seq, prefetchInto: cache, options: options)
+    }
+}
+
+/// Who may see a session in the lobby.
+public enum SessionVisibility: String, Sendable, Codable {
+    /// Every member of the host's group sees it in the lobby.
+    case group
+    /// Only people with the join code find it.
+    case `private`
+}
+
+/// What `createSession` gives back.
+public struct CreatedSession: Sendable, Hashable, Codable {
+    /// The session's id.
+    public var id: String
+    /// The code players join with (`XXXX-XXXX`).
+    public var code: String
+    /// Its name.
+    public var name: String
+    /// The digest of its map document.
+    public var mapDigest: Digest
+    /// Blobs uploaded because the server lacked them, in upload order.
+    public var uploaded: [Digest]
+
+    enum Keys: String, CodingKey { case id, code, name, mapDigest, uploaded }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        id = try container.decode(String.self, forKey: .id)
+        code = try container.decode(String.self, forKey: .code)
+        name = try container.decode(String.self, forKey: .name)
+        mapDigest = try container.decode(Digest.self, forKey: .mapDigest)
+        uploaded = try container.decodeIfPresent([Digest].self, forKey: .uploaded) ?? []
+    }
+}
