@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOPosix
 
 /// Builds the whole Hoard HTTP application for a configuration: what `hoard serve` runs and what the tests drive.
 public func buildApplication(_ configuration: ServerConfiguration, logger: Logger? = nil) async throws -> some ApplicationProtocol {
@@ -31,6 +32,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
             configuration: .init(ws: .init(maxFrameSize: LiveRoutes.maxMessage, autoPing: .enabled(timePeriod: .seconds(10))))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Hoard"),
         services: [refresher],
+        eventLoopGroupProvider: configuration.networkThreads.map { .shared(MultiThreadedEventLoopGroup(numberOfThreads: $0)) } ?? .singleton,
         onServerRunning: { channel in
             logger.info("Hoard is serving", metadata: [
                 "url": "http://\(configuration.host):\(channel.localAddress?.port ?? configuration.port)",

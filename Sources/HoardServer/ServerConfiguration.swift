@@ -28,6 +28,8 @@ public struct ServerConfiguration: Sendable {
     public var refreshInterval: Duration = .seconds(1)
     /// Log level.
     public var logLevel: Logger.Level = .info
+    /// Network threads (NIO event loops); nil for one per core.
+    public var networkThreads: Int?
 
     /// A configuration for a data directory, every other value at its default.
     public init(dataDirectory: String) {

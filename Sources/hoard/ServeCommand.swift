@@ -21,6 +21,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Largest blob upload, in MiB.") var maxBlobMB = 64
     @Option(help: "Largest pack upload, in MiB.") var maxPackMB = 4096
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
+    @Option(help: "Network threads (default: one per core).") var threads: Int?
 
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("unknown log level '\(logLevel)'") }
@@ -31,6 +32,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxBlobUpload = Int64(maxBlobMB) << 20
         configuration.maxPackUpload = Int64(maxPackMB) << 20
         configuration.logLevel = level
+        configuration.networkThreads = threads
         let app = try await buildApplication(configuration)
         try await app.runService()
     }
