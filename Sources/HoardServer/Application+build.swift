@@ -32,13 +32,13 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
             configuration: .init(ws: .init(maxFrameSize: LiveRoutes.maxMessage, autoPing: .enabled(timePeriod: .seconds(10))))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Hoard"),
         services: [refresher],
-        eventLoopGroupProvider: configuration.networkThreads.map { .shared(MultiThreadedEventLoopGroup(numberOfThreads: $0)) } ?? .singleton,
         onServerRunning: { channel in
             logger.info("Hoard is serving", metadata: [
                 "url": "http://\(configuration.host):\(channel.localAddress?.port ?? configuration.port)",
                 "dataDirectory": "\(configuration.dataDirectory)",
             ])
         },
+        eventLoopGroupProvider: configuration.networkThreads.map { .shared(MultiThreadedEventLoopGroup(numberOfThreads: $0)) } ?? .singleton,
         logger: logger
     )
     return app
