@@ -146,3 +146,17 @@ public struct CatalogError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { message + (cause.map { " (\($0))" } ?? "") }
 }
+
+extension Catalog {
+    /// Writes a consistent copy of the whole catalog to a new SQLite file at `path` (SQLite's online backup: the
+    /// catalog stays usable meanwhile).
+    public func backup(to path: String) throws(CatalogError) {
+        do {
+            let destination = try DatabaseQueue(path: path)
+            try writer.backup(to: destination)
+            try destination.close()
+        } catch {
+            throw CatalogError(.database, "cannot write a catalog backup to \(path); check the folder and free space", cause: error)
+        }
+    }
+}

@@ -99,3 +99,31 @@ struct GCCommand: AsyncParsableCommand {
             + (report.keptYoung > 0 ? "; kept \(report.keptYoung) younger than \(Int(grace)) s" : "") + ".")
     }
 }
+
+struct BackupCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup",
+        abstract: "Write a consistent copy of the catalog and every blob it references to a new folder (safe while serving).")
+    @OptionGroup var data: DataOptions
+    @Argument(help: "A folder that does not exist yet.") var destination: String
+
+    func run() async throws {
+        let report = try await data.open().backup(to: destination)
+        Terminal.out("Backed up \(report.blobs) blobs (\(ByteFormat.string(report.bytes))) to \(report.path). Check it with: hoard verify --data-dir \(report.path)")
+    }
+}
+
+struct RestoreCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore", abstract: "Restore a backup into a new or empty data directory, then verify it.")
+    @OptionGroup var data: DataOptions
+    @Argument(help: "The backup folder.") var backup: String
+
+    func run() async throws {
+        let report = try await Hoard.restore(from: backup, into: data.dataDirectory)
+        let verified = try await data.open().verify()
+        Terminal.out("Restored \(report.blobs) blobs (\(ByteFormat.string(report.bytes))) into \(report.path); verify: "
+            + (verified.isHealthy ? "OK" : "PROBLEMS FOUND, run hoard verify"))
+        if !verified.isHealthy { throw ExitCode(1) }
+    }
+}

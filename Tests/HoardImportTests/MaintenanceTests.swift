@@ -84,3 +84,38 @@ struct MaintenanceTests {
         #expect(try test.hoard.catalog.packs().count == 2)
     }
 }
+
+@Suite("Backup and restore")
+struct BackupTests {
+    @Test func aBackupTakenDuringAnImportRestoresIntoAVerifiedIdenticalStore() async throws {
+        let test = try TestHoard()
+        defer { test.remove() }
+        _ = try await test.hoard.importPack(at: Fixtures.pack("scifi-outpost.zip"))
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        async let importing = test.hoard.importPack(at: Fixtures.pack("dungeon-basics.zip"))
+        let report = try await test.hoard.backup(to: folder + "/backup")
+        _ = try await importing
+        #expect(report.blobs > 0)
+        let backedUp = try Hoard(dataDirectory: folder + "/backup")
+        #expect(try await backedUp.verify().isHealthy, "the backup alone must verify")
+        let packsInBackup = try backedUp.catalog.packs().map(\.name)
+        #expect(packsInBackup.contains("scifi-outpost"))
+
+        let restored = try await Hoard.restore(from: folder + "/backup", into: folder + "/restored")
+        #expect(restored.blobs == report.blobs)
+        let hoard = try Hoard(dataDirectory: folder + "/restored")
+        let verify = try await hoard.verify()
+        #expect(verify.isHealthy)
+        #expect(verify.unreferenced == 0)
+        #expect(try hoard.catalog.packs().map(\.name) == packsInBackup)
+        #expect(try hoard.catalog.assets().map(\.digest) == (try backedUp.catalog.assets().map(\.digest)))
+    }
+
+    @Test func restoreRefusesAFolderThatIsNotEmpty() async throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/something"))
+        await #expect(throws: (any Error).self) { _ = try await Hoard.restore(from: folder, into: folder) }
+    }
+}
