@@ -1,0 +1,230 @@
+import Foundation
+import HoardCore
+import Testing
+
+@testable import HoardCatalog
+
+/// The code of the catalog error `body` throws, recording an issue when it throws nothing.
+private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogError.Code? {
+    let error = #expect(throws: CatalogError.self) { try body() }
+    return error?.code
+}
+
+@Test func ensuringAGroupTwiceGivesTheSameGroup() throws {
+    let catalog = try Catalog.inMemory()
+    let first = try catalog.ensureGroup(named: "dragons")
+    let second = try catalog.ensureGroup(named: "dragons")
+    #expect(first.id != nil)
+    #expect(first.id == second.id)
+    #expect(try catalog.ensureGroup(named: "Dragons").id == first.id)
+    try catalog.ensureGroup(named: "owlbears")
+    #expect(try catalog.groups().map(\.name) == ["dragons", "owlbears"])
+}
+
+@Test func aRecordedCommitIsListedWithItsAssetsAndVariants() throws {
+    let catalog = try Catalog.inMemory()
+    let fixture = CommitFixture(assets: goblinAssets())
+    #expect(try catalog.record(fixture.commit) == .recorded)
+
+    let packs = try catalog.packs()
+    #expect(packs.count == 1)
+    let pack = try #require(packs.first)
+    #expect(pack.name == "goblins")
+    #expect(pack.group == "dragons")
+    #expect(pack.version == "1")
+    #expect(pack.versionCount == 1)
+    #expect(pack.manifestDigest == fixture.commit.manifestDigest)
+    #expect(pack.assetCount == 2)
+    #expect(pack.totalBytes == 142_000)
+    #expect(!pack.isPublic)
+    #expect(pack.importedAt != nil)
+
+    let assets = try catalog.assets(pack: "goblins")
+    // Sorted by kind, then name: texture before token.
+    #expect(assets.map(\.name) == ["stone-floor", "ogre"])
+    #expect(assets.map(\.kind) == [.texture, .token])
+    let ogre = try #require(assets.first { $0.name == "ogre" })
+    let ogreSpec = try #require(goblinAssets().first { $0.name == "ogre" })
+    #expect(ogre.digest == fakeDigest(try CanonicalJSON.encode(ogreSpec.descriptor)))
+    #expect(ogre.pack == "goblins")
+    #expect(ogre.footprint == Footprint(width: 2, height: 2))
+    #expect(ogre.variants == ogreSpec.descriptor.variants)
+    #expect(ogre.variants.map(\.size) == [40_000, 90_000])
+    #expect(ogre.variants.map(\.mediaType) == [.png, .webp])
+    #expect(ogre.variants.map(\.scale) == [1, 2])
+    #expect(Set(try catalog.blobs().map(\.digest)) == fixture.blobDigests)
+}
+
+@Test func variantSizesAndTypesComeFromTheBlobRows() throws {
+    let catalog = try Catalog.inMemory()
+    var fixture = CommitFixture(assets: goblinAssets())
+    // The blob row is the truth about bytes; make it differ from what the descriptor claims.
+    let stone = fakeDigest("picture:goblins/stone")
+    fixture.commit.blobs = fixture.commit.blobs.map { blob in
+        blob.digest == stone ? BlobRecord(digest: stone, size: 777, mediaType: MediaType.jpeg.rawValue) : blob
+    }
+    #expect(try catalog.record(fixture.commit) == .recorded)
+    let floor = try #require(try catalog.assets(pack: "goblins", kind: .texture).first)
+    #expect(floor.variants.map(\.size) == [777])
+    #expect(floor.variants.map(\.mediaType) == [.jpeg])
+}
+
+@Test func assetsCanBeFilteredByPackAndKind() throws {
+    let catalog = try Catalog.inMemory()
+    #expect(try catalog.record(CommitFixture(pack: "goblins", assets: goblinAssets()).commit) == .recorded)
+    #expect(try catalog.record(CommitFixture(pack: "caves", assets: goblinAssets(labelPrefix: "caves")).commit) == .recorded)
+    #expect(try catalog.assets().count == 4)
+    #expect(try catalog.assets().map(\.pack) == ["caves", "caves", "goblins", "goblins"])
+    #expect(try catalog.assets(kind: .token).map(\.pack) == ["caves", "goblins"])
+    #expect(try catalog.assets(pack: "caves", kind: .texture).map(\.name) == ["stone-floor"])
+    #expect(try catalog.assets(pack: "caves", kind: .wall).isEmpty)
+    #expect(try catalog.assets(pack: "absent").isEmpty)
+}
+
+@Test func recordingTheSameVersionAndManifestAgainChangesNothing() throws {
+    let catalog = try Catalog.inMemory()
+    let fixture = CommitFixture(assets: goblinAssets())
+    #expect(try catalog.record(fixture.commit) == .recorded)
+    let before = try catalog.packs()
+    #expect(try catalog.record(fixture.commit) == .alreadyRecorded)
+    #expect(try catalog.packs() == before)
+    #expect(try catalog.packState(named: "goblins")?.versions == ["1"])
+}
+
+@Test func theSameVersionWithAnotherManifestIsAConflict() throws {
+    let catalog = try Catalog.inMemory()
+    #expect(try catalog.record(CommitFixture(assets: goblinAssets()).commit) == .recorded)
+    let changed = CommitFixture(assets: goblinAssets(labelPrefix: "retouched"), manifestSalt: "v1-again")
+    #expect(errorCode { () throws(CatalogError) in _ = try catalog.record(changed.commit) } == .conflict)
+    // The first import is untouched.
+    #expect(try catalog.packState(named: "goblins")?.versions == ["1"])
+    #expect(try catalog.assets(pack: "goblins").flatMap(\.variants).allSatisfy { $0.digest != fakeDigest("picture:retouched/stone") })
+}
+
+@Test func aPackNameOwnedByAnotherGroupIsAConflict() throws {
+    let catalog = try Catalog.inMemory()
+    #expect(try catalog.record(CommitFixture(group: "dragons", pack: "goblins", assets: goblinAssets()).commit) == .recorded)
+    let intruder = CommitFixture(group: "owlbears", pack: "goblins", version: "2", assets: goblinAssets(labelPrefix: "other"))
+    let error = #expect(throws: CatalogError.self) { try catalog.record(intruder.commit) }
+    #expect(error?.code == .conflict)
+    #expect(error?.message.contains("dragons") == true)
+    #expect(try catalog.packState(named: "goblins")?.group == "dragons")
+    #expect(try catalog.packState(named: "goblins")?.versions == ["1"])
+    // Pack names are case-insensitive, so a different spelling is the same pack.
+    let respelled = CommitFixture(group: "owlbears", pack: "Goblins", version: "3", assets: goblinAssets(labelPrefix: "other"))
+    #expect(errorCode { () throws(CatalogError) in _ = try catalog.record(respelled.commit) } == .conflict)
+}
+
+@Test func packStateListsVersionsManifestsAndTheCurrentOne() throws {
+    let catalog = try Catalog.inMemory()
+    #expect(try catalog.packState(named: "goblins") == nil)
+    let v1 = CommitFixture(version: "1", assets: goblinAssets())
+    let v2 = CommitFixture(version: "2", assets: goblinAssets(labelPrefix: "v2"))
+    #expect(try catalog.record(v1.commit) == .recorded)
+    #expect(try catalog.record(v2.commit) == .recorded)
+    let state = try #require(try catalog.packState(named: "goblins"))
+    #expect(state.name == "goblins")
+    #expect(state.group == "dragons")
+    #expect(state.versions == ["1", "2"])
+    #expect(state.manifests == ["1": v1.commit.manifestDigest, "2": v2.commit.manifestDigest])
+    #expect(state.currentVersion == "2")
+    #expect(state.currentManifest == v2.commit.manifestDigest)
+    // Listings show the current version only.
+    #expect(try catalog.packs().first?.versionCount == 2)
+    #expect(Set(try catalog.assets(pack: "goblins").map(\.digest)) == Set(v2.assetDigests))
+}
+
+@Test func collectingGarbageAfterDeletingAPackFreesExactlyTheBlobsOnlyItReferenced() throws {
+    let catalog = try Catalog.inMemory()
+    var shared = goblinAssets(labelPrefix: "shared")
+    shared[1].pictures[0].label = "goblins/stone"  // the caves reuse the goblins' floor picture
+    let goblins = CommitFixture(pack: "goblins", assets: goblinAssets())
+    let goblinsV2 = CommitFixture(pack: "goblins", version: "2", assets: [goblinAssets()[0]])
+    let caves = CommitFixture(group: "owlbears", pack: "caves", assets: shared)
+    for fixture in [goblins, goblinsV2, caves] { #expect(try catalog.record(fixture.commit) == .recorded) }
+
+    // While every pack exists (old versions included), nothing is garbage.
+    #expect(try catalog.collectGarbage().isEmpty)
+
+    #expect(try catalog.deletePack(named: "goblins"))
+    #expect(try !catalog.deletePack(named: "goblins"))
+    let freed = Set(try catalog.collectGarbage())
+    let goblinBlobs = goblins.blobDigests.union(goblinsV2.blobDigests)
+    #expect(freed == goblinBlobs.subtracting(caves.blobDigests))
+    #expect(!freed.contains(fakeDigest("picture:goblins/stone")))
+    #expect(freed.contains(fakeDigest("picture:goblins/ogre@1x")))
+    #expect(freed.contains(goblins.commit.manifestDigest))
+    #expect(Set(try catalog.blobs().map(\.digest)) == caves.blobDigests)
+    #expect(try catalog.collectGarbage().isEmpty)
+    #expect(try catalog.assets().map(\.pack) == ["caves", "caves"])
+    #expect(try catalog.danglingReferences().isEmpty)
+}
+
+@Test func anAssetSharedByTwoPacksSurvivesTheDeletionOfOne() throws {
+    let catalog = try Catalog.inMemory()
+    let a = CommitFixture(pack: "a", assets: goblinAssets())
+    let b = CommitFixture(pack: "b", assets: goblinAssets())
+    #expect(try catalog.record(a.commit) == .recorded)
+    #expect(try catalog.record(b.commit) == .recorded)
+    #expect(Set(a.assetDigests) == Set(b.assetDigests))
+    try catalog.deletePack(named: "a")
+    #expect(Set(try catalog.collectGarbage()) == [a.commit.manifestDigest])
+    let remaining = try catalog.assets(pack: "b")
+    #expect(remaining.count == 2)
+    #expect(remaining.allSatisfy { !$0.variants.isEmpty })
+}
+
+@Test func danglingReferencesStayEmptyThroughNormalUse() throws {
+    let catalog = try Catalog.inMemory()
+    #expect(try catalog.danglingReferences().isEmpty)
+    #expect(try catalog.record(CommitFixture(pack: "a", assets: goblinAssets()).commit) == .recorded)
+    #expect(try catalog.record(CommitFixture(pack: "a", version: "2", assets: goblinAssets(labelPrefix: "a2")).commit) == .recorded)
+    #expect(try catalog.record(CommitFixture(pack: "b", assets: goblinAssets(labelPrefix: "b")).commit) == .recorded)
+    #expect(try catalog.danglingReferences().isEmpty)
+    try catalog.deletePack(named: "a")
+    #expect(try !catalog.collectGarbage().isEmpty)
+    #expect(try catalog.danglingReferences().isEmpty)
+}
+
+@Test func aCommitMissingABlobRowRecordsNothing() throws {
+    let catalog = try Catalog.inMemory()
+    var fixture = CommitFixture(assets: goblinAssets())
+    let missing = fakeDigest("picture:goblins/ogre@2x")
+    fixture.commit.blobs.removeAll { $0.digest == missing }
+    #expect(errorCode { () throws(CatalogError) in _ = try catalog.record(fixture.commit) } != nil)
+    #expect(try catalog.packs().isEmpty)
+    #expect(try catalog.blobs().isEmpty)
+    #expect(try catalog.danglingReferences().isEmpty)
+}
+
+@Test func settingAPackPublicAndPrivate() throws {
+    let catalog = try Catalog.inMemory()
+    #expect(try catalog.record(CommitFixture(assets: goblinAssets()).commit) == .recorded)
+    #expect(try catalog.packs().first?.isPublic == false)
+    #expect(try catalog.setPublic(true, pack: "goblins"))
+    #expect(try catalog.packs().first?.isPublic == true)
+    #expect(try catalog.packOwner(named: "goblins")?.isPublic == true)
+    #expect(try catalog.setPublic(false, pack: "goblins"))
+    #expect(try catalog.packs().first?.isPublic == false)
+    #expect(try !catalog.setPublic(true, pack: "absent"))
+}
+
+@Test func aFileCatalogKeepsWhatWasRecordedAcrossOpenings() throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let path = directory + "/catalog.sqlite"
+    let fixture = CommitFixture(assets: goblinAssets())
+    do {
+        let catalog = try Catalog(path: path)
+        #expect(try catalog.record(fixture.commit) == .recorded)
+        #expect(try catalog.setPublic(true, pack: "goblins"))
+    }
+    #expect(FileManager.default.fileExists(atPath: path))
+    let reopened = try Catalog(path: path)
+    #expect(try reopened.record(fixture.commit) == .alreadyRecorded)
+    let pack = try #require(try reopened.packs().first)
+    #expect(pack.name == "goblins")
+    #expect(pack.isPublic)
+    #expect(try reopened.assets(pack: "goblins").count == 2)
+    #expect(Set(try reopened.blobs().map(\.digest)) == fixture.blobDigests)
+}

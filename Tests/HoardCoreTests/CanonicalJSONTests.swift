@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+
+@testable import HoardCore
+
+/// A digest whose bytes are all `byte`.
+private func digest(_ byte: UInt8) throws -> Digest {
+    try #require(Digest(bytes: [UInt8](repeating: byte, count: 32)))
+}
+
+private func variant(_ scale: Int, byte: UInt8, type: MediaType = .png, generated: Bool? = nil) throws -> AssetDescriptor.Variant {
+    AssetDescriptor.Variant(
+        scale: scale, digest: try digest(byte), width: 100 * scale, height: 50 * scale, size: Int64(1000 * scale + Int(byte)),
+        mediaType: type, generated: generated)
+}
+
+private func descriptor(variants: [AssetDescriptor.Variant]) throws -> AssetDescriptor {
+    AssetDescriptor(kind: .token, name: "monsters/ogre", footprint: try #require(Footprint(width: 2, height: 1)), variants: variants)
+}
+
+private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+
+@Test func aDescriptorEncodesToExactlyTheCanonicalBytes() throws {
+    let encoded = try CanonicalJSON.encode(descriptor(variants: [variant(1, byte: 0xAB), variant(2, byte: 0x01, type: .webp)]))
+    let hexAB = String(repeating: "ab", count: 32)
+    let hex01 = String(repeating: "01", count: 32)
+    let expected = #"{"footprint":{"height":1,"width":2},"kind":"token","name":"monsters/ogre","schema":"hoard.asset/v1","#
+        + #""variants":[{"digest":"sha256:\#(hexAB)","height":50,"mediaType":"image/png","scale":1,"size":1171,"width":100},"#
+        + #"{"digest":"sha256:\#(hex01)","height":100,"mediaType":"image/webp","scale":2,"size":2001,"width":200}]}"#
+    #expect(text(encoded) == expected)
+}
+
+@Test func encodingTheSameDescriptorAgainGivesTheSameBytes() throws {
+    let value = try descriptor(variants: [variant(1, byte: 1), variant(2, byte: 2), variant(4, byte: 4, generated: true)])
+    let first = try CanonicalJSON.encode(value)
+    for _ in 0..<20 {
+        #expect(try CanonicalJSON.encode(value) == first)
+        // A decoded copy is the same value and encodes to the same bytes.
+        let copy = try JSONDecoder().decode(AssetDescriptor.self, from: Data(first))
+        #expect(copy == value)
+        #expect(try CanonicalJSON.encode(copy) == first)
+    }
+}
+
+@Test func theOrderVariantsAreGivenInDoesNotChangeTheBytes() throws {
+    let variants = try [variant(1, byte: 1), variant(2, byte: 2), variant(3, byte: 3), variant(4, byte: 4), variant(8, byte: 8)]
+    let reference = try CanonicalJSON.encode(descriptor(variants: variants))
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0..<20 {
+        let shuffled = variants.shuffled(using: &generator)
+        #expect(try CanonicalJSON.encode(descriptor(variants: shuffled)) == reference)
+    }
+    #expect(try CanonicalJSON.encode(descriptor(variants: variants.reversed())) == reference)
+    #expect(try descriptor(variants: variants.reversed()).variants.map(\.scale) == [1, 2, 3, 4, 8])
+}
+
+@Test func theOrderAssetsAreGivenInDoesNotChangeAManifest() throws {
+    let entries = try [
+        PackManifest.Entry(digest: digest(1), kind: .wall, name: "brick"),
+        PackManifest.Entry(digest: digest(2), kind: .token, name: "ogre"),
+        PackManifest.Entry(digest: digest(3), kind: .token, name: "goblin"),
+        PackManifest.Entry(digest: digest(4), kind: .background, name: "parchment"),
+    ]
+    let reference = try CanonicalJSON.encode(PackManifest(name: "p", version: "1", packFile: PackFile(), assets: entries))
+    for order in [entries.reversed(), [entries[2], entries[0], entries[3], entries[1]]] {
+        #expect(try CanonicalJSON.encode(PackManifest(name: "p", version: "1", packFile: PackFile(), assets: Array(order))) == reference)
+    }
+    let names = PackManifest(name: "p", version: "1", packFile: PackFile(), assets: entries).assets.map(\.name)
+    #expect(names == ["parchment", "goblin", "ogre", "brick"])
+}
+
+@Test func objectKeysAreSortedAtEveryLevel() throws {
+    let value: [String: [String: Int]] = ["zeta": ["b": 1, "a": 2, "C": 3], "alpha": ["y": 1, "x": 2], "Mid": [:]]
+    let encoded = text(try CanonicalJSON.encode(value))
+    #expect(encoded == #"{"Mid":{},"alpha":{"x":2,"y":1},"zeta":{"C":3,"a":2,"b":1}}"#)
+}
+
+@Test func dictionariesEncodeTheSameEveryTime() throws {
+    // Swift dictionaries iterate in a per-process random order; canonical output must not.
+    var value: [String: Int] = [:]
+    for index in 0..<200 { value["key\(index)"] = index }
+    let first = try CanonicalJSON.encode(value)
+    for _ in 0..<10 {
+        let rebuilt = Dictionary(uniqueKeysWithValues: value.shuffled().map { ($0.key, $0.value) })
+        #expect(try CanonicalJSON.encode(rebuilt) == first)
+    }
+}
+
+@Test func theOutputHoldsNoInsignificantWhitespace() throws {
+    let value = try descriptor(variants: [variant(1, byte: 9), variant(2, byte: 10)])
+    let encoded = try CanonicalJSON.encode(value)
+    for space: UInt8 in [0x20, 0x0A, 0x0D, 0x09] {
+        #expect(!encoded.contains(space))
+    }
+    // Spaces inside strings are data and stay.
+    let named = AssetDescriptor(kind: .token, name: "big ogre", footprint: .single, variants: [])
+    #expect(text(try CanonicalJSON.encode(named)).contains(#""name":"big ogre""#))
+}
+
+@Test func slashesAreNotEscaped() throws {
+    let encoded = text(try CanonicalJSON.encode(descriptor(variants: [variant(1, byte: 7)])))
+    #expect(encoded.contains(#""name":"monsters/ogre""#))
+    #expect(encoded.contains(#""mediaType":"image/png""#))
+    #expect(!encoded.contains(#"\/"#))
+}
+
+@Test func equalDescriptorsGiveEqualBytesAndDifferentOnesDiffer() throws {
+    let a = try CanonicalJSON.encode(descriptor(variants: [variant(1, byte: 1)]))
+    let b = try CanonicalJSON.encode(descriptor(variants: [variant(1, byte: 1)]))
+    let c = try CanonicalJSON.encode(descriptor(variants: [variant(1, byte: 2)]))
+    #expect(a == b)
+    #expect(a != c)
+}

@@ -1,0 +1,148 @@
+import Foundation
+import HoardCore
+import Testing
+
+@testable import HoardStore
+
+// What only the file backend promises: its layout on disk, read-only blobs, and staging clean-up.
+
+/// A file store in a fresh folder, removed when `body` returns.
+private func withFileStore<T>(_ body: (FileBlobStore, String) async throws -> T) async throws -> T {
+    let root = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    return try await body(try FileBlobStore(root: root), root)
+}
+
+private func publish(_ bytes: [UInt8], to store: FileBlobStore) async throws -> Digest {
+    let area = try store.makeStagingArea()
+    defer { area.discard() }
+    let staged = try area.stage(bytes)
+    _ = try await store.publish([staged])
+    return staged.digest
+}
+
+private func contents(of directory: String) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+}
+
+@Test func openingAStoreCreatesItsVersionedFolders() async throws {
+    try await withFileStore { store, root in
+        var isDirectory: ObjCBool = false
+        for folder in ["v1", "v1/sha256", "v1/staging"] {
+            #expect(FileManager.default.fileExists(atPath: "\(root)/\(folder)", isDirectory: &isDirectory) && isDirectory.boolValue)
+        }
+        #expect(store.versionDirectory == root + "/v1")
+    }
+}
+
+@Test func blobsAreStoredUnderTheirShardedHexDigest() async throws {
+    try await withFileStore { store, root in
+        let bytes = Array("abc".utf8)
+        let digest = try await publish(bytes, to: store)
+        let hex = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        let expected = "\(root)/v1/sha256/ba/\(hex)"
+        #expect(store.path(of: digest) == expected)
+        #expect(FileManager.default.contents(atPath: expected) == Data(bytes))
+        #expect(try contents(of: "\(root)/v1/sha256") == ["ba"])
+        #expect(try contents(of: "\(root)/v1/sha256/ba") == [hex])
+    }
+}
+
+@Test func everyBlobLandsInTheShardOfItsFirstTwoHexDigits() async throws {
+    try await withFileStore { store, root in
+        for seed in 0..<30 {
+            let digest = try await publish(pseudoRandomBytes(count: 64, seed: UInt64(seed)), to: store)
+            let shard = String(digest.hex.prefix(2))
+            #expect(FileManager.default.fileExists(atPath: "\(root)/v1/sha256/\(shard)/\(digest.hex)"))
+        }
+    }
+}
+
+@Test func aPublishedBlobIsReadOnly() async throws {
+    try await withFileStore { store, _ in
+        let digest = try await publish(Array("immutable".utf8), to: store)
+        let attributes = try FileManager.default.attributesOfItem(atPath: store.path(of: digest))
+        let mode = try #require(attributes[.posixPermissions] as? NSNumber).intValue
+        #expect(mode & 0o777 == 0o444)
+    }
+}
+
+@Test func nothingIsLeftInStagingAfterPublishingAndDiscarding() async throws {
+    try await withFileStore { store, root in
+        let area = try store.makeStagingArea()
+        #expect(area.directory.hasPrefix("\(root)/v1/staging/"))
+        let staged = try [area.stage(Array("a".utf8)), area.stage(Array("b".utf8))]
+        #expect(try contents(of: "\(root)/v1/staging").count == 1)
+        _ = try await store.publish(staged)
+        area.discard()
+        #expect(try contents(of: "\(root)/v1/staging").isEmpty)
+        // Discarding without publishing leaves nothing either.
+        let abandoned = try store.makeStagingArea()
+        _ = try abandoned.stage(pseudoRandomBytes(count: 50_000, seed: 9))
+        abandoned.discard()
+        #expect(try contents(of: "\(root)/v1/staging").isEmpty)
+    }
+}
+
+@Test func aStagingAreaReleasedWithoutDiscardIsRemovedToo() async throws {
+    try await withFileStore { store, root in
+        do {
+            let area = try store.makeStagingArea()
+            _ = try area.stage(Array("forgotten".utf8))
+            #expect(try contents(of: "\(root)/v1/staging").count == 1)
+        }
+        #expect(try contents(of: "\(root)/v1/staging").isEmpty)
+    }
+}
+
+@Test func removingStaleStagingRemovesOldAreasAndKeepsYoungOnes() async throws {
+    try await withFileStore { store, root in
+        let old = try store.makeStagingArea()
+        _ = try old.stage(Array("crashed import".utf8))
+        let young = try store.makeStagingArea()
+        _ = try young.stage(Array("import in progress".utf8))
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -7_200)], ofItemAtPath: old.directory)
+        let removed = try await store.removeStaleStaging(olderThan: 3_600)
+        #expect(removed == 1)
+        #expect(!FileManager.default.fileExists(atPath: old.directory))
+        #expect(FileManager.default.fileExists(atPath: young.directory))
+        #expect(try contents(of: "\(root)/v1/staging") == [URL(fileURLWithPath: young.directory).lastPathComponent])
+        // Nothing stale remains, so a second pass removes nothing.
+        #expect(try await store.removeStaleStaging(olderThan: 3_600) == 0)
+        young.discard()
+    }
+}
+
+@Test func removingStaleStagingLeavesPublishedBlobsAlone() async throws {
+    try await withFileStore { store, _ in
+        let digest = try await publish(Array("published".utf8), to: store)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -86_400)], ofItemAtPath: store.path(of: digest))
+        #expect(try await store.removeStaleStaging(olderThan: 60) == 0)
+        #expect(try await store.read(digest, range: nil) == Array("published".utf8))
+    }
+}
+
+@Test func aStoreReopenedOnTheSameFolderSeesItsBlobs() async throws {
+    try await withFileStore { store, root in
+        let digest = try await publish(Array("persistent".utf8), to: store)
+        let reopened = try FileBlobStore(root: root)
+        #expect(try await reopened.read(digest, range: nil) == Array("persistent".utf8))
+        #expect(try await reopened.allDigests() == [digest])
+    }
+}
+
+@Test func allDigestsIgnoresStrayFiles() async throws {
+    try await withFileStore { store, root in
+        let digest = try await publish(Array("real".utf8), to: store)
+        let base = "\(root)/v1/sha256"
+        // A note in a shard, a blob name in the wrong shard, and a folder that is not a shard.
+        FileManager.default.createFile(atPath: "\(base)/\(digest.hex.prefix(2))/README", contents: Data("x".utf8))
+        let wrongShard = digest.hex.hasPrefix("00") ? "01" : "00"
+        let stray = String(repeating: "f", count: 64)
+        try FileManager.default.createDirectory(atPath: "\(base)/\(wrongShard)", withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: "\(base)/\(wrongShard)/\(stray)", contents: Data("y".utf8))
+        try FileManager.default.createDirectory(atPath: "\(base)/tmp", withIntermediateDirectories: true)
+        #expect(try await store.allDigests() == [digest])
+    }
+}
