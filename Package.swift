@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "hoard", targets: ["hoard"]),
         .library(name: "HoardCore", targets: ["HoardCore"]),
         .library(name: "HoardImport", targets: ["HoardImport"]),
+        .library(name: "HoardClient", targets: ["HoardClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -48,10 +49,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .target(name: "HoardClient", dependencies: ["HoardCore", .product(name: "Crypto", package: "swift-crypto")]),
         .executableTarget(
             name: "hoard",
             dependencies: [
-                "HoardImport", "HoardServer",
+                "HoardImport", "HoardServer", "HoardClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -70,5 +72,9 @@ let package = Package(
             ]
         ),
         .testTarget(name: "hoardTests", dependencies: ["hoard"]),
+        .testTarget(
+            name: "HoardClientTests",
+            dependencies: ["HoardClient", "HoardServer", .product(name: "HummingbirdTesting", package: "hummingbird")]
+        ),
     ]
 )

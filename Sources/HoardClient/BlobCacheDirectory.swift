@@ -130,8 +130,9 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
         }
     }
 
-    /// Renames a verified file into its sharded place; when a twin got there first, the file is dropped.
-    private func publish(_ file: URL, as digest: Digest) throws {
+    /// Renames a file the caller already verified into its sharded place; when a twin got there first, the file is
+    /// dropped. The file must be on the cache's file system.
+    func publish(_ file: URL, as digest: Digest) throws {
         let destination = url(for: digest)
         let shard = destination.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: shard, withIntermediateDirectories: true)

@@ -13,20 +13,20 @@ struct BlobHashing {
         count += Int64(bytes.count)
     }
 
-    func finalize() -> Digest {
+    func finalize() -> HoardCore.Digest {
         // SHA-256 always gives 32 bytes, so the initializer cannot fail.
-        Digest(bytes: Array(hasher.finalize()))!
+        HoardCore.Digest(bytes: Array(hasher.finalize()))!
     }
 
     /// The digest of bytes in memory.
-    static func digest(of bytes: some DataProtocol) -> Digest {
+    static func digest(of bytes: some DataProtocol) -> HoardCore.Digest {
         var hashing = BlobHashing()
         hashing.update(bytes)
         return hashing.finalize()
     }
 
     /// Hashes a file from its start in 1 MiB reads; returns the digest and the size.
-    static func digest(ofFileAt url: URL) throws -> (digest: Digest, size: Int64) {
+    static func digest(ofFileAt url: URL) throws -> (digest: HoardCore.Digest, size: Int64) {
         var hashing = BlobHashing()
         try hashing.update(fileAt: url)
         return (hashing.finalize(), hashing.count)

@@ -96,28 +96,36 @@ final class HTTPTransport: Sendable {
             pending.withLock { $0[task] = Pending(head: head, body: body) }
         }
 
+        /// Hands the response head to the waiting request, once.
+        private func deliverHead(_ task: URLSessionTask, _ response: URLResponse?) -> Bool {
+            let head = pending.withLock { table -> CheckedContinuation<HTTPURLResponse, any Error>? in
+                defer { table[task.taskIdentifier]?.head = nil }
+                return table[task.taskIdentifier]?.head
+            }
+            guard let head else { return true }
+            guard let http = response as? HTTPURLResponse else {
+                head.resume(throwing: HoardClientError(.badResponse, "the server's answer is not HTTP"))
+                return false
+            }
+            head.resume(returning: http)
+            return true
+        }
+
         func urlSession(
             _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
             completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
         ) {
-            let head = pending.withLock { table -> CheckedContinuation<HTTPURLResponse, any Error>? in
-                defer { table[dataTask.taskIdentifier]?.head = nil }
-                return table[dataTask.taskIdentifier]?.head
-            }
-            if let http = response as? HTTPURLResponse {
-                head?.resume(returning: http)
-                completionHandler(.allow)
-            } else {
-                head?.resume(throwing: HoardClientError(.badResponse, "the server's answer is not HTTP"))
-                completionHandler(.cancel)
-            }
+            completionHandler(deliverHead(dataTask, response) ? .allow : .cancel)
         }
 
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+            // Should the head callback not have run (it is optional for a delegate), the task's response stands in.
+            _ = deliverHead(dataTask, dataTask.response)
             _ = pending.withLock { $0[dataTask.taskIdentifier] }?.body.yield(data)
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+            if error == nil, task.response != nil { _ = deliverHead(task, task.response) }
             guard let entry = pending.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
             if let error {
                 entry.head?.resume(throwing: error)

@@ -70,7 +70,8 @@ public struct SyncPlan: Sendable {
             want(variant.digest, variant.size, .rest)
         }
         self.wanted = wanted
-        self.cached = Set(wanted.map(\.digest).filter(isCached))
+        let cached = Set(wanted.map(\.digest).filter(isCached))
+        self.cached = cached
         let missing = wanted.filter { !cached.contains($0.digest) }
         var units: [Unit] = []
         for phase in [Phase.firstRender, .rest] {

@@ -1,0 +1,191 @@
+import ArgumentParser
+import Foundation
+import HoardClient
+import HoardCore
+
+/// `hoard join URL CODE --cache DIR`: what a player's app does on join, from the command line.
+struct JoinCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "join",
+        abstract: "Join a game session by its code and fetch its art into a cache folder.",
+        discussion: """
+            Fetches what the cache lacks — the smallest variant of every asset first, so the map could be drawn at once, \
+            then the rest — verifies every blob against its digest, and prints how long each took. A second join with \
+            the same cache fetches nothing. With --follow, prints the session's live events until Ctrl-C, fetching new \
+            art as events reference it.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The server, e.g. http://nas.local:8080.", valueName: "URL"))
+    var url: String
+
+    @Argument(help: ArgumentHelp("The join code, e.g. ABCD-EFGH.", valueName: "CODE"))
+    var code: String
+
+    @Option(help: ArgumentHelp("The cache folder (created if missing).", valueName: "DIR"))
+    var cache: String
+
+    @Option(help: "The name others see.")
+    var name: String = ProcessInfo.processInfo.environment["USER"] ?? "player"
+
+    @Flag(help: "Print live events after the sync, until interrupted.")
+    var follow = false
+
+    func run() async throws {
+        let client = HoardClient(baseURL: try ServerURL.parse(url))
+        let cache: BlobCacheDirectory
+        do { cache = try BlobCacheDirectory(path: self.cache) } catch { throw CLIError("\(error)") }
+        let joined: JoinedSession
+        do { joined = try await client.join(code: code, name: name) } catch { throw CLIError("cannot join: \(error)") }
+        let session = joined.session
+        Terminal.err("Joined '\(session.name)' hosted by \(session.host) as \(name): \(session.manifest.assets.count) assets, "
+            + "\(session.manifest.blobs.count) other blobs")
+
+        let (progress, continuation) = AsyncStream.makeStream(of: SyncProgress.self, bufferingPolicy: .bufferingNewest(1))
+        let bar = ProgressBar(label: "Syncing")
+        let drawing = Task {
+            for await step in progress {
+                let note = "\(step.blobsDone)/\(step.blobsTotal) blobs" + (step.isFirstRenderReached ? ", map ready" : "")
+                bar.update(done: step.bytesDone, total: step.bytesTotal, unit: .bytes, note: note)
+            }
+        }
+        let summary: SyncSummary
+        do {
+            summary = try await joined.sync(into: cache, progress: continuation)
+        } catch {
+            await drawing.value
+            bar.finish()
+            throw CLIError("the sync did not finish: \(error)")
+        }
+        await drawing.value
+        bar.finish()
+        Terminal.out(SyncText.summary(summary, cache: cache))
+        guard follow else { return }
+        try await Self.follow(joined, cache: cache)
+    }
+
+    /// Prints live events, one line each, until interrupted or the channel gives up.
+    static func follow(_ joined: JoinedSession, cache: BlobCacheDirectory) async throws {
+        let channel = joined.live(prefetchInto: cache)
+        do {
+            for try await event in channel.events { Terminal.out(SyncText.line(event)) }
+        } catch let error as HoardClientError where error.code == .webSocketUnsupported {
+            throw CLIError("cannot follow live events here: this system's URLSession has no WebSocket support (on Linux it needs "
+                + "libcurl 8.11 or later, built with WebSockets); the art above is synced all the same")
+        } catch {
+            throw CLIError("the live channel stopped: \(error)")
+        }
+    }
+}
+
+/// `hoard session create URL --map FILE --token T`: host a game session from a map document.
+struct SessionCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "session",
+        abstract: "Host game sessions on a Hoard server.",
+        subcommands: [CreateSessionCommand.self]
+    )
+}
+
+struct CreateSessionCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "create",
+        abstract: "Create a game session from a map document and print its join code.",
+        discussion: """
+            Every "sha256:<hex>" string in the map is a reference. Blobs the server lacks are uploaded from --blobs \
+            (files named by their hex digest, or a cache folder from 'hoard join'), verified against their digest, and \
+            the session is created.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The server, e.g. http://nas.local:8080.", valueName: "URL"))
+    var url: String
+
+    @Option(help: ArgumentHelp("The map document (JSON).", valueName: "FILE"))
+    var map: String
+
+    @Option(help: ArgumentHelp("A member's token (default: $HOARD_TOKEN).", valueName: "T"))
+    var token: String?
+
+    @Option(help: ArgumentHelp("The session's name (default: the map file's name).", valueName: "N"))
+    var name: String?
+
+    @Option(help: ArgumentHelp("Where to find blobs the server lacks.", valueName: "DIR"))
+    var blobs: String?
+
+    @Flag(name: .customLong("private"), help: "Keep the session out of the group's lobby; only the code finds it.")
+    var isPrivate = false
+
+    func run() async throws {
+        guard let token = token ?? ProcessInfo.processInfo.environment["HOARD_TOKEN"] else {
+            throw ValidationError("give a member's token with --token or HOARD_TOKEN")
+        }
+        let document: JSONValue
+        do {
+            document = try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: URL(fileURLWithPath: map)))
+        } catch {
+            throw CLIError("cannot read the map \(map) as JSON: \(error)")
+        }
+        let sessionName = name ?? ((map as NSString).lastPathComponent as NSString).deletingPathExtension
+        let client = HoardClient(baseURL: try ServerURL.parse(url), token: token)
+        let source = blobs.map { BlobFolder(directory: URL(fileURLWithPath: $0, isDirectory: true)) }
+        let created: CreatedSession
+        do {
+            created = try await client.createSession(
+                name: sessionName, visibility: isPrivate ? .private : .group, map: document, localBlobs: source)
+        } catch let error as HoardClientError where error.code == .missingBlobs {
+            let list = error.digests.prefix(20).map { "  \($0)" }.joined(separator: "\n")
+            throw CLIError("\(error.message):\n\(list)\(error.digests.count > 20 ? "\n  …" : "")")
+        } catch {
+            throw CLIError("cannot create the session: \(error)")
+        }
+        if !created.uploaded.isEmpty { Terminal.err("Uploaded \(created.uploaded.count) blob(s) the server lacked") }
+        Terminal.out("Created session '\(created.name)'\n  id:        \(created.id)\n  join code: \(created.code)\n  map:       \(created.mapDigest)")
+    }
+}
+
+enum ServerURL {
+    static func parse(_ text: String) throws -> URL {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
+            throw ValidationError("'\(text)' is not a server URL; write e.g. http://nas.local:8080")
+        }
+        return url
+    }
+}
+
+/// The words `hoard join` prints.
+enum SyncText {
+    static func summary(_ summary: SyncSummary, cache: BlobCacheDirectory) -> String {
+        func seconds(_ value: Double?) -> String { value.map { String(format: "%.2f s", $0) } ?? "never" }
+        return [
+            "Synced \(summary.assets) assets (\(summary.blobs) blobs) into \(cache.root.path)",
+            "  \(summary.blobsCached) already cached, \(summary.blobsFetched) fetched (\(ByteFormat.string(summary.bytesFetched))) "
+                + "in \(summary.requests) request\(summary.requests == 1 ? "" : "s")",
+            "  first render after \(seconds(summary.firstRenderSeconds)), everything after \(seconds(summary.totalSeconds))",
+        ].joined(separator: "\n")
+    }
+
+    static func line(_ event: LiveEvent) -> String {
+        func json(_ value: JSONValue) -> String {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            return (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? "?"
+        }
+        switch event {
+        case .op(let seq, let from, let op): return "#\(seq) op from \(from): \(json(op))"
+        case .presence(let seq, let change, let who): return "#\(seq) \(who.name) (\(who.id)) \(change.rawValue)"
+        case .assets(let seq, let manifest): return "#\(seq) new art: \(manifest.assets.count) assets, \(manifest.blobs.count) blobs"
+        case .grab(let seq, let entity, let by): return "#\(seq) \(by) grabbed \(entity)"
+        case .release(let seq, let entity, let by): return "#\(seq) \(by) released \(entity)"
+        case .map(let seq, let digest, _, let manifest): return "#\(seq) new map \(digest) (\(manifest.assets.count) assets)"
+        case .snapshot(let seq, let digest, _): return "#\(seq) snapshot of map \(digest)"
+        case .error(let code, let message): return "error \(code): \(message)"
+        case .unknown(let type, let seq, let body): return "#\(seq.map(String.init) ?? "-") \(type): \(json(body))"
+        case .connected(let since): return "connected" + (since.map { " (after #\($0))" } ?? "")
+        case .disconnected(let error, let delay): return "disconnected (\(error.message)); retrying in \(delay)"
+        case .prefetched(let summary):
+            return "fetched new art: \(summary.blobsFetched) blobs (\(ByteFormat.string(summary.bytesFetched)))"
+        case .prefetchFailed(let error): return "could not fetch new art: \(error)"
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import HoardCore
+import Testing
+
+@testable import HoardClient
+
+@Suite struct BlobCacheDirectoryTests {
+    func files(under folder: URL) -> [String] {
+        FileManager.default.subpaths(atPath: folder.path)?.filter { !$0.hasSuffix("/") } ?? []
+    }
+
+    @Test func bytesThatDoNotMatchTheirDigestNeverEnterTheCache() async throws {
+        try await withCache { cache in
+            let claimed = digest(of: Data("the real blob".utf8))
+            #expect(throws: HoardClientError.self) { try cache.insert(Data("something else".utf8), as: claimed) }
+            do {
+                try cache.insert(Data("something else".utf8), as: claimed)
+            } catch let error as HoardClientError {
+                #expect(error.code == .digestMismatch)
+                #expect(error.digests == [claimed])
+            }
+            #expect(!cache.contains(claimed))
+            #expect(!FileManager.default.fileExists(atPath: cache.url(for: claimed).path))
+            #expect(files(under: cache.root.appendingPathComponent("tmp")).isEmpty, "no temporary file is left behind")
+            #expect(cache.digests().isEmpty)
+        }
+    }
+
+    @Test func blobsAreShardedByTheFirstTwoHexDigitsOfTheirDigest() async throws {
+        try await withCache { cache in
+            let bytes = randomData(300)
+            let name = digest(of: bytes)
+            try cache.insert(bytes, as: name)
+            let expected = cache.root.appendingPathComponent("sha256/\(name.hex.prefix(2))/\(name.hex)")
+            #expect(cache.url(for: name) == expected)
+            #expect(try Data(contentsOf: expected) == bytes)
+            #expect(try cache.read(name) == bytes)
+            #expect(cache.digests() == [name])
+            #expect(files(under: cache.root.appendingPathComponent("tmp")).isEmpty)
+        }
+    }
+
+    @Test func insertingABlobTwiceKeepsOneCopy() async throws {
+        try await withCache { cache in
+            let bytes = randomData(100)
+            try cache.insert(bytes, as: digest(of: bytes))
+            try cache.insert(bytes, as: digest(of: bytes))
+            #expect(cache.digests().count == 1)
+        }
+    }
+
+    /// Writers race to insert the same large blob while readers watch its final path: whenever the file exists,
+    /// it holds every byte, because it only ever appears there by rename.
+    @Test func aBlobAppearsWholeOrNotAtAll() async throws {
+        try await withCache { cache in
+            let bytes = randomData(4 << 20)
+            let name = digest(of: bytes)
+            let path = cache.url(for: name).path
+            let torn = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<4 { group.addTask { try cache.insert(bytes, as: name); return 0 } }
+                group.addTask {
+                    var torn = 0
+                    var seen = 0
+                    let deadline = Date().addingTimeInterval(10)
+                    while seen < 50, Date() < deadline {
+                        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber {
+                            seen += 1
+                            if size.intValue != bytes.count { torn += 1 }
+                        }
+                        await Task.yield()
+                    }
+                    return torn
+                }
+                return try await group.reduce(0, +)
+            }
+            #expect(torn == 0)
+            #expect(try cache.read(name) == bytes)
+            #expect(files(under: cache.root.appendingPathComponent("tmp")).isEmpty)
+        }
+    }
+
+    @Test func aPartialDownloadThatHashesWrongIsDeletedNotCached() async throws {
+        try await withCache { cache in
+            let name = digest(of: Data("expected".utf8))
+            try Data("unexpected".utf8).write(to: cache.partialURL(for: name))
+            #expect(throws: HoardClientError.self) { try cache.insertFile(at: cache.partialURL(for: name), as: name) }
+            #expect(!cache.contains(name))
+            #expect(cache.partialSize(of: name) == 0)
+        }
+    }
+
+    @Test func verifyRemovesBlobsWhoseBytesChangedOnDisk() async throws {
+        try await withCache { cache in
+            let good = randomData(50)
+            let bad = randomData(50)
+            try cache.insert(good, as: digest(of: good))
+            try cache.insert(bad, as: digest(of: bad))
+            try Data("tampered".utf8).write(to: cache.url(for: digest(of: bad)))
+            #expect(try cache.verify() == [digest(of: bad)])
+            #expect(cache.contains(digest(of: good)))
+            #expect(!cache.contains(digest(of: bad)))
+        }
+    }
+
+    @Test func aBlobFolderFindsFilesByHexByDigestAndInCacheLayout() async throws {
+        try await withCache { cache in
+            let folder = cache.root.appendingPathComponent("folder")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let a = randomData(10), b = randomData(10), c = randomData(10)
+            try a.write(to: folder.appendingPathComponent(digest(of: a).hex))
+            try b.write(to: folder.appendingPathComponent(digest(of: b).description))
+            try cache.insert(c, as: digest(of: c))
+            let source = BlobFolder(directory: folder)
+            #expect(source.file(for: digest(of: a)) != nil)
+            #expect(source.file(for: digest(of: b)) != nil)
+            #expect(BlobFolder(directory: cache.root).file(for: digest(of: c)) == cache.url(for: digest(of: c)))
+            #expect(source.file(for: digest(of: c)) == nil)
+        }
+    }
+}

@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Foundation
+import HoardCore
+import Testing
+
+@testable import HoardClient
+
+/// The live channel against the real server's WebSocket, through ``SocketLiveConnector`` (on Linux,
+/// URLSessionWebSocketTask needs a libcurl with WebSocket support, which this machine's lacks).
+@Suite(.timeLimit(.minutes(2))) struct LiveEndToEndTests {
+    /// The next event that `matches`, skipping the others; nil when the channel ends first.
+    static func next(
+        _ iterator: inout AsyncThrowingStream<LiveEvent, any Error>.Iterator, _ matches: (LiveEvent) -> Bool
+    ) async throws -> LiveEvent? {
+        while let event = try await iterator.next() {
+            if matches(event) { return event }
+        }
+        return nil
+    }
+
+    @Test func theHostsChangesReachAPlayerAndNewArtIsPrefetched() async throws {
+        try await ServerFixture.with { fixture in
+            let start = try await fixture.upload(sizes: [100])[0]
+            let host = fixture.client()
+            let created = try await host.createSession(name: "Crypt", map: .array([.string(start.digest.description)]))
+            let joined = try await HoardClient(baseURL: fixture.baseURL).join(code: created.code, name: "Ann")
+            try await withCache { cache in
+                let player = joined.live(prefetchInto: cache, options: fastRetries(SocketLiveConnector()))
+                var events = player.events.makeAsyncIterator()
+                let arrived = try await Self.next(&events) {
+                    if case .presence(_, .joined, let who) = $0 { who.id == joined.participantId } else { false }
+                }
+                #expect(arrived != nil)
+
+                let hostChannel = host.liveChannel(sessionId: created.id, since: nil, options: fastRetries(SocketLiveConnector()))
+                #expect(await eventually { hostChannel.isConnected })
+                let art = try await fixture.upload(sizes: [3_000, 80_000])
+                try await hostChannel.send(op: .object(["place": .string(art[0].digest.description), "hd": .string(art[1].digest.description)]))
+
+                var sawAssets = false, sawOp = false, prefetched: SyncSummary?
+                while prefetched == nil || !sawOp, let event = try await events.next() {
+                    switch event {
+                    case .assets(_, let manifest): sawAssets = Set(manifest.blobs.map(\.digest)) == Set(art.map(\.digest))
+                    case .op(_, let from, let op):
+                        sawOp = op["place"]?.stringValue == art[0].digest.description
+                        #expect(from.hasPrefix("host:"))
+                    case .prefetched(let summary): prefetched = summary
+                    case .prefetchFailed(let error): Issue.record("prefetch failed: \(error)")
+                    default: break
+                    }
+                }
+                #expect(sawAssets)
+                #expect(prefetched?.blobsFetched == 2)
+                for blob in art { #expect(try cache.read(blob.digest) == blob.bytes) }
+                player.close()
+                hostChannel.close()
+            }
+        }
+    }
+
+    @Test func aDroppedConnectionResumesWithoutGapsOrRepeats() async throws {
+        try await ServerFixture.with { fixture in
+            let start = try await fixture.upload(sizes: [100])[0]
+            let host = fixture.client()
+            let created = try await host.createSession(name: "Crypt", map: .array([.string(start.digest.description)]))
+            let joined = try await HoardClient(baseURL: fixture.baseURL).join(code: created.code, name: "Ann")
+            let playerSockets = SocketLiveConnector()
+            let player = joined.live(options: fastRetries(playerSockets))
+            let hostChannel = host.liveChannel(sessionId: created.id, since: nil, options: fastRetries(SocketLiveConnector()))
+            #expect(await eventually { hostChannel.isConnected && player.isConnected })
+
+            var events = player.events.makeAsyncIterator()
+            var seqs: [Int64] = []
+            var moves: [String] = []
+            func play(until last: String) async throws {
+                while moves.last != last, let event = try await events.next() {
+                    if let seq = event.seq { seqs.append(seq) }
+                    if case .op(_, _, let op) = event, let move = op["move"]?.stringValue { moves.append(move) }
+                }
+            }
+            for move in ["1", "2", "3"] { try await hostChannel.send(op: .object(["move": .string(move)])) }
+            try await play(until: "3")
+            let beforeDrop = try #require(player.lastSeq)
+            playerSockets.dropAll()
+            for move in ["4", "5", "6"] { try await hostChannel.send(op: .object(["move": .string(move)])) }
+            try await play(until: "6")
+
+            #expect(moves == ["1", "2", "3", "4", "5", "6"])
+            #expect(seqs == Array(seqs[0]...seqs[seqs.count - 1]), "every sequence number once, in order: \(seqs)")
+            let sinces = playerSockets.urls.current.map {
+                URLComponents(url: $0, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "since" }?.value.flatMap { Int64($0) }
+            }
+            #expect(sinces.count == 2, "one reconnection")
+            #expect(sinces.first == joined.session.seq)
+            #expect((sinces.last ?? nil).map { $0 >= beforeDrop } == true, "the reconnection continues after what was received")
+            player.close()
+            hostChannel.close()
+        }
+    }
+}
+#endif

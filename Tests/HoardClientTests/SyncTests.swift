@@ -1,0 +1,185 @@
+import Foundation
+import HoardCore
+import Testing
+
+@testable import HoardClient
+
+/// Syncs against a real server over loopback, with manifests built here from uploaded blobs.
+@Suite(.timeLimit(.minutes(2))) struct SyncTests {
+    /// Two assets with a small and a large variant each, plus a plain blob: 5 blobs, 2 of them over 64 KiB.
+    static func scene(_ fixture: ServerFixture) async throws -> (SessionManifest, [(digest: Digest, bytes: Data)]) {
+        let blobs = try await fixture.upload(sizes: [2_000, 300_000, 5_000, 200_000, 1_000])
+        let manifest = SessionManifest(
+            assets: [asset("goblin", [blobs[0], blobs[1]]), asset("ogre", [blobs[2], blobs[3]])],
+            blobs: [ManifestBlob(digest: blobs[4].digest, size: 1_000, mediaType: "image/png")])
+        return (manifest, blobs)
+    }
+
+    @Test func aColdSyncFetchesVerifiesAndCachesEveryBlob() async throws {
+        try await ServerFixture.with { fixture in
+            let (manifest, blobs) = try await Self.scene(fixture)
+            try await withCache { cache in
+                let log = RequestLog()
+                let summary = try await fixture.client(log: log).sync(manifest, into: cache)
+                for blob in blobs { #expect(try cache.read(blob.digest) == blob.bytes) }
+                #expect(summary.assets == 2)
+                #expect(summary.blobs == 5)
+                #expect(summary.blobsCached == 0)
+                #expect(summary.blobsFetched == 5)
+                #expect(summary.bytesFetched == Int64(blobs.reduce(0) { $0 + $1.bytes.count }))
+                #expect(summary.firstRenderSeconds != nil)
+                #expect(summary.firstRenderSeconds! <= summary.totalSeconds)
+                // One batch for the first render's small blobs, one for the plain blob, two GETs for the large ones.
+                #expect(summary.requests == 4)
+                #expect(log.all.count == 4)
+                #expect(log.all.filter { $0.path == "/v1/blobs/batch" }.count == 2)
+                #expect(!log.all.contains { $0.path == "/v1/blobs/missing" }, "the diff is local")
+            }
+        }
+    }
+
+    @Test func theSmallestVariantsAreCachedBeforeAnythingElseIsRequested() async throws {
+        try await ServerFixture.with { fixture in
+            // Small variants large enough to need GETs of their own, so that every blob is one request.
+            let blobs = try await fixture.upload(sizes: [70_000, 90_000, 80_000, 100_000, 75_000, 95_000])
+            let manifest = SessionManifest(assets: [
+                asset("a", [blobs[0], blobs[1]]), asset("b", [blobs[2], blobs[3]]), asset("c", [blobs[4], blobs[5]]),
+            ])
+            let smallest = [blobs[0], blobs[2], blobs[4]].map(\.digest)
+            try await withCache { cache in
+                let log = RequestLog()
+                // At the start of every request: how many smallest variants the cache holds.
+                let cachedAtStart = Locked([String: Int]())
+                var configuration = HoardClient.Configuration()
+                configuration.onRequest = { request in
+                    log.record(request)
+                    let path = request.url?.path.removingPercentEncoding ?? ""
+                    cachedAtStart.withLock { $0[path] = smallest.filter(cache.contains).count }
+                }
+                _ = try await HoardClient(baseURL: fixture.baseURL, token: fixture.token, configuration: configuration).sync(manifest, into: cache)
+                let order = log.all.flatMap(\.digests)
+                #expect(order.count == 6)
+                #expect(Set(order.prefix(3)) == Set(smallest.map(\.description)))
+                for blob in [blobs[1], blobs[3], blobs[5]] {
+                    #expect(cachedAtStart.current["/v1/blobs/\(blob.digest)"] == 3, "the map could be drawn before \(blob.digest) was asked for")
+                }
+            }
+        }
+    }
+
+    @Test func aWarmSyncMakesNoRequest() async throws {
+        try await ServerFixture.with { fixture in
+            let (manifest, _) = try await Self.scene(fixture)
+            try await withCache { cache in
+                _ = try await fixture.client().sync(manifest, into: cache)
+                let log = RequestLog()
+                let warm = try await fixture.client(log: log).sync(manifest, into: cache)
+                #expect(log.all.isEmpty)
+                #expect(warm.requests == 0)
+                #expect(warm.blobsCached == 5)
+                #expect(warm.blobsFetched == 0)
+                #expect(warm.firstRenderSeconds == 0)
+            }
+        }
+    }
+
+    @Test func anInterruptedDownloadResumesWithARangeRequest() async throws {
+        try await ServerFixture.with { fixture in
+            let blob = try await fixture.upload(sizes: [500_000])[0]
+            let manifest = SessionManifest(assets: [asset("big", [blob])])
+            try await withCache { cache in
+                // What a cut connection leaves: the first 123 456 bytes under partial/.
+                try blob.bytes.prefix(123_456).write(to: cache.partialURL(for: blob.digest))
+                let log = RequestLog()
+                let summary = try await fixture.client(log: log).sync(manifest, into: cache)
+                #expect(log.all.map(\.range) == ["bytes=123456-"])
+                #expect(summary.bytesFetched == 500_000 - 123_456)
+                #expect(try cache.read(blob.digest) == blob.bytes)
+                #expect(cache.partialSize(of: blob.digest) == 0, "the partial file became the cached blob")
+            }
+        }
+    }
+
+    @Test func aCorruptPartialDownloadIsDiscardedAndFetchedWhole() async throws {
+        try await ServerFixture.with { fixture in
+            let blob = try await fixture.upload(sizes: [200_000])[0]
+            let manifest = SessionManifest(assets: [asset("big", [blob])])
+            try await withCache { cache in
+                var corrupt = blob.bytes.prefix(50_000)
+                corrupt[corrupt.startIndex + 10] ^= 0xFF
+                try Data(corrupt).write(to: cache.partialURL(for: blob.digest))
+                let log = RequestLog()
+                _ = try await fixture.client(log: log).sync(manifest, into: cache)
+                #expect(log.all.map(\.range) == ["bytes=50000-", nil], "the resumed bytes fail verification, then a whole GET")
+                #expect(try cache.read(blob.digest) == blob.bytes)
+            }
+        }
+    }
+
+    @Test func aPartialFileAsLongAsTheBlobIsVerifiedAndKept() async throws {
+        try await ServerFixture.with { fixture in
+            let blob = try await fixture.upload(sizes: [100_000])[0]
+            try await withCache { cache in
+                try blob.bytes.write(to: cache.partialURL(for: blob.digest))
+                let log = RequestLog()
+                let summary = try await fixture.client(log: log).sync(SessionManifest(assets: [asset("a", [blob])]), into: cache)
+                #expect(log.all.map(\.range) == ["bytes=100000-"])
+                #expect(summary.bytesFetched == 0)
+                #expect(try cache.read(blob.digest) == blob.bytes)
+            }
+        }
+    }
+
+    @Test func blobsTheServerWillNotHandOverAreReportedAndTheRestIsCached() async throws {
+        try await ServerFixture.with { fixture in
+            let present = try await fixture.upload(sizes: [1_000])[0]
+            let absentSmall = (digest: digest(of: Data("nowhere".utf8)), bytes: Data(count: 10))
+            let absentLarge = (digest: digest(of: Data("nowhere large".utf8)), bytes: Data(count: 100_000))
+            let manifest = SessionManifest(assets: [asset("a", [present]), asset("b", [absentSmall]), asset("c", [absentLarge])])
+            try await withCache { cache in
+                do {
+                    _ = try await fixture.client().sync(manifest, into: cache)
+                    Issue.record("the sync should throw")
+                } catch let error as HoardClientError {
+                    #expect(error.code == .unavailable)
+                    #expect(Set(error.digests) == [absentSmall.digest, absentLarge.digest])
+                }
+                #expect(cache.contains(present.digest))
+            }
+        }
+    }
+
+    @Test func blobsTooLargeForABatchAreFetchedOnTheirOwn() async throws {
+        try await ServerFixture.with({ $0.cacheMaxBlob = 1_000 }) { fixture in
+            let blobs = try await fixture.upload(sizes: [500, 5_000])
+            try await withCache { cache in
+                let log = RequestLog()
+                let manifest = SessionManifest(assets: [asset("a", [blobs[0]]), asset("b", [blobs[1]])])
+                _ = try await fixture.client(log: log).sync(manifest, into: cache)
+                #expect(log.all.map(\.path) == ["/v1/blobs/batch", "/v1/blobs/\(blobs[1].digest)"])
+                for blob in blobs { #expect(try cache.read(blob.digest) == blob.bytes) }
+            }
+        }
+    }
+
+    @Test func progressReportsTheFirstRenderAndEndsWithEverythingDone() async throws {
+        try await ServerFixture.with { fixture in
+            let (manifest, blobs) = try await Self.scene(fixture)
+            try await withCache { cache in
+                let (stream, continuation) = AsyncStream.makeStream(of: SyncProgress.self)
+                let collected = Task { await stream.reduce(into: [SyncProgress]()) { $0.append($1) } }
+                _ = try await fixture.client().sync(manifest, into: cache, progress: continuation)
+                let steps = await collected.value
+                let last = try #require(steps.last)
+                #expect(last.phase == .done)
+                #expect(last.blobsDone == 5 && last.blobsTotal == 5)
+                #expect(last.bytesDone == last.bytesTotal)
+                #expect(last.bytesTotal == Int64(blobs.reduce(0) { $0 + $1.bytes.count }))
+                #expect(last.isFirstRenderReached)
+                #expect(steps.first?.isFirstRenderReached == false)
+                let firstRender = try #require(steps.firstIndex { $0.isFirstRenderReached })
+                #expect(steps[firstRender].blobsDone >= 2, "both smallest variants are cached at first render")
+            }
+        }
+    }
+}
