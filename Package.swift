@@ -56,6 +56,7 @@ let package = Package(
                 "HoardImport", "HoardServer", "HoardClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ]
         ),
         .testTarget(name: "HoardCoreTests", dependencies: ["HoardCore"]),

@@ -31,6 +31,21 @@ struct JoinCommand: AsyncParsableCommand {
     @Flag(help: "Print live events after the sync, until interrupted.")
     var follow = false
 
+    @Flag(help: "Print the summary as JSON (requests counts the join's own two).")
+    var json = false
+
+    /// The summary `--json` prints.
+    struct Output: Encodable {
+        var session: String
+        var assets: Int
+        var blobs: Int
+        var blobsFetched: Int
+        var bytesFetched: Int64
+        var firstRenderSeconds: Double?
+        var totalSeconds: Double
+        var requests: Int
+    }
+
     func run() async throws {
         let client = HoardClient(baseURL: try ServerURL.parse(url))
         let cache: BlobCacheDirectory
@@ -59,14 +74,25 @@ struct JoinCommand: AsyncParsableCommand {
         }
         await drawing.value
         bar.finish()
-        Terminal.out(SyncText.summary(summary, cache: cache))
+        if json {
+            Terminal.out(try JSONOutput.encode(Output(
+                session: session.id, assets: summary.assets, blobs: summary.blobs, blobsFetched: summary.blobsFetched,
+                bytesFetched: summary.bytesFetched, firstRenderSeconds: summary.firstRenderSeconds, totalSeconds: summary.totalSeconds,
+                requests: summary.requests + 2)).replacingOccurrences(of: "\n", with: ""))
+        } else {
+            Terminal.out(SyncText.summary(summary, cache: cache))
+        }
         guard follow else { return }
         try await Self.follow(joined, cache: cache)
     }
 
     /// Prints live events, one line each, until interrupted or the channel gives up.
     static func follow(_ joined: JoinedSession, cache: BlobCacheDirectory) async throws {
-        let channel = joined.live(prefetchInto: cache)
+        var options = LiveOptions()
+        #if os(Linux)
+        options.connector = NIOLiveConnector()
+        #endif
+        let channel = joined.live(prefetchInto: cache, options: options)
         do {
             for try await event in channel.events { Terminal.out(SyncText.line(event)) }
         } catch let error as HoardClientError where error.code == .webSocketUnsupported {

@@ -10,7 +10,10 @@ import Darwin
 
 /// Output to the terminal: one line at a time, standard output for results, standard error for diagnostics.
 enum Terminal {
-    static func out(_ text: String) { print(text) }
+    static func out(_ text: String) {
+        print(text)
+        fflush(nil)
+    }
 
     static func err(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))

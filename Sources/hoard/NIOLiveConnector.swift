@@ -1,0 +1,76 @@
+import Foundation
+import HoardClient
+import HummingbirdWSClient
+import Logging
+
+/// A live-channel transport over SwiftNIO's WebSocket client, for systems whose URLSession has no WebSocket
+/// support (Linux with libcurl before 8.11). Plain `ws://` only.
+struct NIOLiveConnector: LiveConnector {
+    func connect(to url: URL, token: String?) async throws -> any LiveConnection {
+        let connection = NIOLiveConnection()
+        var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 22)
+        if let token { configuration.additionalHeaders[.authorization] = "Bearer \(token)" }
+        let address = url.absoluteString.replacingOccurrences(of: "http://", with: "ws://")
+        connection.task = Task {
+            do {
+                _ = try await WebSocketClient.connect(url: address, configuration: configuration, logger: Logger(label: "hoard.live")) {
+                    inbound, outbound, _ in
+                    await connection.attach(outbound)
+                    for try await message in inbound.messages(maxSize: 1 << 22) {
+                        if case .text(let text) = message { connection.continuation.yield(text) }
+                    }
+                }
+                connection.continuation.finish()
+            } catch {
+                connection.continuation.finish(throwing: error)
+            }
+        }
+        return connection
+    }
+}
+
+/// One NIO WebSocket seen as a ``LiveConnection``: received texts flow through a stream; sends wait for the handshake.
+final class NIOLiveConnection: LiveConnection, @unchecked Sendable {
+    let continuation: AsyncThrowingStream<String, any Error>.Continuation
+    /// `receive()` is called by one task at a time, so one iterator serves them all.
+    private var iterator: AsyncThrowingStream<String, any Error>.AsyncIterator
+    private let writer = Writer()
+    var task: Task<Void, Never>?
+
+    init() {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: String.self)
+        self.continuation = continuation
+        iterator = stream.makeAsyncIterator()
+    }
+
+    actor Writer {
+        var outbound: WebSocketOutboundWriter?
+        var waiting: [CheckedContinuation<WebSocketOutboundWriter, Never>] = []
+
+        func attach(_ outbound: WebSocketOutboundWriter) {
+            self.outbound = outbound
+            for waiter in waiting { waiter.resume(returning: outbound) }
+            waiting = []
+        }
+
+        func get() async -> WebSocketOutboundWriter {
+            if let outbound { return outbound }
+            return await withCheckedContinuation { waiting.append($0) }
+        }
+    }
+
+    func attach(_ outbound: WebSocketOutboundWriter) async { await writer.attach(outbound) }
+
+    func receive() async throws -> String? {
+        try await iterator.next()
+    }
+
+    func send(_ text: String) async throws {
+        try await writer.get().write(.text(text))
+    }
+
+    func close() {
+        task?.cancel()
+        continuation.finish()
+    }
+}
