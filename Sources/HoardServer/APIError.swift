@@ -82,7 +82,7 @@ public struct APIError: HTTPResponseError, Sendable {
         ("NOT_FOUND", 404), ("METHOD_NOT_ALLOWED", 405), ("PACK_CONFLICT", 409), ("PAYLOAD_TOO_LARGE", 413),
         ("RANGE_NOT_SATISFIABLE", 416), ("RATE_LIMITED", 429), ("INTERNAL", 500), ("QUOTA_EXCEEDED", 507),
         ("MISSING_BLOBS", 409), ("UNKNOWN_CODE", 404), ("MAP_EXISTS", 409), ("CORRUPT_BLOB", 500),
-    ] + ProblemCode.allCases.map { ($0.rawValue, $0 == .packConflict ? 409 : 422) }
+    ] + ProblemCode.allCases.map { ($0.rawValue, $0 == .packConflict ? 409 : $0 == .storageFailure ? 507 : 422) }
 
     struct Body: Encodable {
         struct Inner: Encodable {

@@ -27,9 +27,7 @@ struct BlobRoutes: Sendable {
     }
 
     static func digest(_ context: HoardRequestContext) throws -> Digest {
-        // Hummingbird hands path parameters over still percent-encoded: `sha256%3A…` is the same digest.
-        let raw = context.parameters.get("digest") ?? ""
-        let text = raw.removingPercentEncoding ?? raw
+        let text = context.parameter("digest")
         guard let digest = Digest(text) else { throw APIError.invalidDigest(text) }
         return digest
     }
@@ -136,7 +134,11 @@ struct BlobRoutes: Sendable {
         try access.reload()
         context.logger.info("blob uploaded", metadata: ["digest": "\(digest)", "size": "\(size)", "group": "\(principal.group)"])
         let isNew = !summary.newBlobs.isEmpty
-        return try JSONBody.response(["digest": digest.description, "size": String(size)], status: isNew ? .created : .ok)
+        struct Stored: Encodable {
+            var digest: Digest
+            var size: Int64
+        }
+        return try JSONBody.response(Stored(digest: digest, size: size), status: isNew ? .created : .ok)
     }
 
     /// POST batch: many small blobs in one streamed response. Framing (Schemas/openapi.yaml, DESIGN.md): for each

@@ -18,6 +18,12 @@ public struct HoardRequestContext: RequestContext, WebSocketRequestContext {
     /// JSON bodies are small; archives and blobs are streamed and bounded by their own limits.
     public var maxUploadSize: Int { 4 << 20 }
 
+    /// A path parameter, percent-decoded (Hummingbird hands them over still encoded: `my%20map`, `sha256%3A…`).
+    func parameter(_ name: String) -> String {
+        let raw = parameters.get(name) ?? ""
+        return raw.removingPercentEncoding ?? raw
+    }
+
     /// The principal, or 401 when the request has none.
     func requireMember() throws -> Principal {
         guard let principal else { throw APIError.unauthorized("this needs a member's token: send Authorization: Bearer <token>") }

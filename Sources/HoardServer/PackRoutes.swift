@@ -32,8 +32,7 @@ struct PackRoutes: Sendable {
 
     func pack(_ context: HoardRequestContext) throws -> PackSummary {
         // Path parameters arrive percent-encoded (`My%20Pack`).
-        let raw = context.parameters.get("name") ?? ""
-        let name = raw.removingPercentEncoding ?? raw
+        let name = context.parameter("name")
         guard let pack = try hoard.catalog.packs().first(where: { $0.name.lowercased() == name.lowercased() }),
               Self.isVisible(pack, to: context.principal)
         else { throw APIError.notFound("no pack named '\(name)'") }

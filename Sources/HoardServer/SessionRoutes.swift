@@ -151,7 +151,7 @@ struct SessionRoutes: Sendable {
 
     /// The session, when the caller is one of its participants or a member of its group.
     func visibleSession(_ context: HoardRequestContext) throws -> (SessionRecord, Principal) {
-        let id = context.parameters.get("id") ?? ""
+        let id = context.parameter("id")
         guard let principal = context.principal else { throw APIError.unauthorized("send a participant's or member's token") }
         guard let session = try hoard.catalog.session(id: id),
               principal.sessionId == session.id || (principal.isMember && (principal.groupId == session.groupId || principal.isAdmin))
@@ -224,7 +224,11 @@ struct SessionRoutes: Sendable {
             return (blob, seq)
         }
         try access.reload()
-        return try JSONBody.response(["mapDigest": blob.digest.description, "seq": String(seq)])
+        struct Replaced: Encodable {
+            var mapDigest: Digest
+            var seq: Int64
+        }
+        return try JSONBody.response(Replaced(mapDigest: blob.digest, seq: seq))
     }
 
     // MARK: Saved maps
@@ -261,7 +265,7 @@ struct SessionRoutes: Sendable {
 
     func loadMap(_ context: HoardRequestContext) async throws -> Response {
         let principal = try context.requireMember()
-        let name = context.parameters.get("name") ?? ""
+        let name = context.parameter("name")
         guard let record = try hoard.catalog.savedMaps(group: principal.groupId).first(where: { $0.name == name }) else {
             throw APIError.notFound("no saved map named '\(name)'")
         }
@@ -275,7 +279,7 @@ struct SessionRoutes: Sendable {
 
     func deleteMap(_ context: HoardRequestContext) throws -> Response {
         let principal = try context.requireMember()
-        let name = context.parameters.get("name") ?? ""
+        let name = context.parameter("name")
         guard try hoard.catalog.deleteMap(group: principal.groupId, name: name) else { throw APIError.notFound("no saved map named '\(name)'") }
         return Response(status: .noContent)
     }

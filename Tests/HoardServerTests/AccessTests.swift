@@ -1,0 +1,204 @@
+import Foundation
+import HTTPTypes
+import HoardCatalog
+import HoardCore
+import HoardImport
+import HoardServer
+import HummingbirdTesting
+import Testing
+
+/// Who sees what: groups, public packs, admins, tokens, and the in-memory access index.
+@Suite struct AccessTests {
+    @Test func packListShowsMembersTheirGroupsAndPublicPacks() async throws {
+        try await Fixture.with { fixture in
+            try await fixture.run { client in
+                let cases: [(String?, [String])] = [
+                    (nil, []), (fixture.red, [Fixture.dungeon]), (fixture.blue, [Fixture.scifi]), (fixture.admin, [Fixture.dungeon, Fixture.scifi]),
+                ]
+                for (token, names) in cases {
+                    try await client.execute(uri: "/v1/packs", method: .get, headers: auth(token)) { response throws in
+                        #expect(response.status == .ok)
+                        #expect(try response.decode(PackList.self).packs.map(\.name) == names)
+                    }
+                }
+                try fixture.hoard.catalog.setPublic(true, pack: Fixture.scifi)
+                try await client.execute(uri: "/v1/packs", method: .get) { response throws in
+                    #expect(try response.decode(PackList.self).packs.map(\.name) == [Fixture.scifi])
+                }
+                try await client.execute(uri: "/v1/packs", method: .get, headers: auth(fixture.red)) { response throws in
+                    #expect(try response.decode(PackList.self).packs.map(\.name) == [Fixture.dungeon, Fixture.scifi])
+                }
+            }
+        }
+    }
+
+    @Test func privatePackOfAnotherGroupIs404() async throws {
+        try await Fixture.with { fixture in
+            try await fixture.run { client in
+                try await client.execute(uri: "/v1/packs/\(Fixture.scifi)", method: .get, headers: auth(fixture.red)) { response in
+                    response.expectError(.notFound, "NOT_FOUND")
+                }
+                try await client.execute(uri: "/v1/packs/\(Fixture.scifi)", method: .get) { response in
+                    response.expectError(.notFound, "NOT_FOUND")
+                }
+                try await client.execute(uri: "/v1/packs/\(Fixture.scifi)", method: .get, headers: auth(fixture.admin)) { response in
+                    #expect(response.status == .ok)
+                }
+            }
+        }
+    }
+
+    @Test func privateBlobOfAnotherGroupIs404LikeAnAbsentOne() async throws {
+        try await Fixture.with { fixture in
+            let (foreign, bytes) = try await fixture.picture(in: Fixture.scifi)
+            let absent = digest(of: randomBytes(20))
+            try await fixture.run { client in
+                for method in [HTTPRequest.Method.get, .head] {
+                    for token in [fixture.red, nil] {
+                        try await client.execute(uri: "/v1/blobs/\(foreign)", method: method, headers: auth(token)) { response in
+                            #expect(response.status == .notFound, "\(method) by \(token ?? "anonymous") gave \(response.status.code)")
+                        }
+                    }
+                }
+                let hidden = try await client.execute(uri: "/v1/blobs/\(foreign)", method: .get, headers: auth(fixture.red))
+                let missing = try await client.execute(uri: "/v1/blobs/\(absent)", method: .get, headers: auth(fixture.red))
+                hidden.expectError(.notFound, "NOT_FOUND")
+                #expect(hidden.text.replacingOccurrences(of: foreign.description, with: "D") == missing.text.replacingOccurrences(of: absent.description, with: "D"),
+                        "a hidden blob must be indistinguishable from an absent one")
+                for token in [fixture.blue, fixture.admin] {
+                    try await client.execute(uri: "/v1/blobs/\(foreign)", method: .get, headers: auth(token)) { response in
+                        #expect(response.status == .ok)
+                        #expect(response.bytes == bytes)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func publicPackBlobsAreFetchableWithoutAToken() async throws {
+        try await Fixture.with { fixture in
+            try fixture.hoard.catalog.setPublic(true, pack: Fixture.scifi)
+            let (digest, bytes) = try await fixture.picture(in: Fixture.scifi)
+            let manifest = try #require(try fixture.pack(Fixture.scifi).manifestDigest)
+            try await fixture.run { client in
+                for (uri, token) in [("/v1/blobs/\(digest)", nil), ("/v1/blobs/\(digest)", fixture.red), ("/v1/blobs/\(manifest)", nil)] {
+                    try await client.execute(uri: uri, method: .get, headers: auth(token)) { response in
+                        #expect(response.status == .ok, "\(uri)")
+                    }
+                }
+                try await client.execute(uri: "/v1/blobs/\(digest)", method: .get) { response in
+                    #expect(response.bytes == bytes)
+                }
+            }
+        }
+    }
+
+    @Test func unknownOrMalformedTokensAre401EvenOnPublicRoutes() async throws {
+        try await Fixture.with { fixture in
+            let headers: [HTTPFields] = [
+                auth("hoard_unknown"), auth(fixture.red + "x"), [.authorization: "Basic dXNlcjpwYXNz"], [.authorization: fixture.red],
+                [.authorization: "Bearer"], [.authorization: ""],
+            ]
+            try await fixture.run { client in
+                for fields in headers {
+                    for uri in ["/v1/packs", "/v1/assets", "/healthz"] {
+                        try await client.execute(uri: uri, method: .get, headers: fields) { response in
+                            response.expectError(.unauthorized, "UNAUTHORIZED")
+                        }
+                    }
+                }
+                try await client.execute(uri: "/v1/packs", method: .get, headers: [.authorization: "bearer \(fixture.red)"]) { response in
+                    #expect(response.status == .ok, "the scheme is case-insensitive")
+                }
+            }
+        }
+    }
+
+    @Test func accessIndexReloadsWhenAnotherHoardImportsIntoTheSameDirectory() async throws {
+        try await Fixture.with(packs: false) { fixture in
+            let index = try AccessIndex(catalog: fixture.hoard.catalog)
+            #expect(try index.reloadIfChanged() == false)
+            let other = try Hoard(dataDirectory: fixture.path)
+            let report = try await Fixture.importPack(Fixture.scifi, into: "blue", hoard: other)
+            let blue = try #require(try other.catalog.group(named: "blue")?.id)
+            let member = Principal(groupId: blue, group: "blue", isAdmin: false, tokenName: "t")
+            #expect(index.readable(report.manifestDigest, by: member) == nil)
+            #expect(try index.reloadIfChanged())
+            #expect(index.readable(report.manifestDigest, by: member) != nil)
+            #expect(index.readable(report.manifestDigest, by: nil) == nil)
+            #expect(try index.reloadIfChanged() == false)
+            try other.catalog.setPublic(true, pack: Fixture.scifi)
+            #expect(try index.reloadIfChanged())
+            #expect(index.readable(report.manifestDigest, by: nil)?.isPublic == true)
+            let token = try other.createToken(group: "blue", label: "late", isAdmin: false)
+            #expect(index.principal(forToken: token) == nil)
+            #expect(try index.reloadIfChanged())
+            #expect(index.principal(forToken: token)?.group == "blue")
+        }
+    }
+
+    @Test func runningServerPicksUpPacksAndTokensAddedByAnotherProcess() async throws {
+        try await Fixture.with(packs: false) { fixture in
+            try await fixture.run { client in
+                let other = try Hoard(dataDirectory: fixture.path)
+                let report = try await Fixture.importPack(Fixture.dungeon, into: "blue", hoard: other)
+                let token = try other.createToken(group: "blue", label: "cli", isAdmin: false)
+                let seen = try await Fixture.eventually {
+                    let response = try await client.execute(uri: "/v1/blobs/\(report.manifestDigest)", method: .get, headers: auth(token))
+                    return response.status == .ok
+                }
+                #expect(seen, "the refresh service did not pick up the new token and pack within 5 seconds")
+                try await client.execute(uri: "/v1/blobs/\(report.manifestDigest)", method: .get, headers: auth(fixture.red)) { response in
+                    #expect(response.status == .notFound)
+                }
+            }
+        }
+    }
+}
+
+/// Routes outside /v1 and the error shape of unknown routes.
+@Suite struct ServiceRouteTests {
+    @Test func healthzAnswersOK() async throws {
+        try await Fixture.with(packs: false) { fixture in
+            try await fixture.run { client in
+                try await client.execute(uri: "/healthz", method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.text.contains("\"status\":\"ok\""))
+                }
+            }
+        }
+    }
+
+    @Test func metricsAreRenderedAsPrometheusTextWithRequestCounts() async throws {
+        try await Fixture.with { fixture in
+            let (digest, bytes) = try await fixture.picture(in: Fixture.dungeon)
+            try await fixture.run { client in
+                try await client.execute(uri: "/v1/blobs/\(digest)", method: .get, headers: auth(fixture.red))
+                try await client.execute(uri: "/v1/nothing-here", method: .get)
+                try await client.execute(uri: "/metrics", method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentType]?.hasPrefix("text/plain") == true)
+                    let lines = response.text.split(separator: "\n")
+                    #expect(lines.contains { $0.hasPrefix("# TYPE hoard_http_requests_total counter") })
+                    let requests = lines.filter { $0.hasPrefix("hoard_http_requests_total{") }
+                    #expect(requests.contains { $0.contains("method=\"GET\"") && $0.contains("status=\"200\"") && $0.hasSuffix(" 1") })
+                    #expect(requests.contains { $0.contains("status=\"404\"") && $0.hasSuffix(" 1") }, "unknown routes are counted")
+                    #expect(lines.contains("hoard_blob_served_bytes_total \(bytes.count)"))
+                    #expect(response.text.contains("hoard_http_request_duration_seconds"))
+                }
+            }
+        }
+    }
+
+    @Test func unknownRouteIs404WithTheJSONErrorBody() async throws {
+        try await Fixture.with(packs: false) { fixture in
+            try await fixture.run { client in
+                for (uri, method) in [("/nope", HTTPRequest.Method.get), ("/v1/packs/a/b", .get), ("/v1/blobs", .get), ("/v1/packs", .put)] {
+                    try await client.execute(uri: uri, method: method) { response in
+                        response.expectError(.notFound, "NOT_FOUND")
+                    }
+                }
+            }
+        }
+    }
+}
