@@ -19,3 +19,6 @@ hoard="$(swift build --show-bin-path)/hoard"
 "$hoard" assets --data-dir "$work/data" --json > "$work/assets.json"
 python3 Scripts/check-schemas.py "$work/data" "$work/import.json" "$work/assets.json"
 echo "schema checks passed"
+
+printf '\033[1m==> schemathesis against a live server (zero 5xx, zero schema violations)\033[0m\n' >&2
+Scripts/schemathesis.sh "$hoard"
