@@ -138,7 +138,7 @@ http {{ access_log off; sendfile on; tcp_nopush on; keepalive_requests 100000;
         fetched = os.path.join(work, "curl")
         os.makedirs(fetched)
         start = time.time()
-        subprocess.run(f"xargs -P8 -n 40 curl -s --fail -O --output-dir {fetched} < {urls}", shell=True, check=True)
+        subprocess.run(f"xargs -P8 -n 40 curl -s --fail --remote-name-all --output-dir {fetched} < {urls}", shell=True, check=True)
         nginx_seconds = time.time() - start
 
         cold = join(hoard, base, big_code, os.path.join(work, "cache-big"))
@@ -153,6 +153,8 @@ http {{ access_log off; sendfile on; tcp_nopush on; keepalive_requests 100000;
             shell=True, capture_output=True, text=True)
         crowd_seconds = time.time() - start
         crowd_ok = sum(1 for line in crowd_run.stdout.splitlines() if line.startswith("{"))
+        if crowd_ok < crowd:
+            print("failed joins said:", "\n".join(crowd_run.stderr.splitlines()[-10:]), file=sys.stderr)
         peak = peak_rss_mb(server.pid)
 
         lines = [

@@ -18,6 +18,10 @@ import HoardCore
 public struct BlobCacheDirectory: Sendable, LocalBlobSource {
     /// The cache's root folder.
     public let root: URL
+    /// Whether each entry is synced to disk (file and directory) before it counts as cached. Off by default: the
+    /// cache is a copy of what the server holds, so after a power cut a lost or damaged entry is only fetched again
+    /// (``verify()`` finds damaged ones); per-blob syncing would cost more than the download on a cold join.
+    public var isDurable = false
 
     /// Opens (creating if needed) a cache in `root`.
     public init(root: URL) throws {
@@ -93,7 +97,7 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
             let handle = try FileHandle(forWritingTo: temporary)
             do {
                 try handle.write(contentsOf: Data(bytes))
-                try handle.synchronize()
+                if isDurable { try handle.synchronize() }
                 try handle.close()
             } catch {
                 try? handle.close()
@@ -144,7 +148,7 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
             try? FileManager.default.removeItem(at: file)
             return
         }
-        Self.synchronizeDirectory(shard)
+        if isDurable { Self.synchronizeDirectory(shard) }
     }
 
     /// Best effort: makes the rename itself durable (fsync of the directory).

@@ -136,10 +136,11 @@ extension HoardClient {
                 hashing.update(chunk)
                 run.received(chunk.count)
             }
-            try handle.synchronize()
+            if cache.isDurable { try handle.synchronize() }
             try handle.close()
         } catch {
-            try? handle.synchronize()
+            // Keep what arrived for a Range resume; sync it only when the cache is durable.
+            if cache.isDurable { try? handle.synchronize() }
             try? handle.close()
             throw HTTPTransport.wrap(error, request)
         }
