@@ -46,3 +46,8 @@ Darwin)
   echo "Unsupported system $(uname -s); install libarchive and pkg-config by hand." >&2
   ;;
 esac
+
+if [ "$want_bench" = yes ] && ! python3 -c "import websockets" 2>/dev/null; then
+  say "installing the websockets Python package (for Benchmarks/live.py)"
+  python3 -m pip install --quiet websockets
+fi
