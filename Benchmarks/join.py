@@ -9,25 +9,14 @@
 Loopback only; every step is bounded. Usage: python3 Benchmarks/join.py HOARD_BINARY [--quick]
 Needs: scripts/setup.sh --bench (nginx, curl).
 """
+from benchlib import call, free_port, peak_rss_mb, wait_healthy
 import argparse, http.client, json, os, shutil, socket, subprocess, sys, tempfile, time, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
-def call(base, method, path, body=None, token=None):
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = "Bearer " + token
-    request = urllib.request.Request(base + path, method=method, headers=headers,
-                                     data=json.dumps(body).encode() if body is not None else None)
-    with urllib.request.urlopen(request, timeout=120) as response:
-        return json.loads(response.read())
 
 
 def pack(path, assets, mb, variants=True):
@@ -48,12 +37,6 @@ def join(hoard, base, code, cache):
     return summary
 
 
-def peak_rss_mb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def maptool_style(port, token, digests):
@@ -98,12 +81,7 @@ def main():
         token = subprocess.run([hoard, "token", "create", "--group", "bench", "--name", "gm", "--data-dir", data],
                                check=True, capture_output=True, text=True).stdout.strip()
         server = subprocess.Popen([hoard, "serve", "--data-dir", data, "--port", str(port), "--log-level", "warning"])
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(base + "/healthz")
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_healthy(base)
 
         def session_for(pack_name):
             listed = call(base, "GET", f"/v1/assets?pack={pack_name}&limit=1000", token=token)

@@ -10,29 +10,13 @@ import argparse, asyncio, json, os, shutil, socket, subprocess, sys, tempfile, t
 
 import websockets
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from benchlib import call, free_port, peak_rss_mb, wait_healthy
 
 
-def call(base, method, path, body=None, token=None):
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = "Bearer " + token
-    request = urllib.request.Request(base + path, method=method, headers=headers,
-                                     data=json.dumps(body).encode() if body is not None else None)
-    with urllib.request.urlopen(request) as response:
-        return json.loads(response.read())
 
 
-def peak_rss_mb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
+
+
 
 
 async def participant(url, token, expected, latencies, problems, ready):
@@ -62,12 +46,7 @@ async def run(args):
         host = subprocess.run([args.hoard, "token", "create", "--group", "bench", "--name", "gm", "--data-dir", data],
                               check=True, capture_output=True, text=True).stdout.strip()
         server = subprocess.Popen([args.hoard, "serve", "--data-dir", data, "--port", str(port), "--log-level", "warning"])
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(base + "/healthz")
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_healthy(base)
         session = call(base, "POST", "/v1/sessions", {"name": "bench", "map": {"grid": [20, 20]}}, host)
         tokens = [call(base, "POST", "/v1/sessions/join", {"code": session["code"], "name": f"p{i}"})["participantToken"]
                   for i in range(args.participants)]

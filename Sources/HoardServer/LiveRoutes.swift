@@ -38,12 +38,7 @@ struct LiveRoutes: Sendable {
     }
 
     func admit(_ context: HoardRequestContext) async throws -> (SessionRecord, Principal) {
-        let id = context.parameter("id")
-        guard let principal = context.principal else { throw APIError.unauthorized("send a participant's or member's token") }
-        guard let session = try hoard.catalog.session(id: id),
-              principal.sessionId == session.id || (principal.isMember && (principal.groupId == session.groupId || principal.isAdmin))
-        else { throw APIError.notFound("no session \(id)") }
-        return (session, principal)
+        try SessionRoutes.visibleSession(context, catalog: hoard.catalog)
     }
 
     func serve(

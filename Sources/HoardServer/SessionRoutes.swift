@@ -151,9 +151,15 @@ struct SessionRoutes: Sendable {
 
     /// The session, when the caller is one of its participants or a member of its group.
     func visibleSession(_ context: HoardRequestContext) throws -> (SessionRecord, Principal) {
+        try Self.visibleSession(context, catalog: hoard.catalog)
+    }
+
+    /// The session named by the `id` path parameter, when the caller is one of its participants or a member of its
+    /// group; 404 otherwise (the two are not told apart).
+    static func visibleSession(_ context: HoardRequestContext, catalog: Catalog) throws -> (SessionRecord, Principal) {
         let id = context.parameter("id")
         guard let principal = context.principal else { throw APIError.unauthorized("send a participant's or member's token") }
-        guard let session = try hoard.catalog.session(id: id),
+        guard let session = try catalog.session(id: id),
               principal.sessionId == session.id || (principal.isMember && (principal.groupId == session.groupId || principal.isAdmin))
         else { throw APIError.notFound("no session \(id)") }
         return (session, principal)

@@ -1,0 +1,36 @@
+"""Small helpers the Python benchmarks share: free loopback ports, JSON calls, waiting for a server, peak memory."""
+import json, socket, time, urllib.request
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def call(base, method, path, body=None, token=None):
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = "Bearer " + token
+    request = urllib.request.Request(base + path, method=method, headers=headers,
+                                     data=json.dumps(body).encode() if body is not None else None)
+    with urllib.request.urlopen(request, timeout=120) as response:
+        return json.loads(response.read())
+
+
+def wait_healthy(base, tries=100):
+    for _ in range(tries):
+        try:
+            urllib.request.urlopen(base + "/healthz")
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"{base} did not answer /healthz")
+
+
+def peak_rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
