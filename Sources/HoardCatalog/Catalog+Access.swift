@@ -48,6 +48,14 @@ public struct AccessSnapshot: Sendable {
         public var isPublic: Bool
         /// Groups that own a pack referencing it or uploaded it.
         public var groups: Set<Int64>
+
+        /// Creates an entry.
+        public init(size: Int64, mediaType: String, isPublic: Bool, groups: Set<Int64>) {
+            self.size = size
+            self.mediaType = mediaType
+            self.isPublic = isPublic
+            self.groups = groups
+        }
     }
 
     /// Every catalogued blob.
@@ -138,9 +146,10 @@ extension Catalog {
                 SELECT (SELECT COUNT(*) FROM packVersion), (SELECT COALESCE(MAX(id), 0) FROM packVersion),
                        (SELECT COUNT(*) FROM pack), (SELECT COUNT(*) FROM pack WHERE isPublic),
                        (SELECT COUNT(*) FROM upload), (SELECT COUNT(*) FROM token), (SELECT COALESCE(MAX(id), 0) FROM token),
-                       (SELECT COUNT(*) FROM blob), (SELECT COUNT(*) FROM participant), (SELECT COUNT(*) FROM sessionBlob)
+                       (SELECT COUNT(*) FROM blob)
                 """)
-            return (0..<10).map { row?[$0] ?? 0 }
+            // Participants and session reach are written only by the server, which updates its index in place.
+            return (0..<8).map { row?[$0] ?? 0 }
         }
     }
 

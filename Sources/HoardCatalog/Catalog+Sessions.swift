@@ -103,21 +103,42 @@ extension Catalog {
 
     static func resolve(_ references: Set<Digest>, _ db: Database) throws -> ResolvedReferences {
         var result = ResolvedReferences(assets: [], blobs: [], missing: [], reachable: references)
-        for digest in references.sorted() {
-            if let asset = try AssetRecord.fetchOne(db, key: digest), let footprint = Footprint(width: asset.footprintWidth, height: asset.footprintHeight) {
-                let variants = try Row.fetchAll(db, sql: """
-                    SELECT v.scale, v.blobDigest, v.width, v.height, v.isGenerated, b.size, b.mediaType
-                    FROM variant v JOIN blob b ON b.digest = v.blobDigest WHERE v.assetDigest = ? ORDER BY v.scale
-                    """, arguments: [digest]).compactMap { row -> AssetDescriptor.Variant? in
-                    guard let blob = Digest.fromDatabaseValue(row["blobDigest"]), let type = MediaType(rawValue: row["mediaType"]) else { return nil }
-                    let generated: Bool = row["isGenerated"]
-                    return AssetDescriptor.Variant(scale: row["scale"], digest: blob, width: row["width"], height: row["height"],
-                                                   size: row["size"], mediaType: type, generated: generated ? true : nil)
-                }
-                result.reachable.formUnion(variants.map(\.digest))
+        let sorted = references.sorted()
+        var assets: [Digest: AssetRecord] = [:]
+        var variants: [Digest: [AssetDescriptor.Variant]] = [:]
+        var blobs: [Digest: BlobRecord] = [:]
+        // A few queries per 500 references, not two per reference: maps of 10,000 references are normal.
+        for start in stride(from: 0, to: sorted.count, by: 500) {
+            let chunk = Array(sorted[start..<min(start + 500, sorted.count)])
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            let arguments = StatementArguments(chunk)
+            for asset in try AssetRecord.fetchAll(db, sql: "SELECT * FROM asset WHERE digest IN (\(marks))", arguments: arguments) {
+                assets[asset.digest] = asset
+            }
+            for row in try Row.fetchAll(db, sql: """
+                SELECT v.assetDigest, v.scale, v.blobDigest, v.width, v.height, v.isGenerated, b.size, b.mediaType
+                FROM variant v JOIN blob b ON b.digest = v.blobDigest WHERE v.assetDigest IN (\(marks)) ORDER BY v.assetDigest, v.scale
+                """, arguments: arguments) {
+                guard let asset = Digest.fromDatabaseValue(row["assetDigest"]), let blob = Digest.fromDatabaseValue(row["blobDigest"]),
+                      let type = MediaType(rawValue: row["mediaType"])
+                else { continue }
+                let generated: Bool = row["isGenerated"]
+                variants[asset, default: []].append(AssetDescriptor.Variant(
+                    scale: row["scale"], digest: blob, width: row["width"], height: row["height"], size: row["size"], mediaType: type,
+                    generated: generated ? true : nil))
+            }
+            for blob in try BlobRecord.fetchAll(db, sql: "SELECT * FROM blob WHERE digest IN (\(marks))", arguments: arguments) {
+                blobs[blob.digest] = blob
+            }
+        }
+        for digest in sorted {
+            if let asset = assets[digest], let footprint = Footprint(width: asset.footprintWidth, height: asset.footprintHeight) {
+                let assetVariants = variants[digest] ?? []
+                result.reachable.formUnion(assetVariants.map(\.digest))
                 result.assets.append(AssetListing(
-                    digest: digest, kind: AssetKind(rawValue: asset.kind), name: asset.name, pack: "", footprint: footprint, variants: variants))
-            } else if let blob = try BlobRecord.fetchOne(db, key: digest) {
+                    digest: digest, kind: AssetKind(rawValue: asset.kind), name: asset.name, pack: "", footprint: footprint,
+                    variants: assetVariants))
+            } else if let blob = blobs[digest] {
                 result.blobs.append(blob)
             } else {
                 result.missing.append(digest)

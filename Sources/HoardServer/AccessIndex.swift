@@ -8,8 +8,12 @@ import ServiceLifecycle
 
 /// Who may read which blob and which token is whose, held in memory so a blob request costs no database query.
 ///
-/// Rebuilt from the catalog after every change the server makes, and when a cheap fingerprint of the catalog
-/// changes (another process, such as `hoard import`, wrote to it).
+/// Rebuilt from the catalog after changes to packs and uploads, and when a cheap fingerprint of the catalog changes
+/// (another process, such as `hoard import`, wrote to it). Participants and what sessions reach, which only the
+/// server writes, are added in place: a storm of joins costs no rebuilds.
+///
+/// Ordering: every rebuild and every in-place addition takes a ticket *after* its catalog write; a rebuild is
+/// applied only if no later ticket was applied first, so a slow, stale rebuild never overwrites newer state.
 public final class AccessIndex: Sendable {
     private let catalog: Catalog
     private struct State {
@@ -17,6 +21,17 @@ public final class AccessIndex: Sendable {
         var fingerprint: [Int64]
         /// Tokens already hashed and looked up since the last reload, so a request costs no SHA-256.
         var knownTokens: [String: Principal] = [:]
+        /// The ticket of the last rebuild or addition applied.
+        var applied: UInt64 = 0
+    }
+
+    private let tickets = NIOLockedValueBox<UInt64>(0)
+
+    private func ticket() -> UInt64 {
+        tickets.withLockedValue { value in
+            value += 1
+            return value
+        }
     }
 
     private let state: NIOLockedValueBox<State>
@@ -29,9 +44,35 @@ public final class AccessIndex: Sendable {
 
     /// Reloads from the catalog now.
     public func reload() throws {
+        let ticket = ticket()
         let fingerprint = try catalog.accessFingerprint()
         let snapshot = try catalog.accessSnapshot()
-        state.withLockedValue { $0 = State(snapshot: snapshot, fingerprint: fingerprint) }
+        state.withLockedValue { state in
+            guard ticket > state.applied else { return }
+            state = State(snapshot: snapshot, fingerprint: fingerprint, applied: ticket)
+        }
+    }
+
+    /// Adds a token the server just recorded (a participant's), without a rebuild.
+    public func add(_ principal: Principal, tokenHash: String) {
+        let ticket = ticket()
+        state.withLockedValue { state in
+            state.snapshot.principals[tokenHash] = principal
+            state.applied = max(state.applied, ticket)
+        }
+    }
+
+    /// Adds blobs a session's participants may now read (already recorded in the catalog), without a rebuild.
+    /// `blobs` describes any the index does not know yet.
+    public func addReachable(session: String, _ digests: Set<Digest>, blobs: [BlobRecord] = []) {
+        let ticket = ticket()
+        state.withLockedValue { state in
+            state.snapshot.sessions[session, default: []].formUnion(digests)
+            for blob in blobs where state.snapshot.blobs[blob.digest] == nil {
+                state.snapshot.blobs[blob.digest] = AccessSnapshot.Entry(size: blob.size, mediaType: blob.mediaType, isPublic: false, groups: [])
+            }
+            state.applied = max(state.applied, ticket)
+        }
     }
 
     /// Reloads when the catalog changed since the last load. Returns whether it did.

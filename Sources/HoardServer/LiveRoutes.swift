@@ -117,7 +117,7 @@ struct LiveRoutes: Sendable {
                     }
                     let resolved = try hoard.catalog.resolve(Set(fresh))
                     try hoard.catalog.addReachable(session: session.id, resolved.reachable)
-                    try access.reload()
+                    access.addReachable(session: session.id, resolved.reachable)
                     var event = try SessionRoutes.manifestFields(resolved)
                     event["type"] = .string("assets")
                     try await hub.publish(session: session.id, event)

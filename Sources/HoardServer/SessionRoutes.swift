@@ -81,15 +81,15 @@ struct SessionRoutes: Sendable {
             map = try await loadMapDocument(record.digest)
         }
         guard let map else { throw APIError.badRequest("give a map, or fromMap with the name of a saved map") }
-        let session = try await hoard.directory.withLock(exclusive: false) {
+        let (session, blob, resolved) = try await hoard.directory.withLock(exclusive: false) {
             let (blob, resolved) = try await store(map: map, for: principal)
             let session = SessionRecord(
                 id: UUID().uuidString.lowercased(), name: body.name, groupId: principal.groupId, host: principal.tokenName,
                 visibility: visibility, code: Self.makeCode(), mapDigest: blob.digest, baseSeq: 0, lastSeq: 0, createdAt: Date())
             try hoard.catalog.createSession(session, mapBlob: blob, reachable: resolved.reachable)
-            return session
+            return (session, blob, resolved)
         }
-        try access.reload()
+        access.addReachable(session: session.id, resolved.reachable.union([blob.digest]), blobs: [blob])
         context.logger.info("session created", metadata: ["session": "\(session.id)"])
         return try JSONBody.response(Created(id: session.id, code: session.code, name: session.name, mapDigest: session.mapDigest), status: .created)
     }
@@ -144,7 +144,7 @@ struct SessionRoutes: Sendable {
         let participant = ParticipantRecord(
             id: UUID().uuidString.lowercased(), sessionId: session.id, name: name, tokenHash: Hoard.hashToken(token), joinedAt: Date())
         try hoard.catalog.addParticipant(participant)
-        try access.reload()
+        access.add(Principal(participant: participant.id, name: name, session: session.id), tokenHash: participant.tokenHash)
         context.logger.info("participant joined", metadata: ["session": "\(session.id)", "participant": "\(participant.id)"])
         return try JSONBody.response(["sessionId": session.id, "participantId": participant.id, "participantToken": token])
     }
@@ -220,16 +220,16 @@ struct SessionRoutes: Sendable {
         guard Self.isHost(principal, of: session) else { throw APIError.forbidden("only the session's host may change its map") }
         let map = try await request.decode(as: JSONValue.self, context: context)
         let catalog = hoard.catalog
-        let (blob, seq) = try await hoard.directory.withLock(exclusive: false) {
+        let (blob, seq, resolved) = try await hoard.directory.withLock(exclusive: false) {
             let (blob, resolved) = try await store(map: map, for: principal)
             let seq = try await hub.replaceMap(session: session.id, commit: { seq in
                 try catalog.setMap(session: session.id, mapBlob: blob, reachable: resolved.reachable, baseSeq: seq)
             }, event: try Self.manifestFields(resolved).merging([
                 "type": .string("map"), "mapDigest": .string(blob.digest.description), "map": map,
             ]) { $1 })
-            return (blob, seq)
+            return (blob, seq, resolved)
         }
-        try access.reload()
+        access.addReachable(session: session.id, resolved.reachable.union([blob.digest]), blobs: [blob])
         struct Replaced: Encodable {
             var mapDigest: Digest
             var seq: Int64
