@@ -2,17 +2,18 @@
 # Blob serving speed against nginx serving the very same blob files, same machine, same run:
 #   wrk -t2 -c64 -d10s --latency, 64 KiB blobs and 1 MiB blobs, random blob per request, keep-alive.
 # Targets (issue #3): 64 KiB: >= 0.8x nginx requests/s, p99 <= 2x nginx; 1 MiB: >= 0.9x nginx throughput.
-# Usage: Benchmarks/serve.sh [--duration 10s] [--small N] [--large N]
+# Usage: Benchmarks/serve.sh [--duration 10s] [--small N] [--large N] [--threads N]
 # Needs: scripts/setup.sh --bench (nginx, wrk). Everything listens on 127.0.0.1 only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-DURATION=10s SMALL=256 LARGE=64
+DURATION=10s SMALL=256 LARGE=64 THREADS=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) DURATION=$2; shift 2 ;;
     --small) SMALL=$2; shift 2 ;;
     --large) LARGE=$2; shift 2 ;;
+    --threads) THREADS=$2; shift 2 ;;
     -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
@@ -35,7 +36,7 @@ HOARD="$(swift build -c release --show-bin-path)/hoard"
 DATA="$WORK/data"
 "$HOARD" group create bench --data-dir "$DATA" >/dev/null
 TOKEN=$("$HOARD" token create --group bench --data-dir "$DATA")
-"$HOARD" serve --data-dir "$DATA" --port "$HOARD_PORT" --log-level warning &
+"$HOARD" serve --data-dir "$DATA" --port "$HOARD_PORT" --log-level warning ${THREADS:+--threads "$THREADS"} &
 HOARD_PID=$!
 for _ in $(seq 50); do curl -sf "http://127.0.0.1:$HOARD_PORT/healthz" >/dev/null && break; sleep 0.2; done
 
