@@ -84,6 +84,7 @@ import Testing
 
     @Test func hostileArchivesAre422WithPerEntryProblemsAndStoreNothing() async throws {
         let directory = try Python.hostile.get()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let cases = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory + "/cases.json"))) as? [[String: Any]])
         let usable = cases.filter { $0["limits"] == nil }.compactMap { entry -> (file: String, codes: [String], entry: String?)? in
