@@ -17,38 +17,48 @@ struct LiveChannelTests {
 
     static func op(_ n: Int) -> String { #"{"type":"op","op":{"n":\#(n)}}"# }
 
-    @Test func hostOpsReachParticipantsInOrderAndAReconnectGetsExactlyWhatItMissed() async throws {
+    /// A live server with a fresh session (this map) and one participant.
+    struct Live: Sendable {
+        let client: any TestClientProtocol
+        let fixture: SessionFixture
+        let port: Int
+        let session: String
+        let participant: String
+    }
+
+    static func withSession(map: [String: String] = [:], _ body: @Sendable (Live) async throws -> Void) async throws {
         let fixture = try await SessionFixture()
         defer { fixture.remove() }
         let app = try await buildApplication(fixture.configuration)
         try await app.test(.live) { client in
             let port = try #require(client.port)
-            let (session, participant) = try await Self.start(client, fixture)
+            let (session, participant) = try await Self.start(client, fixture, map: map)
+            try await body(Live(client: client, fixture: fixture, port: port, session: session, participant: participant))
+        }
+    }
+
+    @Test func hostOpsReachParticipantsInOrderAndAReconnectGetsExactlyWhatItMissed() async throws {
+        try await Self.withSession { live in
             // The host sends ten ops; presence of the host is event 1, its ops 2...11.
             _ = try await LiveClient.exchange(
-                port: port, session: session, token: fixture.hostToken, send: (1...10).map(Self.op), until: 11)
-            let first = LiveClient.objects(try await LiveClient.exchange(port: port, session: session, token: participant, since: 0, until: 8))
+                port: live.port, session: live.session, token: live.fixture.hostToken, send: (1...10).map(Self.op), until: 11)
+            let first = LiveClient.objects(try await LiveClient.exchange(port: live.port, session: live.session, token: live.participant, since: 0, until: 8))
             let seqs = first.compactMap { $0["seq"] as? Int }
             #expect(seqs == Array(1...8), "in order, no gaps: \(seqs)")
-            let resumed = LiveClient.objects(try await LiveClient.exchange(port: port, session: session, token: participant, since: 8, until: 3))
+            let resumed = LiveClient.objects(try await LiveClient.exchange(port: live.port, session: live.session, token: live.participant, since: 8, until: 3))
             let ops = resumed.filter { $0["type"] as? String == "op" }.compactMap { ($0["op"] as? [String: Any])?["n"] as? Int }
             #expect(ops == [8, 9, 10])
         }
     }
 
     @Test func twentyReconnectsLoseAndReorderNothing() async throws {
-        let fixture = try await SessionFixture()
-        defer { fixture.remove() }
-        let app = try await buildApplication(fixture.configuration)
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
-            let (session, participant) = try await Self.start(client, fixture)
+        try await Self.withSession { live in
             var lastSeq: Int64 = 0
             var seen: [Int] = []
             for round in 0..<20 {
-                _ = try await LiveClient.exchange(port: port, session: session, token: fixture.hostToken, send: [Self.op(round)], until: 1)
+                _ = try await LiveClient.exchange(port: live.port, session: live.session, token: live.fixture.hostToken, send: [Self.op(round)], until: 1)
                 let events = LiveClient.objects(try await LiveClient.exchange(
-                    port: port, session: session, token: participant, since: lastSeq, until: 1, timeout: .seconds(2)))
+                    port: live.port, session: live.session, token: live.participant, since: lastSeq, until: 1, timeout: .seconds(2)))
                 for event in events {
                     let seq = Int64(event["seq"] as? Int ?? 0)
                     #expect(seq == lastSeq + 1, "round \(round): expected \(lastSeq + 1), got \(seq)")
@@ -57,7 +67,7 @@ struct LiveChannelTests {
                 }
             }
             let rest = LiveClient.objects(try await LiveClient.exchange(
-                port: port, session: session, token: participant, since: lastSeq, until: 1000, timeout: .seconds(2)))
+                port: live.port, session: live.session, token: live.participant, since: lastSeq, until: 1000, timeout: .seconds(2)))
             seen += rest.compactMap { ($0["op"] as? [String: Any])?["n"] as? Int }
             #expect(seen == Array(0..<20))
         }
@@ -89,18 +99,13 @@ struct LiveChannelTests {
     }
 
     @Test func aParticipantCannotChangeTheMapAndAFloodIsRateLimited() async throws {
-        let fixture = try await SessionFixture()
-        defer { fixture.remove() }
-        let app = try await buildApplication(fixture.configuration)
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
-            let (session, participant) = try await Self.start(client, fixture)
+        try await Self.withSession { live in
             let refused = LiveClient.objects(try await LiveClient.exchange(
-                port: port, session: session, token: participant, send: [Self.op(1)], until: 3))
+                port: live.port, session: live.session, token: live.participant, send: [Self.op(1)], until: 3))
             #expect(refused.contains { $0["code"] as? String == "FORBIDDEN" })
             let flood = (0..<300).map { _ in #"{"type":"grab","entity":"x"}"# }
             let answers = LiveClient.objects(try await LiveClient.exchange(
-                port: port, session: session, token: participant, send: flood, until: 400, timeout: .seconds(3)))
+                port: live.port, session: live.session, token: live.participant, send: flood, until: 400, timeout: .seconds(3)))
             #expect(answers.contains { $0["code"] as? String == "RATE_LIMITED" })
         }
     }
