@@ -28,7 +28,7 @@ public struct DefaultNamingConvention: NamingConvention {
         var naming = AssetNaming(
             kind: definition.kind, name: (folders + [stem]).joined(separator: "/"),
             footprint: footprint ?? definition.defaultFootprint, scale: scale, isFootprintExplicit: footprint != nil)
-        let overrideKey = (path.components.dropLast() + [split.stem.dropLastScale]).joined(separator: "/")
+        let overrideKey = (path.components.dropLast() + [scaledStem]).joined(separator: "/")
         if let override = context.packFile.overrides?[overrideKey] {
             if let kind = override.kind {
                 guard context.definition(of: kind) != nil else {
@@ -102,14 +102,5 @@ public struct DefaultNamingConvention: NamingConvention {
             }
         }
         return (stem, nil)
-    }
-}
-
-extension String {
-    /// The stem without a trailing `@Nx` LOD marker.
-    var dropLastScale: String {
-        guard let at = lastIndex(of: "@"), hasSuffix("x") || hasSuffix("X"), Int(self[index(after: at)...].dropLast()) != nil
-        else { return self }
-        return String(self[..<at])
     }
 }

@@ -59,7 +59,7 @@ struct PackWriter {
         }
         if let version = plan.packFile.version {
             let bytes = try manifest(version)
-            if let old = state?.manifests[version], old != (try area.stage(bytes)).digest {
+            if let old = state?.manifests[version], old != BlobHasher.digest(of: bytes) {
                 throw CatalogError(
                     .conflict, "version \(version) of '\(packName)' was already imported with other content; raise the version in pack.json")
             }
@@ -67,7 +67,7 @@ struct PackWriter {
         }
         guard let state, let current = state.currentVersion else { return ("1", try manifest("1")) }
         let same = try manifest(current)
-        if state.currentManifest == (try area.stage(same)).digest { return (current, same) }
+        if state.currentManifest == BlobHasher.digest(of: same) { return (current, same) }
         var next = (Int(current) ?? state.manifests.count) + 1
         while state.manifests[String(next)] != nil { next += 1 }
         return (String(next), try manifest(String(next)))
