@@ -92,22 +92,27 @@ extension Catalog {
         }
     }
 
-    private static func variants(of assets: Set<Digest>, _ db: Database) throws -> [Digest: [AssetDescriptor.Variant]] {
-        guard !assets.isEmpty else { return [:] }
+    /// The variants of these assets, smallest scale first, with their blobs' sizes and media types; a few queries
+    /// per 500 assets rather than a scan of every variant.
+    static func variants(of assets: Set<Digest>, _ db: Database) throws -> [Digest: [AssetDescriptor.Variant]] {
         var result: [Digest: [AssetDescriptor.Variant]] = [:]
-        let rows = try Row.fetchAll(db, sql: """
-            SELECT v.assetDigest, v.scale, v.blobDigest, v.width, v.height, v.isGenerated, b.size, b.mediaType
-            FROM variant v JOIN blob b ON b.digest = v.blobDigest ORDER BY v.assetDigest, v.scale
-            """)
-        for row in rows {
-            guard let asset = Digest.fromDatabaseValue(row["assetDigest"]), assets.contains(asset),
-                  let blob = Digest.fromDatabaseValue(row["blobDigest"]),
-                  let mediaType = MediaType(rawValue: row["mediaType"])
-            else { continue }
-            let generated: Bool = row["isGenerated"]
-            result[asset, default: []].append(AssetDescriptor.Variant(
-                scale: row["scale"], digest: blob, width: row["width"], height: row["height"], size: row["size"],
-                mediaType: mediaType, generated: generated ? true : nil))
+        let sorted = assets.sorted()
+        for start in stride(from: 0, to: sorted.count, by: 500) {
+            let chunk = Array(sorted[start..<min(start + 500, sorted.count)])
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT v.assetDigest, v.scale, v.blobDigest, v.width, v.height, v.isGenerated, b.size, b.mediaType
+                FROM variant v JOIN blob b ON b.digest = v.blobDigest WHERE v.assetDigest IN (\(marks)) ORDER BY v.assetDigest, v.scale
+                """, arguments: StatementArguments(chunk))
+            for row in rows {
+                guard let asset = Digest.fromDatabaseValue(row["assetDigest"]), let blob = Digest.fromDatabaseValue(row["blobDigest"]),
+                      let mediaType = MediaType(rawValue: row["mediaType"])
+                else { continue }
+                let generated: Bool = row["isGenerated"]
+                result[asset, default: []].append(AssetDescriptor.Variant(
+                    scale: row["scale"], digest: blob, width: row["width"], height: row["height"], size: row["size"],
+                    mediaType: mediaType, generated: generated ? true : nil))
+            }
         }
         return result
     }

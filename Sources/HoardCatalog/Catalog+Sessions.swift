@@ -105,7 +105,6 @@ extension Catalog {
         var result = ResolvedReferences(assets: [], blobs: [], missing: [], reachable: references)
         let sorted = references.sorted()
         var assets: [Digest: AssetRecord] = [:]
-        var variants: [Digest: [AssetDescriptor.Variant]] = [:]
         var blobs: [Digest: BlobRecord] = [:]
         // A few queries per 500 references, not two per reference: maps of 10,000 references are normal.
         for start in stride(from: 0, to: sorted.count, by: 500) {
@@ -115,25 +114,14 @@ extension Catalog {
             for asset in try AssetRecord.fetchAll(db, sql: "SELECT * FROM asset WHERE digest IN (\(marks))", arguments: arguments) {
                 assets[asset.digest] = asset
             }
-            for row in try Row.fetchAll(db, sql: """
-                SELECT v.assetDigest, v.scale, v.blobDigest, v.width, v.height, v.isGenerated, b.size, b.mediaType
-                FROM variant v JOIN blob b ON b.digest = v.blobDigest WHERE v.assetDigest IN (\(marks)) ORDER BY v.assetDigest, v.scale
-                """, arguments: arguments) {
-                guard let asset = Digest.fromDatabaseValue(row["assetDigest"]), let blob = Digest.fromDatabaseValue(row["blobDigest"]),
-                      let type = MediaType(rawValue: row["mediaType"])
-                else { continue }
-                let generated: Bool = row["isGenerated"]
-                variants[asset, default: []].append(AssetDescriptor.Variant(
-                    scale: row["scale"], digest: blob, width: row["width"], height: row["height"], size: row["size"], mediaType: type,
-                    generated: generated ? true : nil))
-            }
             for blob in try BlobRecord.fetchAll(db, sql: "SELECT * FROM blob WHERE digest IN (\(marks))", arguments: arguments) {
                 blobs[blob.digest] = blob
             }
         }
+        let variantsByAsset = try variants(of: Set(assets.keys), db)
         for digest in sorted {
             if let asset = assets[digest], let footprint = Footprint(width: asset.footprintWidth, height: asset.footprintHeight) {
-                let assetVariants = variants[digest] ?? []
+                let assetVariants = variantsByAsset[digest] ?? []
                 result.reachable.formUnion(assetVariants.map(\.digest))
                 result.assets.append(AssetListing(
                     digest: digest, kind: AssetKind(rawValue: asset.kind), name: asset.name, pack: "", footprint: footprint,

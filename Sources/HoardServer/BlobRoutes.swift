@@ -117,12 +117,7 @@ struct BlobRoutes: Sendable {
         let staged = try writer.finish()
         guard staged.digest == digest else { throw APIError.digestMismatch(expected: digest, actual: staged.digest) }
         let alreadyVisible = access.readable(digest, by: principal) != nil
-        if !alreadyVisible, let quota = try hoard.catalog.group(named: principal.group)?.quotaBytes {
-            let used = try hoard.catalog.usage(groupId: principal.groupId)
-            if used + size > quota {
-                throw APIError.quotaExceeded("group '\(principal.group)' holds \(used) of its \(quota) bytes; this blob needs \(size) more")
-            }
-        }
+        if !alreadyVisible { try hoard.catalog.requireQuota(group: principal.group, adding: size, for: "this blob") }
         let mediaType = (try? ImageHeader.read(writer.prefix, isComplete: size <= Int64(writer.prefix.count)).mediaType.rawValue)
             ?? "application/octet-stream"
         // Publish and record under the data directory's shared lock, so garbage collection cannot run in between.

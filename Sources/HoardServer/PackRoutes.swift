@@ -99,12 +99,8 @@ struct PackRoutes: Sendable {
             try spool.write(buffer)
         }
         try spool.close()
-        if let group = try hoard.catalog.group(named: options.group), let quota = group.quotaBytes, let id = group.id {
-            let used = try hoard.catalog.usage(groupId: id)
-            if used + size > quota {
-                throw APIError.quotaExceeded("group '\(options.group)' holds \(used) of its \(quota) bytes; this archive may need \(size) more")
-            }
-        }
+        // Conservative: the archive's size before deduplication.
+        try hoard.catalog.requireQuota(group: options.group, adding: size, for: "this archive")
         do {
             let report = try await hoard.importPack(at: spool.path, options: options)
             try access.reload()
