@@ -25,12 +25,17 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let (router, _) = buildRouter(
         hoard: hoard, access: access, metrics: metrics, reader: reader, limiter: limiter, hub: hub, configuration: configuration)
     let refresher = AccessRefreshService(index: access, logger: logger, interval: configuration.refreshInterval)
+    let serverName = "Hoard"
+    let hasFastPath = configuration.hasBlobFastPath
     let app = Application(
         router: router,
         server: .http1WebSocketUpgrade(
             webSocketRouter: router,
-            configuration: .init(ws: .init(maxFrameSize: LiveRoutes.maxMessage, autoPing: .enabled(timePeriod: .seconds(10))))),
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Hoard"),
+            configuration: .init(
+                http1: .init(additionalChannelHandlers: hasFastPath
+                    ? [BlobFastPath(access: access, cache: cache, metrics: metrics, serverName: serverName)] : []),
+                ws: .init(maxFrameSize: LiveRoutes.maxMessage, autoPing: .enabled(timePeriod: .seconds(10))))),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: serverName),
         services: [refresher],
         onServerRunning: { channel in
             logger.info("Hoard is serving", metadata: [
@@ -66,7 +71,8 @@ func buildRouter(
     PackRoutes(hoard: hoard, access: access, limits: limiter, metrics: metrics, configuration: configuration).register(on: endpoints)
     AssetRoutes(hoard: hoard, access: access, reader: reader).register(on: endpoints)
     BlobRoutes(hoard: hoard, access: access, reader: reader, limits: limiter, configuration: configuration).register(on: endpoints)
-    SessionRoutes(hoard: hoard, access: access, hub: hub).register(on: endpoints)
+    let manifests = BlobCache(capacity: configuration.cacheBytes / 4, maxEntry: configuration.cacheBytes / 16)
+    SessionRoutes(hoard: hoard, access: access, hub: hub, reader: reader, manifests: manifests).register(on: endpoints)
     LiveRoutes(hoard: hoard, access: access, hub: hub).register(on: endpoints)
     return (router, endpoints.operations)
 }

@@ -33,45 +33,15 @@ struct BlobRoutes: Sendable {
     }
 
     /// GET and HEAD: strong ETag = digest, immutable caching, single ranges (suffix included), If-None-Match.
+    /// ``BlobFastPath`` answers the same requests for hot blobs before they reach the router, with the same plan.
     func get(_ request: Request, _ context: HoardRequestContext, isHead: Bool) async throws -> Response {
         let digest = try Self.digest(context)
         guard let entry = access.readable(digest, by: context.principal) else { throw APIError.notFound("no blob \(digest)") }
-        let etag = "\"\(digest)\""
-        var headers: HTTPFields = [
-            .eTag: etag, .cacheControl: "public, max-age=31536000, immutable", .acceptRanges: "bytes", .contentType: entry.mediaType,
-        ]
-        if let match = request.headers[.ifNoneMatch], Self.matches(match, etag: etag) {
-            return Response(status: .notModified, headers: headers)
-        }
-        var range = ByteRange.whole
-        if request.headers[.ifRange] == nil || request.headers[.ifRange] == etag {
-            range = ByteRange.parse(request.headers[.range], size: entry.size)
-        }
-        var status = HTTPResponse.Status.ok
-        var part: ClosedRange<Int64>?
-        switch range {
-        case .whole: break
-        case .unsatisfiable: throw APIError.rangeNotSatisfiable(size: entry.size)
-        case .part(let wanted):
-            status = .partialContent
-            part = wanted
-            headers[.contentRange] = "bytes \(wanted.lowerBound)-\(wanted.upperBound)/\(entry.size)"
-        }
-        let length = part.map { Int64($0.count) } ?? entry.size
-        if isHead || length == 0 {
-            headers[.contentLength] = String(length)
-            return Response(status: status, headers: headers)
-        }
-        let body = try await reader.body(digest, size: entry.size, range: part, context: context)
-        reader.metrics.bytesServed.increment(by: length)
-        return Response(status: status, headers: headers, body: body)
-    }
-
-    static func matches(_ header: String, etag: String) -> Bool {
-        header.split(separator: ",").contains { candidate in
-            let tag = candidate.trimmingCharacters(in: .whitespaces)
-            return tag == "*" || tag == etag || tag == "W/" + etag
-        }
+        let plan = try BlobResponsePlan.make(digest, entry, request: request.headers, isHead: isHead)
+        guard plan.hasBody else { return Response(status: plan.status, headers: plan.headers) }
+        let body = try await reader.body(digest, size: entry.size, range: plan.part, context: context)
+        reader.metrics.bytesServed.increment(by: plan.part.map { Int64($0.count) } ?? entry.size)
+        return Response(status: plan.status, headers: plan.headers, body: body)
     }
 
     struct DigestList: Decodable {

@@ -43,7 +43,7 @@ struct HoardMiddleware: RouterMiddleware {
         let start = ContinuousClock.now
         do {
             var context = context
-            context.principal = try principal(request.headers[.authorization])
+            context.principal = try access.principal(authorization: request.headers[.authorization])
             let response = try await next(request, context)
             metrics.record(method: request.method.rawValue, status: response.status.code, since: start)
             return response
@@ -52,19 +52,5 @@ struct HoardMiddleware: RouterMiddleware {
             metrics.record(method: request.method.rawValue, status: mapped.status.code, since: start)
             throw mapped
         }
-    }
-
-    /// `Authorization: Bearer <token>`: nil without the header; a known token's principal; 401 for anything else.
-    func principal(_ header: String?) throws -> Principal? {
-        guard let header else { return nil }
-        let scheme = header.utf8.prefix(7)
-        guard scheme.count == 7, scheme.elementsEqual("bearer ".utf8, by: { $0 | 0x20 == $1 | 0x20 }) else {
-            throw APIError.unauthorized("the Authorization header must be 'Bearer <token>'")
-        }
-        let token = header.utf8.dropFirst(7).drop(while: { $0 == UInt8(ascii: " ") })
-        guard let principal = access.principal(forToken: String(Substring(token))) else {
-            throw APIError.unauthorized("the token is not known; ask an admin for a new one (hoard token create)")
-        }
-        return principal
     }
 }

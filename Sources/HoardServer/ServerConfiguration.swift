@@ -30,6 +30,9 @@ public struct ServerConfiguration: Sendable {
     public var logLevel: Logger.Level = .info
     /// Network threads (NIO event loops); nil for one per core.
     public var networkThreads: Int?
+    /// Whether hot blobs are answered on the network thread, before the router (``BlobFastPath``). Off only to
+    /// compare the two paths.
+    public var hasBlobFastPath = true
 
     /// A configuration for a data directory, every other value at its default.
     public init(dataDirectory: String) {

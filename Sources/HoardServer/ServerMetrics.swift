@@ -8,6 +8,8 @@ public struct ServerMetrics: Sendable {
     let bytesServed: Counter
     let cacheHits: Counter
     let cacheMisses: Counter
+    /// Blob responses ``BlobFastPath`` answered on the network thread.
+    let fastPathAnswers: Counter
     let latency: DurationHistogram
     /// Counters of the statuses blob reads answer with, made once so the hot path looks up nothing.
     private let common: [String: Counter]
@@ -20,6 +22,8 @@ public struct ServerMetrics: Sendable {
         bytesServed = registry.makeCounter(descriptor: Self.name("blob_served", unit: "bytes_total", "Blob bytes sent in responses."))
         cacheHits = registry.makeCounter(descriptor: Self.name("blob_cache_hits", unit: "total", "Blob reads served from memory."))
         cacheMisses = registry.makeCounter(descriptor: Self.name("blob_cache_misses", unit: "total", "Blob reads that went to disk."))
+        fastPathAnswers = registry.makeCounter(
+            descriptor: Self.name("blob_fast_path", unit: "total", "Hot-blob responses answered before the router."))
         latency = registry.makeDurationHistogram(
             descriptor: Self.name("http_request_duration", unit: "seconds", "Time to produce a response head."),
             buckets: [.microseconds(100), .microseconds(500), .milliseconds(1), .milliseconds(5), .milliseconds(25), .milliseconds(100),

@@ -11,6 +11,9 @@ struct SessionRoutes: Sendable {
     let hoard: Hoard
     let access: AccessIndex
     let hub: SessionHub
+    let reader: BlobReader
+    /// Encoded manifests by map digest (``encodedManifest(of:)``).
+    let manifests: BlobCache
 
     /// Media type of map blobs.
     static let mapMediaType = "application/vnd.hoard.map+json"
@@ -190,29 +193,52 @@ struct SessionRoutes: Sendable {
         return ["assets": try JSONValue.encoded(manifest.assets), "blobs": try JSONValue.encoded(manifest.blobs)]
     }
 
+    /// The fields of `GET /v1/sessions/{id}` other than the map and its manifest, which are spliced in as bytes.
     struct Shown: Encodable {
         var id: String
         var name: String
         var host: String
         var visibility: String
         var mapDigest: Digest
-        var map: JSONValue
         var seq: Int64
-        var manifest: Manifest
         var participants: [[String: String]]
     }
 
+    /// The session: its fields, the map document as stored (canonical JSON) and the map's manifest. The manifest is
+    /// a function of the immutable map, so it is encoded once per map digest and kept in ``manifests``; a join of a
+    /// warm map costs two small queries and a copy, however many assets the map references.
     func show(_ context: HoardRequestContext) async throws -> Response {
         let (session, _) = try visibleSession(context)
-        let map = try await loadMapDocument(session.mapDigest)
-        let resolved = try hoard.catalog.resolve(map.referencedDigests)
+        guard let mapSize = try await hoard.store.info(session.mapDigest)?.size else {
+            throw APIError.internalError("the map blob \(session.mapDigest) is missing")
+        }
+        let map = try await reader.buffer(session.mapDigest, size: mapSize, logger: context.logger)
+        let manifest = try await encodedManifest(of: session.mapDigest)
         let connected = await hub.connected(session: session.id)
         let participants = try hoard.catalog.participants(session: session.id).map {
             ["id": $0.id, "name": $0.name, "connected": connected.contains($0.id) ? "yes" : "no"]
         }
-        return try JSONBody.response(Shown(
-            id: session.id, name: session.name, host: session.host, visibility: session.visibility, mapDigest: session.mapDigest, map: map,
-            seq: session.lastSeq, manifest: Self.manifest(resolved), participants: participants))
+        let fields = try JSONBody.encoder.encode(Shown(
+            id: session.id, name: session.name, host: session.host, visibility: session.visibility, mapDigest: session.mapDigest,
+            seq: session.lastSeq, participants: participants))
+        var body = ByteBuffer()
+        body.reserveCapacity(fields.count + map.readableBytes + manifest.readableBytes + 32)
+        body.writeBytes(fields.dropLast())
+        body.writeString(#","manifest":"#)
+        body.writeImmutableBuffer(manifest)
+        body.writeString(#","map":"#)
+        body.writeImmutableBuffer(map)
+        body.writeString("}")
+        return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
+    }
+
+    /// The JSON of a map's manifest, from ``manifests`` or made (and kept) now.
+    func encodedManifest(of mapDigest: Digest) async throws -> ByteBuffer {
+        if let cached = manifests.get(mapDigest) { return cached }
+        let resolved = try hoard.catalog.resolve(try await loadMapDocument(mapDigest).referencedDigests)
+        let encoded = ByteBuffer(bytes: try JSONBody.encoder.encode(Self.manifest(resolved)))
+        manifests.put(mapDigest, encoded)
+        return encoded
     }
 
     func replaceMap(_ request: Request, _ context: HoardRequestContext) async throws -> Response {

@@ -251,6 +251,21 @@ final class RawSocket: Sendable {
         }
     }
 
+    /// Reads until the server closes the connection and returns every byte.
+    func receiveAll() async throws -> [UInt8] {
+        let fd = self.fd
+        return try await Self.offload {
+            var received: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 64 << 10)
+            while true {
+                let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                guard n > 0 else { break }
+                received += chunk[0..<n]
+            }
+            return received
+        }
+    }
+
     func close() { _ = systemClose(fd) }
 
     private static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
