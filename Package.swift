@@ -47,7 +47,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            // The web page: plain HTML, CSS and JavaScript modules, served as they are (WebRoutes.swift).
+            resources: [.copy("Web")]
         ),
         .target(name: "HoardClient", dependencies: ["HoardCore", .product(name: "Crypto", package: "swift-crypto")]),
         .executableTarget(

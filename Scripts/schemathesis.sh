@@ -206,14 +206,18 @@ raw("GET", "/v1/packs/" + pack_names[0].replace("-", "%2D"), 200)
 call("POST", "/v1/packs", 401, body=b"x", media_type="application/octet-stream", token=False)
 
 # Sessions and maps.
-game_map = {"background": assets[0], "tokens": [{"asset": assets[-1], "x": 1, "y": 2}], "blob": variants[0]}
+# A map in the shape of Schemas/map.schema.json; a bare picture digest stands for an uploaded drawing.
+game_map = {"schema": "hoard.map/v1", "grid": {"width": 8, "height": 6},
+            "background": {"texture": assets[0], "tiles": [{"x": 1, "y": 1, "texture": variants[0]}]},
+            "drawing": {"walls": [{"from": [0, 0], "to": [8, 0]}], "strokes": []}, "objects": [],
+            "tokens": [{"id": "t1", "asset": assets[-1], "x": 1, "y": 2, "number": 1}]}
 created = call("POST", "/v1/sessions", 201, body={"name": "smoke", "map": game_map}).json()
 call("POST", "/v1/sessions", 409, body={"name": "smoke", "map": {"a": digest(b"never stored")}})
 call("POST", "/v1/sessions", 400, body={"name": "smoke", "visibility": "public", "map": {}})
 call("GET", "/v1/sessions", 200)
 call("GET", "/v1/sessions/{id}", 200, params={"id": created["id"]})
 call("GET", "/v1/sessions/{id}", 404, params={"id": "no-such-session"})
-call("PUT", "/v1/sessions/{id}/map", 200, params={"id": created["id"]}, body={**game_map, "turn": 2})
+call("PUT", "/v1/sessions/{id}/map", 200, params={"id": created["id"]}, body={**game_map, "tokens": [{**game_map["tokens"][0], "x": 2}]})
 call("GET", "/v1/sessions/{id}/live", 200, params={"id": created["id"]})
 call("GET", "/v1/sessions/{id}/live", 404, params={"id": "no-such-session"})
 joined = call("POST", "/v1/sessions/join", 200, body={"code": created["code"].lower().replace("-", " "), "name": "Ann"}, token=False).json()

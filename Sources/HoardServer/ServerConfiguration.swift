@@ -30,6 +30,10 @@ public struct ServerConfiguration: Sendable {
     public var logLevel: Logger.Level = .info
     /// Network threads (NIO event loops); nil for one per core.
     public var networkThreads: Int?
+    /// Largest picture accepted by POST /v1/uploads (held in memory while it is checked and cleaned).
+    public var maxPictureUpload: Int = 16 << 20
+    /// What cleans uploaded pictures before they are stored (the metadata-stripping hook).
+    public var uploadSanitizer: any UploadSanitizer = UnchangedUpload()
 
     /// A configuration for a data directory, every other value at its default.
     public init(dataDirectory: String) {
