@@ -98,7 +98,7 @@ export async function showUpload(main) {
     try {
       const result = await uploadPack(selected, name.value.trim(), setProgress);
       progress.classList.toggle('failed', result.status >= 400);
-      status.textContent = result.status >= 400 ? 'Upload finished; the pack was refused.' : 'Done.';
+      status.textContent = result.status >= 400 ? `Sent ${bytes(selected.size)}; the pack was refused.` : `Sent ${bytes(selected.size)} and imported.`;
       replace(out, report(result.status, result.body));
     } catch (error) {
       progress.classList.add('failed');
