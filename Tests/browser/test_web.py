@@ -21,13 +21,14 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 import urllib.request
 import zipfile
 import zlib
 from pathlib import Path
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -128,7 +129,8 @@ def main():
     work = Path(tempfile.mkdtemp(prefix="hoard-browser-"))
     server = Server(os.path.abspath(arguments.hoard), work)
     driver = browser(*TABLET)
-    wait = WebDriverWait(driver, 20)
+    # The page re-renders as data arrives: an element found a moment ago may be gone; look again.
+    wait = WebDriverWait(driver, 20, ignored_exceptions=[StaleElementReferenceException])
 
     def shot(name):
         driver.save_screenshot(str(shots / f"{name}.png"))
@@ -289,6 +291,7 @@ def main():
         check.that(not problems, "no CSP violation or script error in the console" + (f": {problems[:3]}" if problems else ""))
     except Exception as error:  # a step failed: keep what the screen showed
         shot("99-failure")
+        traceback.print_exc()
         check.that(False, f"the run stopped: {type(error).__name__}: {error}")
     finally:
         driver.quit()
