@@ -56,22 +56,21 @@ struct UploadRoutes: Sendable {
         let area = try hoard.store.makeStagingArea()
         defer { area.discard() }
         let staged = try area.stage(bytes)
-        if try hoard.catalog.privateUpload(staged.digest)?.scopes.contains(scope.description) != true,
-           let usage = try hoard.catalog.quota(groupId: groupId), let quota = usage.quota, usage.used + staged.size > quota {
+        let isInScope = try hoard.catalog.privateUpload(staged.digest)?.scopes.contains(scope.description) == true
+        if !isInScope, let usage = try hoard.catalog.quota(groupId: groupId), let quota = usage.quota, usage.used + staged.size > quota {
             throw APIError.quotaExceeded("group '\(usage.name)' holds \(usage.used) of its \(quota) bytes; this picture needs \(staged.size) more")
         }
         let blob = BlobRecord(digest: staged.digest, size: staged.size, mediaType: header.mediaType.rawValue)
         let uploader = principal.tokenName
-        let summary = try await hoard.directory.withLock(exclusive: false) {
-            let summary = try await hoard.store.publish([staged])
+        try await hoard.directory.withLock(exclusive: false) {
+            _ = try await hoard.store.publish([staged])
             try hoard.catalog.recordPrivateUpload(
                 blob, PrivateUploadRecord(scope: scope, digest: blob.digest, groupId: groupId, uploader: uploader), session: session)
-            return summary
         }
         if let session { access.addReachable(session: session, [blob.digest], blobs: [blob]) }
         context.logger.info("picture uploaded", metadata: ["digest": "\(blob.digest)", "size": "\(blob.size)", "scope": "\(scope)"])
         let stored = Stored(digest: blob.digest, size: blob.size, mediaType: blob.mediaType, scope: session == nil ? "member" : "session", session: session)
-        return try JSONBody.response(stored, status: summary.newBlobs.isEmpty ? .ok : .created)
+        return try JSONBody.response(stored, status: isInScope ? .ok : .created)
     }
 
     /// Where an upload goes: a participant's session, the session a member names, or the member's own space.

@@ -42,8 +42,20 @@ struct WebRoutes: Sendable {
         self.files = files
     }
 
-    /// The `Web` folder of the module's resource bundle.
-    static var resourceDirectory: URL? { Bundle.module.url(forResource: "Web", withExtension: nil) }
+    /// The `Web` folder of the module's resource bundle (`Hoard_HoardServer.resources`, which SwiftPM puts next to
+    /// the `hoard` binary and which must be copied along with it), else the source folder of a development
+    /// checkout; nil when neither exists, and then the page answers 404 instead of the server failing to start.
+    /// (Not `Bundle.module`: it stops the process when the bundle is missing.)
+    static var resourceDirectory: URL? {
+        let bundle = "Hoard_HoardServer.resources/Web"
+        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().deletingLastPathComponent()
+        let candidates = [
+            Bundle.main.bundleURL.appendingPathComponent(bundle),
+            executable.appendingPathComponent(bundle),
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Web"),
+        ]
+        return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("index.html").path) }
+    }
 
     static func contentType(_ name: String) -> String? {
         switch (name as NSString).pathExtension {

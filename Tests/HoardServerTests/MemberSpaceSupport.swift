@@ -22,7 +22,13 @@ extension Fixture {
 extension TestClientProtocol {
     /// Creates a session as `token` whose map references `asset`; returns its id and join code.
     func makeSession(token: String, asset: String, name: String = "Crypt") async throws -> (id: String, code: String) {
-        let created = try await json(.post, "/v1/sessions", token: token, body: ["name": name, "map": ["tokens": [["asset": asset]]]])
+        // A map in the shape of Schemas/map.schema.json.
+        let map: [String: Any] = [
+            "schema": "hoard.map/v1", "grid": ["width": 8, "height": 6], "background": ["tiles": [] as [Any]],
+            "drawing": ["walls": [] as [Any], "strokes": [] as [Any]], "objects": [] as [Any],
+            "tokens": [["id": "t1", "asset": asset, "x": 1, "y": 1, "number": 1]],
+        ]
+        let created = try await json(.post, "/v1/sessions", token: token, body: ["name": name, "map": map])
         #expect(created.status == .created)
         return (try #require(created.json["id"] as? String), try #require(created.json["code"] as? String))
     }
