@@ -39,9 +39,9 @@ struct RefRoutes: Sendable {
 
     static func name(_ context: HoardRequestContext) throws -> String {
         let name = context.parameter("name")
-        guard !name.isEmpty, name.utf8.count <= 128, !name.contains("/"),
+        guard !name.isEmpty, name.unicodeScalars.count <= 128, !name.contains("/"),
               !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else { throw APIError.badRequest("a ref name is 1 to 128 bytes without '/' or control characters") }
+        else { throw APIError.badRequest("a ref name is 1 to 128 characters without '/' or control characters") }
         return name
     }
 

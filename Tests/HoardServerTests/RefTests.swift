@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func aRefIsCreatedOnceThenMovedOnlyFromWhereTheCallerSawIt() async throws {
-        try await Fixture.with { fixture in
+        try await Fixture.with(packs: false) { fixture in
             let first = try await fixture.freshPicture()
             let second = try await fixture.freshPicture()
             try await fixture.run { client in
@@ -55,7 +55,7 @@ import Testing
     }
 
     @Test func ofManyDevicesMovingTheSameRefAtOnceExactlyOneWins() async throws {
-        try await Fixture.with { fixture in
+        try await Fixture.with(packs: false) { fixture in
             var made: [[UInt8]] = []
             for _ in 0..<9 { made.append(try await fixture.freshPicture()) }
             let pictures = made

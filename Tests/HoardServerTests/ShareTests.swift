@@ -8,7 +8,7 @@ import Testing
 /// `/v1/shares` and `/s/{id}`: unguessable, revocable links to one picture.
 @Suite struct ShareTests {
     @Test func aShareLinkShowsThePictureToAnyoneUntilItIsRevoked() async throws {
-        try await Fixture.with { fixture in
+        try await Fixture.with(packs: false) { fixture in
             let picture = try await fixture.freshPicture()
             try await fixture.run { client in
                 let digest = try #require(try await client.uploadPicture(picture, token: fixture.red).json["digest"] as? String)

@@ -8,7 +8,7 @@ import Testing
 /// `POST /v1/uploads`: participants' and members' pictures, readable only inside their scope.
 @Suite struct UploadTests {
     @Test func aMemberUploadIsReadableOnlyByThatMemberOnAnyOfTheirDevices() async throws {
-        try await Fixture.with { fixture in
+        try await Fixture.with(packs: false) { fixture in
             let otherDevice = try fixture.hoard.createToken(group: "red", label: "red member", isAdmin: false)
             let otherMember = try fixture.hoard.createToken(group: "red", label: "someone else", isAdmin: false)
             let picture = try await fixture.freshPicture()
@@ -30,12 +30,11 @@ import Testing
     }
 
     @Test func aParticipantUploadIsReadableOnlyInsideItsSession() async throws {
-        try await Fixture.with { fixture in
+        try await Fixture.with(packs: false) { fixture in
             let picture = try await fixture.freshPicture()
-            let asset = try fixture.assetDigest(Fixture.dungeon)
             try await fixture.run { client in
-                let room = try await client.makeSession(token: fixture.red, asset: asset, name: "room one")
-                let other = try await client.makeSession(token: fixture.red, asset: asset, name: "room two")
+                let room = try await client.makeSession(token: fixture.red, name: "room one")
+                let other = try await client.makeSession(token: fixture.red, name: "room two")
                 let ann = try await client.joinSession(code: room.code, name: "Ann")
                 let bob = try await client.joinSession(code: room.code, name: "Bob")
                 let eve = try await client.joinSession(code: other.code, name: "Eve")
@@ -58,10 +57,10 @@ import Testing
     }
 
     @Test func aMemberMayUploadIntoASessionOfTheirGroupOnly() async throws {
-        try await Fixture.with { fixture in
+        try await Fixture.with(packs: false) { fixture in
             let picture = try await fixture.freshPicture()
             try await fixture.run { client in
-                let room = try await client.makeSession(token: fixture.red, asset: try fixture.assetDigest(Fixture.dungeon))
+                let room = try await client.makeSession(token: fixture.red)
                 #expect(try await client.uploadPicture(picture, token: fixture.blue, query: "?session=\(room.id)").status == .notFound)
                 let stored = try await client.uploadPicture(picture, token: fixture.red, query: "?session=\(room.id)")
                 #expect(stored.status == .created)
@@ -84,7 +83,7 @@ import Testing
     }
 
     @Test func uploadsCountAgainstTheGroupQuota() async throws {
-        try await Fixture.with { fixture in
+        try await Fixture.with(packs: false) { fixture in
             let first = try await fixture.freshPicture()
             let second = try await fixture.freshPicture()
             let red = try #require(try fixture.hoard.catalog.group(named: "red")?.id)
@@ -108,7 +107,7 @@ import Testing
     }
 
     @Test func theSanitizerHookDecidesTheStoredBytesAndTheirDigest() async throws {
-        try await Fixture.with({ $0.uploadSanitizer = Truncating() }) { fixture in
+        try await Fixture.with(packs: false, { $0.uploadSanitizer = Truncating() }) { fixture in
             let picture = try await fixture.freshPicture()
             try await fixture.run { client in
                 let stored = try await client.uploadPicture(picture, token: fixture.red)
