@@ -278,6 +278,9 @@ def main():
         visible("#grid .tile")
         wait.until(lambda d: all(i.get_attribute("src") for i in d.find_elements(By.CSS_SELECTOR, "#grid .tile img")[:8]))
         shot("13-browse-landscape")
+        driver.get(server.base + f"/#/sessions/{created['id']}")
+        wait.until(lambda d: "Drawn from" in d.find_element(By.ID, "map-status").text)
+        shot("14-session-landscape")
 
         # Sign out forgets the token.
         driver.find_element(By.ID, "sign-out").click()

@@ -44,13 +44,13 @@ export function layers(map) {
 }
 
 /**
- * Draws `map` into `canvas`, sized to `maxWidth` CSS pixels. Returns a promise that settles when the best
+ * Draws `map` into `canvas`, sized to fit `maxWidth` × `maxHeight` CSS pixels. Returns a promise that settles when the best
  * variants are drawn; the first, smallest-variant drawing happens as soon as those pictures arrive.
  */
-export async function drawMap(canvas, map, manifest, maxWidth) {
+export async function drawMap(canvas, map, manifest, maxWidth, maxHeight = Infinity) {
   const world = layers(map);
   const resolve = resolver(manifest);
-  const tile = Math.max(6, Math.min(96, Math.floor(maxWidth / world.width)));
+  const tile = Math.max(6, Math.min(96, Math.floor(Math.min(maxWidth / world.width, maxHeight / world.height))));
   const ratio = window.devicePixelRatio || 1;
   canvas.width = world.width * tile * ratio;
   canvas.height = world.height * tile * ratio;

@@ -50,6 +50,8 @@ export async function showSession(main, id) {
         h('h3', {}, 'Players'),
         session.participants.length ? h('ul', {class: 'people'}, session.participants.map((person) =>
           h('li', {class: person.connected === 'yes' ? 'online' : ''}, person.name))) : h('p', {class: 'muted'}, 'Nobody has joined yet.')))));
-  const result = await drawMap(canvas, session.map, session.manifest, Math.max(200, (frame.clientWidth || 660) - 20));
+  // The whole map on screen: as wide as its frame, no taller than the window below the header.
+  const result = await drawMap(canvas, session.map, session.manifest, Math.max(200, (frame.clientWidth || 660) - 20),
+    Math.max(240, window.innerHeight - 140));
   status.textContent = `Drawn from ${plural(result.references, 'picture')}, smallest variants first.`;
 }
