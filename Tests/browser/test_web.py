@@ -240,11 +240,11 @@ def main():
             WebDriverWait(anonymous, 20).until(lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", picture))
             check.that("dragon" in anonymous.find_element(By.CSS_SELECTOR, ".share-title").text, "the share page shows the picture and its name")
             anonymous.save_screenshot(str(shots / "09-share-page.png"))
-            share_id = link.rsplit("/", 1)[-1]
-            server.call("DELETE", f"/v1/shares/{share_id}")
+            driver.find_element(By.ID, "revoke-share").click()
+            wait.until(lambda d: "revoked" in d.find_element(By.CSS_SELECTOR, ".share-out").text)
             anonymous.get(link)
             WebDriverWait(anonymous, 20).until(lambda d: "does not work" in d.find_element(By.ID, "main").text)
-            check.that(True, "a revoked link says it does not work")
+            check.that(True, "a link revoked on the asset page says it does not work")
             anonymous.save_screenshot(str(shots / "10-share-revoked.png"))
         finally:
             anonymous.quit()

@@ -58,8 +58,17 @@ export async function showAsset(main, digest) {
     try {
       const created = await api('/v1/shares', {method: 'POST', json: {asset: digest}});
       const url = new URL(created.url, location.origin).href;
+      const revoke = h('button', {type: 'button', class: 'ghost small', id: 'revoke-share'}, 'Revoke');
+      revoke.addEventListener('click', async () => {
+        try {
+          await api(`/v1/shares/${encodeURIComponent(created.id)}`, {method: 'DELETE'});
+          replace(shareOut, h('p', {class: 'muted'}, 'The link was revoked; it no longer opens the picture.'));
+        } catch (error) {
+          toast(`Cannot revoke: ${error.message}`, 'error');
+        }
+      });
       replace(shareOut, h('p', {}, 'Anyone with this link can see the picture until you revoke it: '),
-        h('a', {href: url, target: '_blank', rel: 'noopener', class: 'share-link'}, url));
+        h('a', {href: url, target: '_blank', rel: 'noopener', class: 'share-link'}, url), ' ', revoke);
     } catch (error) {
       toast(`Cannot share: ${error.message}`, 'error');
     }
