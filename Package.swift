@@ -52,7 +52,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-            ]
+            ],
+            // The web page: plain HTML, CSS and JavaScript modules, served as they are (WebRoutes.swift).
+            resources: [.copy("Web")]
         ),
         .target(name: "HoardClient", dependencies: ["HoardCore", .product(name: "Crypto", package: "swift-crypto")]),
         .executableTarget(

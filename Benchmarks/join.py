@@ -13,6 +13,8 @@ from benchlib import call, free_port, peak_rss_mb, wait_healthy
 import argparse, http.client, json, os, shutil, socket, subprocess, sys, tempfile, time, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "Scripts"))
+from sample_map import build_map  # maps in the shape of Schemas/map.schema.json
 
 
 
@@ -90,7 +92,7 @@ def main():
                 page = call(base, "GET", f"/v1/assets?pack={pack_name}&limit=1000&offset={offset}", token=token)
                 items += page["assets"]
                 offset = page.get("nextOffset")
-            made = call(base, "POST", "/v1/sessions", {"name": pack_name, "map": {"tiles": [a["digest"] for a in items]}}, token)
+            made = call(base, "POST", "/v1/sessions", {"name": pack_name, "map": build_map(items, name=pack_name)}, token)
             blobs = [v["digest"] for a in items for v in a["variants"]]
             return made["code"], blobs
 

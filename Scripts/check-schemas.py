@@ -20,7 +20,9 @@ It checks, and prints, each of these; it exits 1 on any violation, 2 on bad usag
      no white space, slashes unescaped) and only references blobs that exist;
   6. every blob row of the catalog has its file, of the recorded size;
   7. the pack.json of every archive IMPORT_JSON reports as imported (when the file is still there) matches
-     pack-file.schema.json, which is stricter than Hoard: it refuses keys Hoard would silently ignore.
+     pack-file.schema.json, which is stricter than Hoard: it refuses keys Hoard would silently ignore;
+  8. the sample map built from ASSETS_JSON by Scripts/sample_map.py (what the benchmarks and the browser test send)
+     matches map.schema.json and references only listed assets, and every map blob tagged hoard.map/v1 does too.
 
 $refs between the schemas (common.schema.json#/$defs/…) are resolved locally with a referencing.Registry.
 """
@@ -48,6 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 ID_BASE = "https://hoard.example/schemas/"
 DESCRIPTOR_MEDIA_TYPE = "application/vnd.hoard.asset+json"
 MANIFEST_MEDIA_TYPE = "application/vnd.hoard.pack+json"
+MAP_MEDIA_TYPE = "application/vnd.hoard.map+json"
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 MAX_SHOWN = 20
 
@@ -448,6 +451,38 @@ def check_assets_output(assets, descriptors, schemas, registry, checker, path):
         checker.ok(f"{path}: {len(assets)} assets match asset-listing.schema.json and their descriptor blobs")
 
 
+# 8. Map documents.
+
+def check_maps(assets, store, schemas, registry, checker):
+    sys.path.insert(0, str(ROOT / "Scripts"))
+    from sample_map import build_map
+
+    document = build_map(assets, name="check-schemas")
+    if validate(checker, schemas, registry, "map.schema.json", document, "the sample map of the listed assets"):
+        listed = {asset["digest"] for asset in assets}
+        referenced = set(re.findall(r"sha256:[0-9a-f]{64}", json.dumps(document)))
+        if referenced - listed:
+            checker.fail(f"the sample map references {len(referenced - listed)} digest(s) that are not listed assets")
+        elif referenced != listed:
+            checker.fail(f"the sample map leaves out {len(listed - referenced)} listed asset(s)")
+        else:
+            checker.ok(f"the sample map matches map.schema.json and references each of the {len(listed)} assets")
+    mark, maps = checker.count(), 0
+    for digest, (_, media_type) in sorted(store.rows.items()):
+        if media_type != MAP_MEDIA_TYPE:
+            continue
+        try:
+            document = json.loads(store.read(digest).decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, OSError) as error:
+            checker.fail(f"map {digest} cannot be read as JSON: {error}")
+            continue
+        if isinstance(document, dict) and document.get("schema") == "hoard.map/v1":
+            maps += 1
+            validate(checker, schemas, registry, "map.schema.json", document, f"map {digest}")
+    if maps and checker.count() == mark:
+        checker.ok(f"{maps} stored hoard.map/v1 map(s) match map.schema.json")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("data_dir")
@@ -475,6 +510,8 @@ def main():
     assets = load_json(arguments.assets_json, checker, "assets output")
     if assets is not None:
         check_assets_output(assets, descriptors, schemas, registry, checker, arguments.assets_json)
+        print("==> map documents")
+        check_maps(assets, store, schemas, registry, checker)
 
     if checker.violations:
         print(f"\n{len(checker.violations)} violation(s)", file=sys.stderr)

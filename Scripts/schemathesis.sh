@@ -75,7 +75,7 @@ echo "== hoard serving at $BASE (pid $SERVER_PID); schemathesis $ST_VERSION"
 cat >"$DATA/hoard_schemathesis_hooks.py" <<'PY'
 import schemathesis
 
-for media_type in ("application/zip", "application/x-tar", "application/gzip"):
+for media_type in ("application/zip", "application/x-tar", "application/gzip", "image/png", "image/jpeg", "image/webp"):
     schemathesis.serializer.alias(media_type, "application/octet-stream")
 PY
 export PYTHONPATH="$DATA${PYTHONPATH:+:$PYTHONPATH}" SCHEMATHESIS_HOOKS=hoard_schemathesis_hooks
@@ -206,14 +206,18 @@ raw("GET", "/v1/packs/" + pack_names[0].replace("-", "%2D"), 200)
 call("POST", "/v1/packs", 401, body=b"x", media_type="application/octet-stream", token=False)
 
 # Sessions and maps.
-game_map = {"background": assets[0], "tokens": [{"asset": assets[-1], "x": 1, "y": 2}], "blob": variants[0]}
+# A map in the shape of Schemas/map.schema.json; a bare picture digest stands for an uploaded drawing.
+game_map = {"schema": "hoard.map/v1", "grid": {"width": 8, "height": 6},
+            "background": {"texture": assets[0], "tiles": [{"x": 1, "y": 1, "texture": variants[0]}]},
+            "drawing": {"walls": [{"from": [0, 0], "to": [8, 0]}], "strokes": []}, "objects": [],
+            "tokens": [{"id": "t1", "asset": assets[-1], "x": 1, "y": 2, "number": 1}]}
 created = call("POST", "/v1/sessions", 201, body={"name": "smoke", "map": game_map}).json()
 call("POST", "/v1/sessions", 409, body={"name": "smoke", "map": {"a": digest(b"never stored")}})
 call("POST", "/v1/sessions", 400, body={"name": "smoke", "visibility": "public", "map": {}})
 call("GET", "/v1/sessions", 200)
 call("GET", "/v1/sessions/{id}", 200, params={"id": created["id"]})
 call("GET", "/v1/sessions/{id}", 404, params={"id": "no-such-session"})
-call("PUT", "/v1/sessions/{id}/map", 200, params={"id": created["id"]}, body={**game_map, "turn": 2})
+call("PUT", "/v1/sessions/{id}/map", 200, params={"id": created["id"]}, body={**game_map, "tokens": [{**game_map["tokens"][0], "x": 2}]})
 call("GET", "/v1/sessions/{id}/live", 200, params={"id": created["id"]})
 call("GET", "/v1/sessions/{id}/live", 404, params={"id": "no-such-session"})
 joined = call("POST", "/v1/sessions/join", 200, body={"code": created["code"].lower().replace("-", " "), "name": "Ann"}, token=False).json()
@@ -229,6 +233,37 @@ call("GET", "/v1/maps/{name}", 200, params={"name": "smoke-map"})
 call("POST", "/v1/sessions", 201, body={"name": "from saved", "visibility": "private", "fromMap": "smoke-map"})
 call("DELETE", "/v1/maps/{name}", 204, params={"name": "smoke-map"})
 call("GET", "/v1/maps/{name}", 404, params={"name": "smoke-map"})
+
+# The page, private uploads, refs and share links.
+call("GET", "/", 200, token=False)
+call("GET", "/web/{file}", 200, params={"file": "app.js"}, token=False)
+call("GET", "/web/{file}", 404, params={"file": "nope.js"}, token=False)
+picture = session.get(f"{base}/v1/blobs/{variants[0]}", headers=auth).content + os.urandom(16)
+uploaded = call("POST", "/v1/uploads", 201, body=picture, media_type="image/png").json()
+call("POST", "/v1/uploads", 200, body=picture, media_type="image/png")
+call("POST", "/v1/uploads", 201, query={"session": created["id"]}, body=picture, media_type="image/png")
+call("POST", "/v1/uploads", 415, body=b"not a picture", media_type="application/octet-stream")
+call("POST", "/v1/uploads", 404, query={"session": "no-such-session"}, body=picture, media_type="image/png")
+call("GET", "/v1/uploads/{digest}", 200, params={"digest": uploaded["digest"]})
+call("GET", "/v1/uploads/{digest}", 404, params={"digest": digest(b"never uploaded")})
+call("PUT", "/v1/refs/{name}", 200, params={"name": "last-drawing"}, headers={"If-None-Match": "*"}, body={"digest": uploaded["digest"]})
+call("PUT", "/v1/refs/{name}", 412, params={"name": "last-drawing"}, headers={"If-None-Match": "*"}, body={"digest": uploaded["digest"]})
+call("PUT", "/v1/refs/{name}", 200, params={"name": "last-drawing"}, headers={"If-Match": etag(uploaded["digest"])}, body={"digest": assets[0]})
+call("PUT", "/v1/refs/{name}", 404, params={"name": "stolen"}, body={"digest": digest(b"never stored")})
+call("GET", "/v1/refs/{name}", 200, params={"name": "last-drawing"})
+call("GET", "/v1/refs", 200)
+call("DELETE", "/v1/refs/{name}", 412, params={"name": "last-drawing"}, headers={"If-Match": etag(uploaded["digest"])})
+call("DELETE", "/v1/refs/{name}", 204, params={"name": "last-drawing"})
+call("GET", "/v1/refs/{name}", 404, params={"name": "last-drawing"})
+shared = call("POST", "/v1/shares", 201, body={"blob": uploaded["digest"], "name": "<b>drawing</b>"}).json()
+call("POST", "/v1/shares", 201, body={"asset": assets[0]})
+call("POST", "/v1/shares", 400, body={"blob": uploaded["digest"], "asset": assets[0]})
+call("GET", "/v1/shares", 200)
+call("GET", "/v1/shares/{id}", 200, params={"id": shared["id"]}, token=False)
+call("GET", "/v1/shares/{id}/picture", 200, params={"id": shared["id"]}, token=False)
+call("GET", "/s/{id}", 200, params={"id": shared["id"]}, token=False)
+call("DELETE", "/v1/shares/{id}", 204, params={"id": shared["id"]})
+call("GET", "/v1/shares/{id}", 404, params={"id": shared["id"]}, token=False)
 
 print(f"== known-good requests: {passed} passed, {len(failed)} failed")
 for failure in failed:

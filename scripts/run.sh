@@ -20,7 +20,7 @@ port="${HOARD_PORT:-8080}"
 token="$("$hoard" token create --group default --name "scripts/run.sh" --admin --data-dir "$data")"
 cat <<TEXT
 
-Hoard is serving http://127.0.0.1:$port  (Ctrl-C stops it)
+Hoard is serving http://127.0.0.1:$port  (Ctrl-C stops it): open it in a browser and paste the token below.
 An admin token for the group "default" (only its hash is stored; keep it):
 
   export HOARD_TOKEN=$token

@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
 # Installs what Hoard needs and the machine lacks: Debian/Ubuntu through apt, macOS through Homebrew.
-# Usage: scripts/setup.sh [--bench]    (--bench adds the benchmark tools: bsdtar, hyperfine, nginx, wrk)
+# Usage: scripts/setup.sh [--bench] [--browser]
+#   --bench    adds the benchmark tools: bsdtar, hyperfine, nginx, wrk
+#   --browser  adds what the browser test needs: Debian's chromium and chromium-driver, and selenium from PyPI
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 
 want_bench=no
-[ "${1:-}" = "--bench" ] && want_bench=yes
+want_browser=no
+for argument in "$@"; do
+  case "$argument" in
+  --bench) want_bench=yes ;;
+  --browser) want_browser=yes ;;
+  *) echo "usage: scripts/setup.sh [--bench] [--browser]" >&2; exit 2 ;;
+  esac
+done
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
@@ -24,6 +33,7 @@ Linux)
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
   needed=(pkg-config libarchive-dev libsqlite3-dev python3)
   [ "$want_bench" = yes ] && needed+=(libarchive-tools hyperfine nginx-light wrk time)
+  [ "$want_browser" = yes ] && needed+=(chromium chromium-driver)
   missing=()
   for package in "${needed[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -38,6 +48,7 @@ Darwin)
   command -v brew >/dev/null 2>&1 || { echo "Homebrew is required on macOS: https://brew.sh" >&2; exit 1; }
   formulas=(libarchive pkg-config python3)
   [ "$want_bench" = yes ] && formulas+=(hyperfine nginx wrk)
+  [ "$want_browser" = yes ] && echo "--browser: install Chromium and its chromedriver by hand on macOS" >&2
   for formula in "${formulas[@]}"; do
     brew list --versions "$formula" >/dev/null 2>&1 || { say "installing $formula"; brew install "$formula"; }
   done
@@ -50,4 +61,9 @@ esac
 if [ "$want_bench" = yes ] && ! python3 -c "import websockets" 2>/dev/null; then
   say "installing the websockets Python package (for Benchmarks/live.py)"
   python3 -m pip install --quiet websockets
+fi
+
+if [ "$want_browser" = yes ] && ! python3 -c "import selenium" 2>/dev/null; then
+  say "installing the selenium Python package (for Tests/browser/test_web.py)"
+  python3 -m pip install --quiet selenium
 fi

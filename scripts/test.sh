@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The whole test suite: install what is missing, build, run every Swift test, then check real output
-# against the JSON Schemas in Schemas/.
+# The whole test suite: install what is missing, build, run every Swift test, check real output against the
+# JSON Schemas in Schemas/, drive the web page in headless Chromium, then fuzz the API with schemathesis.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh --browser
 . scripts/env.sh
 
 printf '\033[1m==> building and running the tests\033[0m\n' >&2
@@ -19,6 +19,9 @@ hoard="$(swift build --show-bin-path)/hoard"
 "$hoard" assets --data-dir "$work/data" --json > "$work/assets.json"
 python3 Scripts/check-schemas.py "$work/data" "$work/import.json" "$work/assets.json"
 echo "schema checks passed"
+
+printf '\033[1m==> the web page in headless Chromium (screenshots in artefacts/browser/)\033[0m\n' >&2
+python3 Tests/browser/test_web.py "$hoard"
 
 printf '\033[1m==> schemathesis against a live server (zero 5xx, zero schema violations)\033[0m\n' >&2
 Scripts/schemathesis.sh "$hoard"

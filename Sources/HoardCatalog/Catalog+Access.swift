@@ -112,7 +112,8 @@ extension Catalog {
         }
     }
 
-    /// Bytes a group holds: distinct blobs referenced by its packs (every version) and its uploads.
+    /// Bytes a group holds: distinct blobs referenced by its packs (every version), its uploads and its members' and
+    /// sessions' private uploads.
     public func usage(groupId: Int64) throws(CatalogError) -> Int64 {
         try read { db in
             try Int64.fetchOne(db, sql: """
@@ -122,7 +123,8 @@ extension Catalog {
                         JOIN pack p ON p.id = v.packId WHERE p.groupId = :g
                     UNION SELECT va.blobDigest FROM variant va JOIN packVersionAsset pva ON pva.assetDigest = va.assetDigest
                         JOIN packVersion v ON v.id = pva.packVersionId JOIN pack p ON p.id = v.packId WHERE p.groupId = :g
-                    UNION SELECT digest FROM upload WHERE groupId = :g)
+                    UNION SELECT digest FROM upload WHERE groupId = :g
+                    UNION SELECT digest FROM privateUpload WHERE groupId = :g)
                 """, arguments: ["g": groupId]) ?? 0
         }
     }

@@ -143,13 +143,16 @@ extension Catalog {
             try db.execute(sql: """
                 DELETE FROM asset WHERE digest NOT IN (SELECT assetDigest FROM packVersionAsset)
                 AND digest NOT IN (SELECT digest FROM sessionBlob) AND digest NOT IN (SELECT digest FROM savedMapBlob)
+                AND digest NOT IN (SELECT digest FROM ref) AND digest NOT IN (SELECT digest FROM share)
                 """)
             let unreferenced = try Digest.fetchAll(db, sql: """
                 SELECT digest FROM blob WHERE digest NOT IN (SELECT manifestDigest FROM packVersion)
                 AND digest NOT IN (SELECT digest FROM asset) AND digest NOT IN (SELECT blobDigest FROM variant)
                 AND digest NOT IN (SELECT digest FROM upload) AND digest NOT IN (SELECT digest FROM sessionBlob)
                 AND digest NOT IN (SELECT mapDigest FROM session) AND digest NOT IN (SELECT digest FROM savedMap)
-                AND digest NOT IN (SELECT digest FROM savedMapBlob)
+                AND digest NOT IN (SELECT digest FROM savedMapBlob) AND digest NOT IN (SELECT digest FROM privateUpload)
+                AND digest NOT IN (SELECT digest FROM ref) AND digest NOT IN (SELECT digest FROM share)
+                AND digest NOT IN (SELECT pictureDigest FROM share)
                 """)
             for digest in unreferenced { try db.execute(sql: "DELETE FROM blob WHERE digest = ?", arguments: [digest]) }
             return unreferenced

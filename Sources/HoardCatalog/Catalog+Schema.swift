@@ -120,6 +120,35 @@ extension Catalog {
                 t.primaryKey(["savedMapId", "digest"])
             }
         }
+        migrator.registerMigration("v4-member-space") { db in
+            // A member is a group and the name on their tokens (Principal.tokenName): every device of one person
+            // carries a token with the same name, so refs, private uploads and shares follow them.
+            try db.create(table: "ref") { t in
+                t.column("groupId", .integer).notNull().references("group", onDelete: .cascade)
+                t.column("member", .text).notNull()
+                t.column("name", .text).notNull()
+                t.column("digest", .text).notNull().indexed().references("blob")
+                t.column("updatedAt", .datetime).notNull()
+                t.primaryKey(["groupId", "member", "name"])
+            }
+            try db.create(table: "privateUpload") { t in
+                t.column("scope", .text).notNull()
+                t.column("digest", .text).notNull().indexed().references("blob")
+                t.column("groupId", .integer).notNull().indexed().references("group", onDelete: .cascade)
+                t.column("uploader", .text).notNull()
+                t.column("createdAt", .datetime).notNull()
+                t.primaryKey(["scope", "digest"])
+            }
+            try db.create(table: "share") { t in
+                t.primaryKey("id", .text)
+                t.column("groupId", .integer).notNull().indexed().references("group", onDelete: .cascade)
+                t.column("member", .text).notNull()
+                t.column("digest", .text).notNull().indexed().references("blob")
+                t.column("pictureDigest", .text).notNull().references("blob")
+                t.column("name", .text)
+                t.column("createdAt", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }

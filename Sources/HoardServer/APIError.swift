@@ -71,6 +71,17 @@ public struct APIError: HTTPResponseError, Sendable {
     public static func mapExists(_ name: String) -> APIError {
         APIError("MAP_EXISTS", .conflict, "a map named '\(name)' is already saved; delete it or choose another name (saving never overwrites)")
     }
+    /// An upload is not a PNG, JPEG or WebP picture (by its bytes).
+    public static func notAPicture() -> APIError {
+        APIError("NOT_A_PICTURE", .unsupportedMediaType, "the body is not a PNG, JPEG or WebP picture (checked by its bytes); send one of those")
+    }
+    /// A ref was not where the request's precondition expected it.
+    public static func refConflict(_ name: String, current: Digest?) -> APIError {
+        APIError(
+            "REF_CONFLICT", .preconditionFailed,
+            "ref '\(name)' " + (current.map { "points at \($0)" } ?? "does not exist")
+                + "; another device moved it. Read it again (GET /v1/refs/{name}) and retry with its ETag in If-Match")
+    }
     /// The server failed; the message says nothing internal.
     public static func internalError(_ message: String = "the server failed; the error was logged") -> APIError {
         APIError("INTERNAL", .internalServerError, message)
@@ -82,6 +93,7 @@ public struct APIError: HTTPResponseError, Sendable {
         ("NOT_FOUND", 404), ("METHOD_NOT_ALLOWED", 405), ("PACK_CONFLICT", 409), ("PAYLOAD_TOO_LARGE", 413),
         ("RANGE_NOT_SATISFIABLE", 416), ("RATE_LIMITED", 429), ("INTERNAL", 500), ("QUOTA_EXCEEDED", 507),
         ("MISSING_BLOBS", 409), ("UNKNOWN_CODE", 404), ("MAP_EXISTS", 409), ("CORRUPT_BLOB", 500),
+        ("NOT_A_PICTURE", 415), ("REF_CONFLICT", 412),
     ] + ProblemCode.allCases.map { ($0.rawValue, $0 == .packConflict ? 409 : $0 == .storageFailure ? 507 : 422) }
 
     struct Body: Encodable {

@@ -63,17 +63,16 @@ func buildRouter(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer())))
     }
-    endpoints.on(.get, "/") { _, _ in
-        Response(
-            status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(string: "Hoard is running. The API is under /v1 (Schemas/openapi.yaml): /v1/packs, /v1/assets, /v1/blobs.\n")))
-    }
+    WebRoutes().register(on: endpoints)
     PackRoutes(hoard: hoard, access: access, limits: limiter, metrics: metrics, configuration: configuration).register(on: endpoints)
     AssetRoutes(hoard: hoard, access: access, reader: reader).register(on: endpoints)
     BlobRoutes(hoard: hoard, access: access, reader: reader, limits: limiter, configuration: configuration).register(on: endpoints)
     let manifests = BlobCache(capacity: configuration.cacheBytes / 4, maxEntry: configuration.cacheBytes / 16)
     SessionRoutes(hoard: hoard, access: access, hub: hub, reader: reader, manifests: manifests).register(on: endpoints)
     LiveRoutes(hoard: hoard, access: access, hub: hub).register(on: endpoints)
+    UploadRoutes(hoard: hoard, access: access, reader: reader, limits: limiter, configuration: configuration).register(on: endpoints)
+    RefRoutes(hoard: hoard, access: access).register(on: endpoints)
+    ShareRoutes(hoard: hoard, access: access, reader: reader).register(on: endpoints)
     return (router, endpoints.operations)
 }
 

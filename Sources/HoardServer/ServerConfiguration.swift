@@ -33,6 +33,10 @@ public struct ServerConfiguration: Sendable {
     /// Whether hot blobs are answered on the network thread, before the router (``BlobFastPath``). Off only to
     /// compare the two paths.
     public var hasBlobFastPath = true
+    /// Largest picture accepted by POST /v1/uploads (held in memory while it is checked and cleaned).
+    public var maxPictureUpload: Int = 16 << 20
+    /// What cleans uploaded pictures before they are stored (the metadata-stripping hook).
+    public var uploadSanitizer: any UploadSanitizer = UnchangedUpload()
 
     /// A configuration for a data directory, every other value at its default.
     public init(dataDirectory: String) {

@@ -1,0 +1,96 @@
+import Foundation
+import GRDB
+import HoardCore
+
+/// A row of `ref`: a member's named pointer at a digest (`last-drawing` → the drawing), moved with compare-and-set.
+public struct RefRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "ref"
+    /// The member's group.
+    public var groupId: Int64
+    /// The member: the name on their tokens.
+    public var member: String
+    /// The ref's name.
+    public var name: String
+    /// What it points at.
+    public var digest: Digest
+    /// When it last moved.
+    public var updatedAt: Date
+
+    /// Creates a record.
+    public init(groupId: Int64, member: String, name: String, digest: Digest, updatedAt: Date = Date()) {
+        self.groupId = groupId
+        self.member = member
+        self.name = name
+        self.digest = digest
+        self.updatedAt = updatedAt
+    }
+}
+
+/// A row of `privateUpload`: a picture a participant or member uploaded into a scope that alone may read it.
+public struct PrivateUploadRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "privateUpload"
+    /// Who may read it: `session:<id>` or `member:<groupId>:<member>` (see ``UploadScope``).
+    public var scope: String
+    /// The picture.
+    public var digest: Digest
+    /// The group whose quota it counts against.
+    public var groupId: Int64
+    /// Who uploaded it (a member's or participant's name), for people.
+    public var uploader: String
+    /// When.
+    public var createdAt: Date
+
+    /// Creates a record.
+    public init(scope: UploadScope, digest: Digest, groupId: Int64, uploader: String, createdAt: Date = Date()) {
+        self.scope = scope.description
+        self.digest = digest
+        self.groupId = groupId
+        self.uploader = uploader
+        self.createdAt = createdAt
+    }
+}
+
+/// Who may read a private upload: the participants of one game session, or one member.
+public enum UploadScope: Sendable, Hashable, CustomStringConvertible {
+    /// The participants of a session (and the members who may see it).
+    case session(String)
+    /// One member of one group.
+    case member(groupId: Int64, name: String)
+
+    public var description: String {
+        switch self {
+        case .session(let id): "session:\(id)"
+        case .member(let groupId, let name): "member:\(groupId):\(name)"
+        }
+    }
+}
+
+/// A row of `share`: an unguessable link to one picture or asset, made by a member; revoking deletes the row.
+public struct ShareRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "share"
+    /// The link's id: random, never derived from the digest.
+    public var id: String
+    /// The sharing member's group.
+    public var groupId: Int64
+    /// The sharing member.
+    public var member: String
+    /// What was shared: a picture blob or an asset.
+    public var digest: Digest
+    /// The picture the share page shows (the blob itself, or the asset's largest variant).
+    public var pictureDigest: Digest
+    /// A title for the page.
+    public var name: String?
+    /// When.
+    public var createdAt: Date
+
+    /// Creates a record.
+    public init(id: String, groupId: Int64, member: String, digest: Digest, pictureDigest: Digest, name: String?, createdAt: Date = Date()) {
+        self.id = id
+        self.groupId = groupId
+        self.member = member
+        self.digest = digest
+        self.pictureDigest = pictureDigest
+        self.name = name
+        self.createdAt = createdAt
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import HoardCatalog
+import HoardCore
+import HoardImport
+import Hummingbird
+import NIOCore
+
+/// `/v1/uploads`: a participant's or member's photo or drawing, readable only inside the scope it was uploaded to.
+///
+/// A participant's upload goes into its session; a member's goes into their own space, or into a session of their
+/// group with `?session=<id>`. A session upload may be fetched by that session's participants and the members who
+/// may see the session (also through `GET /v1/blobs/{digest}`, like the session's art, so a map may reference it);
+/// a member's upload only by that member (the same group and token name). Others get 404, even knowing the digest.
+struct UploadRoutes: Sendable {
+    let hoard: Hoard
+    let access: AccessIndex
+    let reader: BlobReader
+    let limits: RateLimiter
+    let configuration: ServerConfiguration
+
+    /// Picture types an upload may be.
+    static let pictureTypes: Set<HoardCore.MediaType> = [.png, .jpeg, .webp]
+
+    func register(on endpoints: Endpoints) {
+        endpoints.on(.post, "/v1/uploads") { request, context in try await upload(request, context) }
+        endpoints.on(.get, "/v1/uploads/{digest}") { _, context in try await fetch(context) }
+    }
+
+    struct Stored: Encodable {
+        var digest: Digest
+        var size: Int64
+        var mediaType: String
+        var scope: String
+        var session: String?
+    }
+
+    func upload(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
+        guard let principal = context.principal else { throw APIError.unauthorized("send a participant's or member's token") }
+        try limits.admit(principal)
+        let (scope, groupId, session) = try self.scope(for: principal, sessionParameter: request.uri.queryParameters["session"].map(String.init))
+        let limit = configuration.maxPictureUpload
+        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit {
+            throw APIError.tooLarge("the picture is \(declared) bytes; the limit is \(limit)")
+        }
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw APIError.tooLarge("the picture is over the limit of \(limit) bytes")
+        }
+        let received = Array(body.readableBytesView)
+        guard let header = try? ImageHeader.read(received), Self.pictureTypes.contains(header.mediaType) else {
+            throw APIError.notAPicture()
+        }
+        let bytes = try await configuration.uploadSanitizer.sanitize(received, mediaType: header.mediaType)
+        let area = try hoard.store.makeStagingArea()
+        defer { area.discard() }
+        let staged = try area.stage(bytes)
+        let isInScope = try hoard.catalog.privateUpload(staged.digest)?.scopes.contains(scope.description) == true
+        if !isInScope, let usage = try hoard.catalog.quota(groupId: groupId), let quota = usage.quota, usage.used + staged.size > quota {
+            throw APIError.quotaExceeded("group '\(usage.name)' holds \(usage.used) of its \(quota) bytes; this picture needs \(staged.size) more")
+        }
+        let blob = BlobRecord(digest: staged.digest, size: staged.size, mediaType: header.mediaType.rawValue)
+        let uploader = principal.tokenName
+        try await hoard.directory.withLock(exclusive: false) {
+            _ = try await hoard.store.publish([staged])
+            try hoard.catalog.recordPrivateUpload(
+                blob, PrivateUploadRecord(scope: scope, digest: blob.digest, groupId: groupId, uploader: uploader), session: session)
+        }
+        if let session { access.addReachable(session: session, [blob.digest], blobs: [blob]) }
+        context.logger.info("picture uploaded", metadata: ["digest": "\(blob.digest)", "size": "\(blob.size)", "scope": "\(scope)"])
+        let stored = Stored(digest: blob.digest, size: blob.size, mediaType: blob.mediaType, scope: session == nil ? "member" : "session", session: session)
+        return try JSONBody.response(stored, status: isInScope ? .ok : .created)
+    }
+
+    /// Where an upload goes: a participant's session, the session a member names, or the member's own space.
+    func scope(for principal: Principal, sessionParameter: String?) throws -> (UploadScope, groupId: Int64, session: String?) {
+        if let id = principal.sessionId ?? sessionParameter {
+            guard let session = try hoard.catalog.session(id: id), Self.maySee(session, principal) else {
+                throw APIError.notFound("no session \(id.prefix(100))")
+            }
+            return (.session(session.id), session.groupId, session.id)
+        }
+        return (.member(groupId: principal.groupId, name: principal.tokenName), principal.groupId, nil)
+    }
+
+    static func maySee(_ session: SessionRecord, _ principal: Principal) -> Bool {
+        principal.sessionId == session.id || (principal.isMember && (principal.isAdmin || principal.groupId == session.groupId))
+    }
+
+    /// Whether `principal` may read a blob through one of its private-upload scopes.
+    static func mayRead(scopes: [String], _ principal: Principal, catalog: Catalog) throws -> Bool {
+        for scope in scopes {
+            if principal.isMember, scope == UploadScope.member(groupId: principal.groupId, name: principal.tokenName).description { return true }
+            if scope.hasPrefix("session:"), let session = try catalog.session(id: String(scope.dropFirst("session:".count))),
+               maySee(session, principal) {
+                return true
+            }
+        }
+        return false
+    }
+
+    func fetch(_ context: HoardRequestContext) async throws -> Response {
+        let digest = try BlobRoutes.digest(context)
+        guard let principal = context.principal, let upload = try hoard.catalog.privateUpload(digest),
+              try Self.mayRead(scopes: upload.scopes, principal, catalog: hoard.catalog)
+        else { throw APIError.notFound("no upload \(digest) you may read") }
+        let body = try await reader.body(digest, size: upload.blob.size, range: nil, context: context)
+        return Response(
+            status: .ok,
+            headers: [.contentType: upload.blob.mediaType, .eTag: "\"\(digest)\"", .cacheControl: "private, max-age=31536000, immutable"],
+            body: body)
+    }
+}

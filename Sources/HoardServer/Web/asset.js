@@ -1,0 +1,107 @@
+// One asset: a large preview, its footprint drawn on a grid, its variants and the packs that hold it.
+import {api, loadImage, pictureURL, query, thumbnailDigest} from './api.js';
+import {bytes, h, replace, toast} from './dom.js';
+
+function copyButton(text) {
+  return h('button', {type: 'button', class: 'ghost small', title: 'Copy the whole digest',
+    onclick: async () => {
+      try { await navigator.clipboard.writeText(text); toast('Digest copied'); } catch { toast('Copying is not allowed here', 'error'); }
+    }}, 'Copy');
+}
+
+/** The footprint: W×H tiles and one tile of margin, the smallest picture drawn over its tiles. */
+async function drawFootprint(canvas, descriptor) {
+  const {width, height} = descriptor.footprint;
+  const cols = width + 2;
+  const rows = height + 2;
+  const cssWidth = Math.min(canvas.parentElement.clientWidth || 320, 420);
+  const tile = Math.max(8, Math.min(64, Math.floor(Math.min(cssWidth / cols, 320 / rows))));
+  const ratio = window.devicePixelRatio || 1;
+  canvas.width = cols * tile * ratio;
+  canvas.height = rows * tile * ratio;
+  canvas.style.width = `${cols * tile}px`;
+  canvas.style.height = `${rows * tile}px`;
+  const context = canvas.getContext('2d');
+  context.scale(ratio, ratio);
+  const paint = (image) => {
+    context.clearRect(0, 0, cols * tile, rows * tile);
+    context.fillStyle = '#f4f1ea';
+    context.fillRect(0, 0, cols * tile, rows * tile);
+    context.fillStyle = 'rgba(47, 93, 80, 0.14)';
+    context.fillRect(tile, tile, width * tile, height * tile);
+    if (image) context.drawImage(image, tile, tile, width * tile, height * tile);
+    context.strokeStyle = 'rgba(40, 40, 40, 0.25)';
+    context.lineWidth = 1;
+    for (let x = 0; x <= cols; x++) { context.beginPath(); context.moveTo(x * tile + 0.5, 0); context.lineTo(x * tile + 0.5, rows * tile); context.stroke(); }
+    for (let y = 0; y <= rows; y++) { context.beginPath(); context.moveTo(0, y * tile + 0.5); context.lineTo(cols * tile, y * tile + 0.5); context.stroke(); }
+    context.strokeStyle = '#2f5d50';
+    context.lineWidth = 2;
+    context.strokeRect(tile, tile, width * tile, height * tile);
+  };
+  paint(null);
+  const digest = thumbnailDigest(descriptor);
+  if (digest) paint(await loadImage(digest).catch(() => null));
+}
+
+export async function showAsset(main, digest) {
+  const descriptor = await api(`/v1/assets/${digest}`);
+  const listing = await api('/v1/assets' + query({q: descriptor.name, limit: 1000}));
+  const packs = [...new Set(listing.assets.filter((a) => a.digest === digest).map((a) => a.pack))];
+  const variants = [...descriptor.variants].sort((a, b) => a.scale - b.scale);
+  const largest = variants[variants.length - 1];
+  const preview = h('img', {class: 'preview', alt: descriptor.name});
+  const previewBox = h('div', {class: `picture large ${descriptor.kind}`}, preview);
+  const canvas = h('canvas', {class: 'footprint', 'aria-label': `Footprint: ${descriptor.footprint.width} by ${descriptor.footprint.height} tiles`});
+  const share = h('button', {type: 'button', class: 'ghost', id: 'share-asset'}, 'Share a link');
+  const shareOut = h('div', {class: 'share-out'});
+  share.addEventListener('click', async () => {
+    try {
+      const created = await api('/v1/shares', {method: 'POST', json: {asset: digest}});
+      const url = new URL(created.url, location.origin).href;
+      const revoke = h('button', {type: 'button', class: 'ghost small', id: 'revoke-share'}, 'Revoke');
+      revoke.addEventListener('click', async () => {
+        try {
+          await api(`/v1/shares/${encodeURIComponent(created.id)}`, {method: 'DELETE'});
+          replace(shareOut, h('p', {class: 'muted'}, 'The link was revoked; it no longer opens the picture.'));
+        } catch (error) {
+          toast(`Cannot revoke: ${error.message}`, 'error');
+        }
+      });
+      replace(shareOut, h('p', {}, 'Anyone with this link can see the picture until you revoke it: '),
+        h('a', {href: url, target: '_blank', rel: 'noopener', class: 'share-link'}, url), ' ', revoke);
+    } catch (error) {
+      toast(`Cannot share: ${error.message}`, 'error');
+    }
+  });
+
+  replace(main, h('section', {class: 'asset'},
+    h('nav', {class: 'crumbs'}, h('a', {href: '#/'}, 'Browse'), ' › ', packs[0] ? h('a', {href: '#/' + query({pack: packs[0]})}, packs[0]) : null,
+      packs[0] ? ' › ' : null, h('span', {}, descriptor.name)),
+    h('div', {class: 'asset-head'},
+      previewBox,
+      h('div', {class: 'asset-facts card'},
+        h('h1', {class: 'asset-name'}, descriptor.name),
+        h('p', {}, h('span', {class: `kind ${descriptor.kind}`}, descriptor.kind), ' ',
+          `${descriptor.footprint.width}×${descriptor.footprint.height} tiles`),
+        h('h3', {}, 'Footprint'), canvas,
+        h('h3', {}, 'In packs'),
+        packs.length ? h('ul', {class: 'packs-list'}, packs.map((pack) => h('li', {}, h('a', {href: '#/' + query({pack})}, pack))))
+          : h('p', {class: 'muted'}, 'No pack you can see lists it.'),
+        h('h3', {}, 'Asset digest'), h('p', {class: 'digest-line'}, h('code', {class: 'digest full'}, digest), copyButton(digest)),
+        share, shareOut)),
+    h('h2', {}, 'Variants'),
+    h('div', {class: 'table-wrap'}, h('table', {class: 'variants'},
+      h('thead', {}, h('tr', {}, h('th', {}, 'Scale'), h('th', {}, 'Pixels'), h('th', {}, 'Size'), h('th', {}, 'Type'), h('th', {}, 'Digest'))),
+      h('tbody', {}, variants.map((variant) => h('tr', {},
+        h('td', {}, `@${variant.scale}x`, variant.generated ? h('span', {class: 'badge'}, 'generated') : null),
+        h('td', {}, `${variant.width} × ${variant.height}`),
+        h('td', {}, bytes(variant.size)),
+        h('td', {}, variant.mediaType),
+        h('td', {}, h('code', {class: 'digest full'}, variant.digest), copyButton(variant.digest)))))))));
+
+  drawFootprint(canvas, descriptor);
+  // Smallest first, so something shows at once; then the largest.
+  const first = thumbnailDigest(descriptor);
+  if (first) pictureURL(first).then((url) => { if (!preview.src) preview.src = url; }, () => {});
+  if (largest) pictureURL(largest.digest).then((url) => { preview.src = url; }, () => {});
+}

@@ -1,0 +1,207 @@
+// Draws a map document (Schemas/map.schema.json) on a canvas from the session's manifest: floor textures per tile,
+// drawings and walls, objects and numbered tokens on their footprints. The smallest variant of every asset is
+// drawn first, so the map shows at once; variants big enough for the screen replace them as they arrive.
+import {loadImage} from './api.js';
+
+const isDigest = (value) => typeof value === 'string' && /^sha256:[0-9a-f]{64}$/.test(value);
+
+/** What a reference names: an asset of the manifest (with variants and footprint) or a bare picture blob. */
+function resolver(manifest) {
+  const assets = new Map((manifest?.assets ?? []).map((asset) => [asset.digest, asset]));
+  const blobs = new Map((manifest?.blobs ?? []).map((blob) => [blob.digest, blob]));
+  return (reference) => {
+    if (!isDigest(reference)) return null;
+    const asset = assets.get(reference);
+    if (asset) {
+      const variants = [...asset.variants].sort((a, b) => a.width * a.height - b.width * b.height);
+      return {footprint: asset.footprint, variants, name: asset.name};
+    }
+    const blob = blobs.get(reference);
+    if (blob && blob.mediaType.startsWith('image/')) return {footprint: {width: 1, height: 1}, variants: [{digest: reference, width: 0, height: 0}]};
+    return null;
+  };
+}
+
+function number(value, fallback = 0) {
+  return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
+}
+
+/** The layers of a map document, read defensively: anything missing is empty. */
+export function layers(map) {
+  const grid = map?.grid ?? {};
+  const width = Math.max(1, Math.min(512, Math.floor(number(grid.width, 16))));
+  const height = Math.max(1, Math.min(512, Math.floor(number(grid.height, 12))));
+  const background = map?.background ?? {};
+  const drawing = map?.drawing ?? {};
+  const list = (value) => (Array.isArray(value) ? value : []);
+  return {
+    width, height,
+    color: typeof background.color === 'string' && /^#[0-9a-fA-F]{6}$/.test(background.color) ? background.color : '#2b2a27',
+    texture: background.texture,
+    tiles: list(background.tiles), walls: list(drawing.walls), strokes: list(drawing.strokes),
+    objects: list(map?.objects), tokens: list(map?.tokens),
+  };
+}
+
+/**
+ * Draws `map` into `canvas`, sized to fit `maxWidth` × `maxHeight` CSS pixels. Returns a promise that settles when the best
+ * variants are drawn; the first, smallest-variant drawing happens as soon as those pictures arrive.
+ */
+export async function drawMap(canvas, map, manifest, maxWidth, maxHeight = Infinity) {
+  const world = layers(map);
+  const resolve = resolver(manifest);
+  const tile = Math.max(6, Math.min(96, Math.floor(Math.min(maxWidth / world.width, maxHeight / world.height))));
+  const ratio = window.devicePixelRatio || 1;
+  canvas.width = world.width * tile * ratio;
+  canvas.height = world.height * tile * ratio;
+  canvas.style.width = `${world.width * tile}px`;
+  canvas.style.height = `${world.height * tile}px`;
+  const context = canvas.getContext('2d');
+  const images = new Map();
+
+  const references = new Set([world.texture, ...world.tiles.map((t) => t?.texture), ...world.walls.map((w) => w?.texture),
+    ...world.objects.map((o) => o?.asset), ...world.tokens.map((t) => t?.asset)].filter(isDigest));
+
+  let scheduled = false;
+  const redraw = () => {
+    if (scheduled) return;
+    scheduled = true;
+    requestAnimationFrame(() => { scheduled = false; paint(context, world, resolve, images, tile, ratio); });
+  };
+  redraw();
+
+  const load = (reference, pick) => {
+    const art = resolve(reference);
+    if (!art) return Promise.resolve();
+    const variant = pick(art);
+    if (!variant || images.get(reference)?.digest === variant.digest) return Promise.resolve();
+    return loadImage(variant.digest).then((image) => {
+      const current = images.get(reference);
+      if (!current || (current.width * current.height) < variant.width * variant.height || !variant.width) {
+        images.set(reference, {digest: variant.digest, image, width: variant.width, height: variant.height});
+        redraw();
+      }
+    }, () => {});
+  };
+  // Smallest variants first, every one of them, then what the screen can show.
+  await Promise.all([...references].map((reference) => load(reference, (art) => art.variants[0])));
+  await Promise.all([...references].map((reference) => load(reference, (art) => {
+    const wanted = art.footprint.width * tile * ratio;
+    return art.variants.find((variant) => variant.width >= wanted) ?? art.variants[art.variants.length - 1];
+  })));
+  return {references: references.size, drawn: images.size};
+}
+
+function paint(context, world, resolve, images, tile, ratio) {
+  const {width, height} = world;
+  context.setTransform(ratio, 0, 0, ratio, 0, 0);
+  context.fillStyle = world.color;
+  context.fillRect(0, 0, width * tile, height * tile);
+  const picture = (reference) => images.get(reference)?.image;
+
+  // Background: the default texture in every tile, then the per-tile textures.
+  const floor = picture(world.texture);
+  if (floor) for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) context.drawImage(floor, x * tile, y * tile, tile, tile);
+  for (const cell of world.tiles) {
+    const image = picture(cell?.texture);
+    const x = Math.floor(number(cell?.x, -1));
+    const y = Math.floor(number(cell?.y, -1));
+    if (image && x >= 0 && y >= 0 && x < width && y < height) context.drawImage(image, x * tile, y * tile, tile, tile);
+  }
+  context.strokeStyle = 'rgba(0, 0, 0, 0.18)';
+  context.lineWidth = 1;
+  context.beginPath();
+  for (let x = 0; x <= width; x++) { context.moveTo(x * tile + 0.5, 0); context.lineTo(x * tile + 0.5, height * tile); }
+  for (let y = 0; y <= height; y++) { context.moveTo(0, y * tile + 0.5); context.lineTo(width * tile, y * tile + 0.5); }
+  context.stroke();
+
+  // Drawing: free strokes (tile units), then walls along grid lines, doors as a gap with a leaf.
+  context.lineCap = 'round';
+  context.lineJoin = 'round';
+  for (const stroke of world.strokes) {
+    const points = Array.isArray(stroke?.points) ? stroke.points : [];
+    if (points.length < 2) continue;
+    context.strokeStyle = typeof stroke.color === 'string' && /^#[0-9a-fA-F]{6}$/.test(stroke.color) ? stroke.color : '#c0392b';
+    context.lineWidth = Math.max(1, number(stroke.width, 0.08) * tile);
+    context.beginPath();
+    points.forEach((point, index) => {
+      const px = number(point?.[0]) * tile;
+      const py = number(point?.[1]) * tile;
+      if (index === 0) context.moveTo(px, py); else context.lineTo(px, py);
+    });
+    context.stroke();
+  }
+  for (const wall of world.walls) {
+    const [x1, y1] = [number(wall?.from?.[0]), number(wall?.from?.[1])].map((v) => v * tile);
+    const [x2, y2] = [number(wall?.to?.[0]), number(wall?.to?.[1])].map((v) => v * tile);
+    const image = picture(wall?.texture);
+    context.lineWidth = Math.max(3, tile * 0.22);
+    context.lineCap = 'square';
+    context.strokeStyle = image ? context.createPattern(image, 'repeat') : '#1d1a17';
+    if (wall?.door) {
+      context.strokeStyle = '#8a5a2b';
+      context.lineWidth = Math.max(2, tile * 0.14);
+    }
+    context.beginPath();
+    context.moveTo(x1, y1);
+    context.lineTo(x2, y2);
+    context.stroke();
+    if (image && !wall?.door) {
+      context.strokeStyle = 'rgba(0, 0, 0, 0.55)';
+      context.lineWidth = 1;
+      context.stroke();
+    }
+  }
+
+  // Objects, then tokens, each on its footprint; tokens carry their number.
+  const place = (item, art) => {
+    const x = number(item?.x) * tile;
+    const y = number(item?.y) * tile;
+    const w = art.footprint.width * tile;
+    const h = art.footprint.height * tile;
+    return {x, y, w, h};
+  };
+  for (const object of world.objects) {
+    const art = resolve(object?.asset);
+    if (!art) continue;
+    const box = place(object, art);
+    const image = picture(object.asset);
+    context.save();
+    context.translate(box.x + box.w / 2, box.y + box.h / 2);
+    context.rotate((number(object.rotation) % 360) * Math.PI / 180);
+    if (image) context.drawImage(image, -box.w / 2, -box.h / 2, box.w, box.h);
+    else { context.fillStyle = 'rgba(138, 90, 43, 0.5)'; context.fillRect(-box.w / 2, -box.h / 2, box.w, box.h); }
+    context.restore();
+  }
+  for (const token of world.tokens) {
+    const art = resolve(token?.asset) ?? {footprint: {width: 1, height: 1}};
+    const box = place(token, art);
+    const image = picture(token?.asset);
+    context.save();
+    context.beginPath();
+    context.arc(box.x + box.w / 2, box.y + box.h / 2, Math.min(box.w, box.h) / 2 - 1, 0, Math.PI * 2);
+    context.fillStyle = 'rgba(255, 255, 255, 0.25)';
+    context.fill();
+    if (image) { context.clip(); context.drawImage(image, box.x, box.y, box.w, box.h); }
+    context.restore();
+    context.lineWidth = Math.max(1.5, tile * 0.05);
+    context.strokeStyle = '#f3d98f';
+    context.beginPath();
+    context.arc(box.x + box.w / 2, box.y + box.h / 2, Math.min(box.w, box.h) / 2 - 1, 0, Math.PI * 2);
+    context.stroke();
+    if (Number.isInteger(token?.number)) {
+      const radius = Math.max(7, tile * 0.2);
+      const cx = box.x + box.w - radius * 0.8;
+      const cy = box.y + radius * 0.8;
+      context.beginPath();
+      context.arc(cx, cy, radius, 0, Math.PI * 2);
+      context.fillStyle = '#b3261e';
+      context.fill();
+      context.fillStyle = '#fff';
+      context.font = `600 ${Math.round(radius * 1.2)}px system-ui, sans-serif`;
+      context.textAlign = 'center';
+      context.textBaseline = 'middle';
+      context.fillText(String(token.number), cx, cy + 0.5);
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import HoardCatalog
+import HoardCore
+import Testing
+
+/// Refs, private uploads and shares in the catalog: compare-and-set, quota and garbage collection.
+@Suite struct MemberSpaceCatalogTests {
+    let catalog: Catalog
+    let groupId: Int64
+    let blobs: [BlobRecord]
+
+    init() throws {
+        catalog = try Catalog.inMemory()
+        groupId = try #require(try catalog.ensureGroup(named: "table").id)
+        blobs = (0..<3).map { BlobRecord(digest: fakeDigest("picture \($0)"), size: 100 + Int64($0), mediaType: "image/png") }
+        for blob in blobs {
+            try catalog.recordPrivateUpload(
+                blob, PrivateUploadRecord(scope: .member(groupId: groupId, name: "ana"), digest: blob.digest, groupId: groupId, uploader: "ana"),
+                session: nil)
+        }
+    }
+
+    @Test func aRefMovesOnlyFromWhatTheCallerExpected() throws {
+        let (a, b, c) = (blobs[0].digest, blobs[1].digest, blobs[2].digest)
+        let move = { (to: Digest, expected: RefExpectation) in
+            try catalog.moveRef(group: groupId, member: "ana", name: "last", to: to, expected: expected)
+        }
+        #expect(try move(b, .pointing(at: a)) == .conflict(current: nil))
+        guard case .moved = try move(a, .absent) else { Issue.record("creating an absent ref failed"); return }
+        #expect(try move(b, .absent) == .conflict(current: a))
+        guard case .moved = try move(b, .pointing(at: a)) else { Issue.record("moving from the expected digest failed"); return }
+        #expect(try move(c, .pointing(at: a)) == .conflict(current: b))
+        guard case .moved = try move(c, .any) else { Issue.record("an unconditional move failed"); return }
+        #expect(try catalog.ref(group: groupId, member: "ana", name: "last")?.digest == c)
+        #expect(try catalog.ref(group: groupId, member: "bo", name: "last") == nil)
+        #expect(try catalog.deleteRef(group: groupId, member: "ana", name: "last", expected: .pointing(at: b)) == .conflict(current: c))
+        #expect(try catalog.deleteRef(group: groupId, member: "ana", name: "nothing", expected: .any) == nil)
+    }
+
+    @Test func privateUploadsCountInTheGroupsUsage() throws {
+        #expect(try catalog.usage(groupId: groupId) == blobs.reduce(0) { $0 + $1.size })
+        #expect(try catalog.privateUpload(blobs[0].digest)?.scopes == ["member:\(groupId):ana"])
+        #expect(try catalog.privateUpload(fakeDigest("never")) == nil)
+    }
+
+    @Test func garbageCollectionKeepsUploadsRefsAndShares() throws {
+        let shared = BlobRecord(digest: fakeDigest("shared upload"), size: 7, mediaType: "image/png")
+        try catalog.recordPrivateUpload(
+            shared, PrivateUploadRecord(scope: .session("s"), digest: shared.digest, groupId: groupId, uploader: "eve"), session: nil)
+        try catalog.createShare(ShareRecord(
+            id: "abc", groupId: groupId, member: "ana", digest: shared.digest, pictureDigest: shared.digest, name: nil))
+        _ = try catalog.moveRef(group: groupId, member: "ana", name: "last", to: blobs[0].digest, expected: .any)
+        #expect(try catalog.collectGarbage().isEmpty)
+        #expect(try catalog.share(id: "abc")?.digest == shared.digest)
+        #expect(try catalog.deleteShare(id: "abc"))
+        #expect(try catalog.share(id: "abc") == nil)
+        #expect(try !catalog.deleteShare(id: "abc"))
+    }
+}
