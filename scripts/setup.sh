@@ -17,13 +17,13 @@ fi
 case "$(uname -s)" in
 Linux)
   if ! command -v apt-get >/dev/null 2>&1; then
-    echo "No apt-get here: install libarchive (with pkg-config files), SQLite 3 headers, pkg-config and python3 by hand." >&2
+    echo "No apt-get here: install libarchive and libvips (with pkg-config files), SQLite 3 headers, pkg-config and python3 by hand." >&2
     exit 0
   fi
   sudo=""
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
-  needed=(pkg-config libarchive-dev libsqlite3-dev python3)
-  [ "$want_bench" = yes ] && needed+=(libarchive-tools hyperfine nginx-light wrk time)
+  needed=(pkg-config libarchive-dev libsqlite3-dev libvips-dev python3)
+  [ "$want_bench" = yes ] && needed+=(libarchive-tools hyperfine nginx-light wrk time libvips-tools)
   missing=()
   for package in "${needed[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -36,14 +36,14 @@ Linux)
   ;;
 Darwin)
   command -v brew >/dev/null 2>&1 || { echo "Homebrew is required on macOS: https://brew.sh" >&2; exit 1; }
-  formulas=(libarchive pkg-config python3)
+  formulas=(libarchive pkg-config vips python3)
   [ "$want_bench" = yes ] && formulas+=(hyperfine nginx wrk)
   for formula in "${formulas[@]}"; do
     brew list --versions "$formula" >/dev/null 2>&1 || { say "installing $formula"; brew install "$formula"; }
   done
   ;;
 *)
-  echo "Unsupported system $(uname -s); install libarchive and pkg-config by hand." >&2
+  echo "Unsupported system $(uname -s); install libarchive, libvips and pkg-config by hand." >&2
   ;;
 esac
 
