@@ -52,28 +52,14 @@ struct PCKReaderTests {
         #expect(try ArchiveFormats.open(path: try pack("good"), limits: ImportLimits()) is PCKReader)
     }
 
-    @Test func overlappingEntriesAreRefused() throws {
-        #expect(try failure("overlap") == .corruptArchive)
-    }
-
-    @Test func anEntryPastTheEndOfTheFileIsRefused() throws {
-        #expect(try failure("outside") == .corruptArchive)
-    }
-
-    @Test func anEntryInsideTheTableIsRefused() throws {
-        #expect(try failure("in-table") == .corruptArchive)
-    }
-
-    @Test func bytesThatDoNotMatchTheirMD5AreRefused() throws {
-        #expect(try failure("bad-md5") == .corruptArchive)
-    }
-
-    @Test func aPathOutOfThePackIsRefusedByTheSameGateAsZip() throws {
-        #expect(try failure("traversal") == .unsafePath)
-    }
-
-    @Test func otherPCKVersionsAreRefusedByName() throws {
-        #expect(try failure("version2") == .unsupportedFormat)
+    /// Overlapping entries, an entry past the end of the file or inside the table, bytes that do not match their MD5,
+    /// a path out of the pack (the same gate as zip), another PCK version.
+    @Test(arguments: [
+        ("overlap", ProblemCode.corruptArchive), ("outside", .corruptArchive), ("in-table", .corruptArchive),
+        ("bad-md5", .corruptArchive), ("traversal", .unsafePath), ("version2", .unsupportedFormat),
+    ])
+    func aHostilePackIsRefused(name: String, code: ProblemCode) throws {
+        #expect(try failure(name) == code)
     }
 
     @Test func theGateBudgetsApply() throws {

@@ -70,36 +70,20 @@ struct ExternalPluginTests {
         #expect(try hoard.catalog.assets(pack: report.pack, kind: nil).map(\.name) == ["renamed ogre"])
     }
 
-    @Test func aPluginThatAlwaysCrashesIsAFileError() async throws {
+    /// A plugin that always crashes, writes garbage, names a file outside the pack, or claims 10,000 tiles: each is a
+    /// per-file error with its own code and words, and the import stores nothing.
+    @Test(arguments: [
+        ("crash", ProblemCode.pluginFailure, "process ended"), ("garbage", .pluginFailure, "not a protocol line"),
+        ("outside", .unsafePath, "not a name inside the pack"), ("huge", .badFootprint, "10000×10000"),
+    ])
+    func aMisbehavingPluginIsAFileError(mode: String, code: ProblemCode, words: String) async throws {
         let fixtures = try PluginFixtures()
         defer { fixtures.remove() }
-        try fixtures.install(hostile: "crash")
-        #expect(try await errors(fixtures, [("tokens/ogre.png", "png:256:256")]).map(\.code) == [.pluginFailure])
-    }
-
-    @Test func aPluginThatWritesGarbageIsAFileError() async throws {
-        let fixtures = try PluginFixtures()
-        defer { fixtures.remove() }
-        try fixtures.install(hostile: "garbage")
+        try fixtures.install(hostile: mode)
         let found = try await errors(fixtures, [("tokens/ogre.png", "png:256:256")])
-        #expect(found.map(\.code) == [.pluginFailure])
-        #expect(found.first?.message.contains("not a protocol line") == true)
-    }
-
-    @Test func aNameOutsideThePackIsRefused() async throws {
-        let fixtures = try PluginFixtures()
-        defer { fixtures.remove() }
-        try fixtures.install(hostile: "outside")
-        #expect(try await errors(fixtures, [("tokens/ogre.png", "png:256:256")]).map(\.code) == [.unsafePath])
-    }
-
-    @Test func aFootprintOfTenThousandTilesIsRefused() async throws {
-        let fixtures = try PluginFixtures()
-        defer { fixtures.remove() }
-        try fixtures.install(hostile: "huge")
-        let found = try await errors(fixtures, [("tokens/ogre.png", "png:256:256")])
-        #expect(found.map(\.code) == [.badFootprint])
-        #expect(found.first?.message.contains("10000×10000") == true)
+        #expect(found.map(\.code) == [code])
+        #expect(found.first?.entry == "tokens/ogre.png")
+        #expect(found.first?.message.contains(words) == true)
     }
 
     @Test func aFolderWithABadManifestIsReportedAndSkipped() throws {
