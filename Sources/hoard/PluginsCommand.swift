@@ -10,7 +10,7 @@ struct PluginsCommand: AsyncParsableCommand {
         abstract: "List the plugins imports use: built-in ones and those in the plugins directory.",
         discussion: "A pack turns a plugin on or off with pack.json, e.g. {\"plugins\": {\"hoard.generate-lods\": false}}.")
     @OptionGroup var data: DataOptions
-    @Flag(help: "Print JSON.") var json = false
+    @Flag(help: "Print JSON (shape: Schemas/plugin-list.schema.json).") var json = false
 
     /// One listed plugin.
     struct Row: Encodable {
