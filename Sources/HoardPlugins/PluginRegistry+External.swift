@@ -1,16 +1,6 @@
 import Foundation
 import HoardCore
 
-/// An out-of-process plugin found in a plugins directory.
-public struct ExternalPlugin: Sendable {
-    /// Its manifest.
-    public var manifest: PluginManifest
-    /// Its folder.
-    public var folder: String
-    /// Its channel, shared by its hooks.
-    public var channel: PluginChannel
-}
-
 extension PluginRegistry {
     /// Finds every plugin folder in `directory` (each sub-folder with a `plugin.json`, in name order), and registers
     /// its hooks: `naming` as a convention asked before `hoard.default`, `processor` as a generator. A missing
