@@ -37,7 +37,15 @@ public struct ExternalProcessor: PictureGenerator {
         }
     }
 
+    /// The largest picture sent to a plugin: its base64 line must stay well under the protocol's 64 MiB line limit.
+    public static let maxSourceBytes = 32 << 20
+
     public func generate(_ request: GenerationRequest, source: UnsafeRawBufferPointer) throws(Problem) -> [GeneratedPicture] {
+        guard source.count <= Self.maxSourceBytes else {
+            throw Problem(
+                .pluginFailure, "the picture is \(source.count) bytes, over the \(Self.maxSourceBytes) a plugin is sent; plugin \(id) skipped it",
+                severity: .warning)
+        }
         let asset = request.asset
         let body = Request(
             kind: asset.kind.rawValue, name: asset.name, footprint: asset.footprint, scale: request.source.scale,
