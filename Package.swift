@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Targets follow the data: archive → entries → conventions/kinds → hashing → blob store → catalog → import → HTTP → CLI.
-// HoardCore has no I/O and no dependencies; only HoardArchive imports libarchive, only HoardCatalog imports GRDB,
+// HoardCore has no I/O and no dependencies; only HoardArchive imports libarchive, only HoardImaging imports libvips, only HoardCatalog imports GRDB,
 // only HoardServer imports Hummingbird.
 let package = Package(
     name: "Hoard",
@@ -32,9 +32,17 @@ let package = Package(
             pkgConfig: "libarchive",
             providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]
         ),
+        .systemLibrary(
+            name: "CVips",
+            pkgConfig: "vips",
+            providers: [.apt(["libvips-dev"]), .brew(["vips"])]
+        ),
         .target(name: "CHoardSystem"),
         .target(name: "HoardCore"),
-        .target(name: "HoardArchive", dependencies: ["HoardCore", "CArchive"]),
+        .target(
+            name: "HoardArchive", dependencies: ["HoardCore", "CArchive", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "HoardImaging", dependencies: ["HoardCore", "CVips"]),
+        .target(name: "HoardPlugins", dependencies: ["HoardCore"]),
         .target(
             name: "HoardStore",
             dependencies: ["HoardCore", "CHoardSystem", .product(name: "Crypto", package: "swift-crypto")]
@@ -60,7 +68,7 @@ let package = Package(
         .executableTarget(
             name: "hoard",
             dependencies: [
-                "HoardImport", "HoardServer", "HoardClient",
+                "HoardImport", "HoardServer", "HoardClient", "HoardImaging", "HoardPlugins",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -71,6 +79,8 @@ let package = Package(
         .testTarget(name: "HoardStoreTests", dependencies: ["HoardStore"]),
         .testTarget(name: "HoardCatalogTests", dependencies: ["HoardCatalog"]),
         .testTarget(name: "HoardImportTests", dependencies: ["HoardImport"]),
+        .testTarget(name: "HoardImagingTests", dependencies: ["HoardImaging", "HoardImport"]),
+        .testTarget(name: "HoardPluginsTests", dependencies: ["HoardPlugins", "HoardImport"]),
         .testTarget(
             name: "HoardServerTests",
             dependencies: [

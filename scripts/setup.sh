@@ -26,13 +26,13 @@ fi
 case "$(uname -s)" in
 Linux)
   if ! command -v apt-get >/dev/null 2>&1; then
-    echo "No apt-get here: install libarchive (with pkg-config files), SQLite 3 headers, pkg-config and python3 by hand." >&2
+    echo "No apt-get here: install libarchive and libvips (with pkg-config files), SQLite 3 headers, pkg-config and python3 by hand." >&2
     exit 0
   fi
   sudo=""
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
-  needed=(pkg-config libarchive-dev libsqlite3-dev python3)
-  [ "$want_bench" = yes ] && needed+=(libarchive-tools hyperfine nginx-light wrk time)
+  needed=(pkg-config libarchive-dev libsqlite3-dev libvips-dev python3)
+  [ "$want_bench" = yes ] && needed+=(libarchive-tools hyperfine nginx-light wrk time libvips-tools)
   [ "$want_browser" = yes ] && needed+=(chromium chromium-driver)
   missing=()
   for package in "${needed[@]}"; do
@@ -46,7 +46,7 @@ Linux)
   ;;
 Darwin)
   command -v brew >/dev/null 2>&1 || { echo "Homebrew is required on macOS: https://brew.sh" >&2; exit 1; }
-  formulas=(libarchive pkg-config python3)
+  formulas=(libarchive pkg-config vips python3)
   [ "$want_bench" = yes ] && formulas+=(hyperfine nginx wrk)
   [ "$want_browser" = yes ] && echo "--browser: install Chromium and its chromedriver by hand on macOS" >&2
   for formula in "${formulas[@]}"; do
@@ -54,7 +54,7 @@ Darwin)
   done
   ;;
 *)
-  echo "Unsupported system $(uname -s); install libarchive and pkg-config by hand." >&2
+  echo "Unsupported system $(uname -s); install libarchive, libvips and pkg-config by hand." >&2
   ;;
 esac
 

@@ -18,6 +18,9 @@ hoard="$(swift build --show-bin-path)/hoard"
 "$hoard" import Packs/*.zip --data-dir "$work/data" --json > "$work/import.json"
 "$hoard" assets --data-dir "$work/data" --json > "$work/assets.json"
 python3 Scripts/check-schemas.py "$work/data" "$work/import.json" "$work/assets.json"
+"$hoard" plugins --data-dir "$work/data" --plugins-dir Plugins --json > "$work/plugins.json"
+python3 -c 'import json, sys, jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' \
+  "$work/plugins.json" Schemas/plugin-list.schema.json
 echo "schema checks passed"
 
 printf '\033[1m==> the web page in headless Chromium (screenshots in artefacts/browser/)\033[0m\n' >&2

@@ -123,6 +123,8 @@ extension Catalog {
                         JOIN pack p ON p.id = v.packId WHERE p.groupId = :g
                     UNION SELECT va.blobDigest FROM variant va JOIN packVersionAsset pva ON pva.assetDigest = va.assetDigest
                         JOIN packVersion v ON v.id = pva.packVersionId JOIN pack p ON p.id = v.packId WHERE p.groupId = :g
+                    UNION SELECT r.blobDigest FROM rendition r JOIN packVersionAsset pva ON pva.assetDigest = r.assetDigest
+                        JOIN packVersion v ON v.id = pva.packVersionId JOIN pack p ON p.id = v.packId WHERE p.groupId = :g
                     UNION SELECT digest FROM upload WHERE groupId = :g
                     UNION SELECT digest FROM privateUpload WHERE groupId = :g)
                 """, arguments: ["g": groupId]) ?? 0
@@ -168,6 +170,8 @@ extension Catalog {
                 UNION SELECT pva.assetDigest, p.groupId, p.isPublic FROM packVersionAsset pva
                     JOIN packVersion v ON v.id = pva.packVersionId JOIN pack p ON p.id = v.packId
                 UNION SELECT va.blobDigest, p.groupId, p.isPublic FROM variant va JOIN packVersionAsset pva ON pva.assetDigest = va.assetDigest
+                    JOIN packVersion v ON v.id = pva.packVersionId JOIN pack p ON p.id = v.packId
+                UNION SELECT r.blobDigest, p.groupId, p.isPublic FROM rendition r JOIN packVersionAsset pva ON pva.assetDigest = r.assetDigest
                     JOIN packVersion v ON v.id = pva.packVersionId JOIN pack p ON p.id = v.packId
                 UNION SELECT digest, groupId, 0 FROM upload
                 """)

@@ -77,6 +77,12 @@ extension Catalog {
                         height: variant.height, isGenerated: variant.generated ?? false
                     ).insert(db, onConflict: .ignore)
                 }
+                for (role, rendition) in [("preview", descriptor.preview), ("thumbnail", descriptor.thumbnail)] {
+                    guard let rendition else { continue }
+                    try RenditionRecord(
+                        assetDigest: digest, role: role, blobDigest: rendition.digest, width: rendition.width, height: rendition.height
+                    ).insert(db, onConflict: .ignore)
+                }
             }
             var version = PackVersionRecord(
                 id: nil, packId: pack.id ?? 0, version: commit.version, manifestDigest: commit.manifestDigest,

@@ -117,6 +117,19 @@ extension Catalog {
         return result
     }
 
+    /// The blobs of the generated previews and thumbnails of `assets`.
+    static func renditionDigests(of assets: Set<Digest>, _ db: Database) throws -> Set<Digest> {
+        var result: Set<Digest> = []
+        let sorted = assets.sorted()
+        for start in stride(from: 0, to: sorted.count, by: 500) {
+            let chunk = Array(sorted[start..<min(start + 500, sorted.count)])
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            result.formUnion(try Digest.fetchAll(
+                db, sql: "SELECT blobDigest FROM rendition WHERE assetDigest IN (\(marks))", arguments: StatementArguments(chunk)))
+        }
+        return result
+    }
+
     /// Every blob row.
     public func blobs() throws(CatalogError) -> [BlobRecord] {
         try read { db in try BlobRecord.fetchAll(db) }
@@ -129,6 +142,7 @@ extension Catalog {
                 SELECT manifestDigest FROM packVersion WHERE manifestDigest NOT IN (SELECT digest FROM blob)
                 UNION SELECT digest FROM asset WHERE digest NOT IN (SELECT digest FROM blob)
                 UNION SELECT blobDigest FROM variant WHERE blobDigest NOT IN (SELECT digest FROM blob)
+                UNION SELECT blobDigest FROM rendition WHERE blobDigest NOT IN (SELECT digest FROM blob)
                 UNION SELECT digest FROM upload WHERE digest NOT IN (SELECT digest FROM blob)
                 UNION SELECT digest FROM sessionBlob WHERE digest NOT IN (SELECT digest FROM blob)
                 UNION SELECT digest FROM savedMap WHERE digest NOT IN (SELECT digest FROM blob)
@@ -152,7 +166,7 @@ extension Catalog {
                 AND digest NOT IN (SELECT mapDigest FROM session) AND digest NOT IN (SELECT digest FROM savedMap)
                 AND digest NOT IN (SELECT digest FROM savedMapBlob) AND digest NOT IN (SELECT digest FROM privateUpload)
                 AND digest NOT IN (SELECT digest FROM ref) AND digest NOT IN (SELECT digest FROM share)
-                AND digest NOT IN (SELECT pictureDigest FROM share)
+                AND digest NOT IN (SELECT pictureDigest FROM share) AND digest NOT IN (SELECT blobDigest FROM rendition)
                 """)
             for digest in unreferenced { try db.execute(sql: "DELETE FROM blob WHERE digest = ?", arguments: [digest]) }
             return unreferenced

@@ -149,6 +149,16 @@ extension Catalog {
                 t.column("createdAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v5-renditions") { db in
+            try db.create(table: "rendition") { t in
+                t.column("assetDigest", .text).notNull().references("asset", onDelete: .cascade)
+                t.column("role", .text).notNull()
+                t.column("blobDigest", .text).notNull().indexed().references("blob")
+                t.column("width", .integer).notNull()
+                t.column("height", .integer).notNull()
+                t.primaryKey(["assetDigest", "role"])
+            }
+        }
         return migrator
     }
 }

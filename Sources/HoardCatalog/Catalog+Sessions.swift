@@ -119,6 +119,7 @@ extension Catalog {
             }
         }
         let variantsByAsset = try variants(of: Set(assets.keys), db)
+        result.reachable.formUnion(try renditionDigests(of: Set(assets.keys), db))
         for digest in sorted {
             if let asset = assets[digest], let footprint = Footprint(width: asset.footprintWidth, height: asset.footprintHeight) {
                 let assetVariants = variantsByAsset[digest] ?? []

@@ -140,6 +140,16 @@ struct VariantRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableR
     var isGenerated: Bool
 }
 
+/// A row of `rendition`: an asset's generated preview or thumbnail (role `preview` or `thumbnail`).
+struct RenditionRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "rendition"
+    var assetDigest: Digest
+    var role: String
+    var blobDigest: Digest
+    var width: Int
+    var height: Int
+}
+
 /// A row of `packVersionAsset`: an asset belongs to a pack version.
 struct PackVersionAssetRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "packVersionAsset"

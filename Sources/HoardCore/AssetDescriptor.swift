@@ -15,6 +15,10 @@ public struct AssetDescriptor: Sendable, Hashable, Codable {
     public var footprint: Footprint
     /// The same picture at several resolutions, smallest scale first.
     public var variants: [Variant]
+    /// A tiny picture for a first render, about 32 px per tile; generated, absent when no generator made one.
+    public var preview: Rendition?
+    /// A picture for lists on the web page, at most 256 px a side; generated, absent when no generator made one.
+    public var thumbnail: Rendition?
 
     /// One resolution of the picture.
     public struct Variant: Sendable, Hashable, Codable {
@@ -45,13 +49,43 @@ public struct AssetDescriptor: Sendable, Hashable, Codable {
         }
     }
 
+    /// A generated picture that is not a LOD (a preview or a thumbnail).
+    public struct Rendition: Sendable, Hashable, Codable {
+        /// The picture's blob.
+        public var digest: Digest
+        /// Width in pixels.
+        public var width: Int
+        /// Height in pixels.
+        public var height: Int
+        /// Size of the blob in bytes.
+        public var size: Int64
+        /// Its media type.
+        public var mediaType: MediaType
+
+        /// Creates a rendition.
+        public init(digest: Digest, width: Int, height: Int, size: Int64, mediaType: MediaType) {
+            self.digest = digest
+            self.width = width
+            self.height = height
+            self.size = size
+            self.mediaType = mediaType
+        }
+    }
+
     /// Creates a descriptor; variants are sorted by scale.
-    public init(kind: AssetKind, name: String, footprint: Footprint, variants: [Variant]) {
+    public init(
+        kind: AssetKind, name: String, footprint: Footprint, variants: [Variant], preview: Rendition? = nil, thumbnail: Rendition? = nil
+    ) {
         self.kind = kind
         self.name = name
         self.footprint = footprint
         self.variants = variants.sorted { $0.scale < $1.scale }
+        self.preview = preview
+        self.thumbnail = thumbnail
     }
+
+    /// The preview and the thumbnail, when present.
+    public var renditions: [Rendition] { [preview, thumbnail].compactMap { $0 } }
 }
 
 /// The JSON that describes one version of a pack: its metadata and every asset by digest.

@@ -18,6 +18,9 @@ public struct PackFile: Sendable, Hashable, Codable {
     public var kinds: [String: AssetKind]?
     /// Per-asset corrections, keyed by the path without LOD suffix and extension (`tokens/ogre_2x2`).
     public var overrides: [String: Override]?
+    /// Plugin id → whether it applies to this pack (`{"hoard.strip-metadata": false}` keeps the pictures' metadata).
+    /// Plugins not named here follow the server's choice.
+    public var plugins: [String: Bool]?
 
     /// A correction the pack author applies to one asset.
     public struct Override: Sendable, Hashable, Codable {
@@ -28,6 +31,9 @@ public struct PackFile: Sendable, Hashable, Codable {
         /// Its footprint instead of the file name's.
         public var footprint: Footprint?
     }
+
+    /// Whether the plugin `id` applies to this pack, given whether it applies when the pack does not say.
+    public func isPluginEnabled(_ id: String, byDefault: Bool) -> Bool { plugins?[id] ?? byDefault }
 
     /// The tile size in effect.
     public var effectiveTilePixels: Int { tilePixels ?? 256 }
@@ -66,7 +72,7 @@ public struct PackFile: Sendable, Hashable, Codable {
     /// Top-level keys of a pack.json that Hoard does not know (often typos such as `tilepixels`), sorted.
     public static func unknownKeys(_ bytes: [UInt8]) -> [String] {
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return [] }
-        let known: Set<String> = ["name", "version", "author", "license", "description", "tilePixels", "kinds", "overrides"]
+        let known: Set<String> = ["name", "version", "author", "license", "description", "tilePixels", "kinds", "overrides", "plugins"]
         return object.keys.filter { !known.contains($0) }.sorted()
     }
 

@@ -20,8 +20,12 @@ public struct PlannedAsset: Sendable, Hashable {
     public var footprint: Footprint
     /// Its variants (digests already known).
     public var variants: [AssetDescriptor.Variant]
-    /// The entries the variants came from, in variant order.
+    /// The entries the variants came from, in variant order (a generated variant names its source's entry).
     public var entries: [String]
+    /// The generated preview, once generators ran.
+    public var preview: AssetDescriptor.Rendition?
+    /// The generated thumbnail, once generators ran.
+    public var thumbnail: AssetDescriptor.Rendition?
 
     /// Creates a planned asset.
     public init(kind: AssetKind, name: String, footprint: Footprint, variants: [AssetDescriptor.Variant], entries: [String]) {
@@ -41,17 +45,25 @@ public struct PluginRegistry: Sendable {
     public private(set) var conventions: [any NamingConvention] = []
     /// Registered processors, run in this order.
     public private(set) var processors: [any AssetProcessor] = []
+    /// Registered picture rewriters, run in this order on every picture before it is stored.
+    public private(set) var rewriters: [any PictureRewriter] = []
+    /// Registered generators, run in this order on every planned asset.
+    public private(set) var generators: [any PictureGenerator] = []
+    /// The server's choices, plugin id → on or off, overriding each plugin's own default; `pack.json` `plugins`
+    /// overrides these in turn.
+    public var serverDefaults: [String: Bool] = [:]
 
     /// An empty registry.
     public init() {}
 
-    /// The built-in kinds and the default convention.
+    /// The built-in kinds, the default convention and metadata stripping.
     public static func builtIn() -> PluginRegistry {
         // The built-in kinds have distinct ids and folder names (a test checks that registering them one by one
         // succeeds), so they are set directly rather than through the throwing register calls.
         var registry = PluginRegistry()
         registry.kinds = BuiltInKind.all
         registry.conventions = [DefaultNamingConvention()]
+        registry.rewriters = [MetadataStripper()]
         return registry
     }
 
@@ -68,23 +80,52 @@ public struct PluginRegistry: Sendable {
 
     /// Adds a convention; `first` puts it before those registered so far.
     public mutating func register(convention: any NamingConvention, first: Bool = false) throws(ProblemMessage) {
-        if conventions.contains(where: { $0.id == convention.id }) {
-            throw ProblemMessage("the naming convention '\(convention.id)' is registered twice")
-        }
+        try Self.requireUnique(convention.id, among: conventions.map(\.id), "naming convention")
         if first { conventions.insert(convention, at: 0) } else { conventions.append(convention) }
     }
 
     /// Adds a processor.
     public mutating func register(processor: any AssetProcessor) throws(ProblemMessage) {
-        if processors.contains(where: { $0.id == processor.id }) {
-            throw ProblemMessage("the processor '\(processor.id)' is registered twice")
-        }
+        try Self.requireUnique(processor.id, among: processors.map(\.id), "processor")
         processors.append(processor)
     }
 
-    /// Names a path with the first convention that recognises it; nil when none does.
+    /// Adds a picture rewriter.
+    public mutating func register(rewriter: any PictureRewriter) throws(ProblemMessage) {
+        try Self.requireUnique(rewriter.id, among: rewriters.map(\.id), "picture rewriter")
+        rewriters.append(rewriter)
+    }
+
+    /// The rewriters that apply to a pack: each one's default unless `pack.json` `plugins` says otherwise.
+    public func rewriters(for packFile: PackFile) -> [any PictureRewriter] {
+        rewriters.filter { isEnabled($0.id, byDefault: $0.isEnabledByDefault, for: packFile) }
+    }
+
+    /// Adds a generator.
+    public mutating func register(generator: any PictureGenerator) throws(ProblemMessage) {
+        try Self.requireUnique(generator.id, among: generators.map(\.id), "generator")
+        generators.append(generator)
+    }
+
+    /// The generators that apply to a pack: each one's default unless `pack.json` `plugins` says otherwise.
+    public func generators(for packFile: PackFile) -> [any PictureGenerator] {
+        generators.filter { isEnabled($0.id, byDefault: $0.isEnabledByDefault, for: packFile) }
+    }
+
+    /// Throws when `id` is taken.
+    private static func requireUnique(_ id: String, among ids: [String], _ what: String) throws(ProblemMessage) {
+        if ids.contains(id) { throw ProblemMessage("the \(what) '\(id)' is registered twice") }
+    }
+
+    /// Whether the plugin `id` applies to a pack: `pack.json` `plugins`, else the server's choice, else `byDefault`.
+    public func isEnabled(_ id: String, byDefault: Bool, for packFile: PackFile) -> Bool {
+        packFile.isPluginEnabled(id, byDefault: serverDefaults[id] ?? byDefault)
+    }
+
+    /// Names a path with the first convention that recognises it (skipping those the pack or server turned off);
+    /// nil when none does.
     public func name(_ path: EntryPath, context: ConventionContext) throws(Problem) -> AssetNaming? {
-        for convention in conventions {
+        for convention in conventions where isEnabled(convention.id, byDefault: true, for: context.packFile) {
             if let naming = try convention.interpret(path, context: context) { return naming }
         }
         return nil

@@ -45,6 +45,8 @@ public enum ProblemCode: String, Sendable, Codable, CaseIterable {
     case unreadableImage = "UNREADABLE_IMAGE"
     /// A picture is larger than allowed (a pixel bomb).
     case imageTooLarge = "IMAGE_TOO_LARGE"
+    /// A picture's metadata (an EXIF, XMP or IPTC segment or chunk) lies about its length or layout.
+    case corruptMetadata = "CORRUPT_METADATA"
     // Naming and consistency.
     /// `pack.json` is not valid.
     case badManifest = "BAD_MANIFEST"
@@ -62,6 +64,8 @@ public enum ProblemCode: String, Sendable, Codable, CaseIterable {
     case ignoredEntry = "IGNORED_ENTRY"
     /// The archive holds no assets.
     case emptyPack = "EMPTY_PACK"
+    /// A plugin failed on a file: it hung, crashed, answered garbage or returned something outside its bounds.
+    case pluginFailure = "PLUGIN_FAILURE"
     // Catalog.
     /// The pack name belongs to another group, or this version exists with other content.
     case packConflict = "PACK_CONFLICT"

@@ -29,7 +29,7 @@ struct ArchiveScan: Sendable {
     static func read(
         path: String, limits: ImportLimits, into area: StagingArea, progress: (@Sendable (ImportProgress) -> Void)?
     ) throws -> ArchiveScan {
-        let reader = try LibArchiveReader(path: path, limits: limits)
+        let reader = try ArchiveFormats.open(path: path, limits: limits)
         let pipeline = StagingPipeline(area: area, limits: limits)
         do {
             return try read(reader, limits: limits, pipeline: pipeline, progress: progress)
@@ -40,7 +40,7 @@ struct ArchiveScan: Sendable {
     }
 
     private static func read(
-        _ reader: LibArchiveReader, limits: ImportLimits, pipeline: StagingPipeline, progress: (@Sendable (ImportProgress) -> Void)?
+        _ reader: any ArchiveReader, limits: ImportLimits, pipeline: StagingPipeline, progress: (@Sendable (ImportProgress) -> Void)?
     ) throws -> ArchiveScan {
         var scan = ArchiveScan(archiveSize: reader.archiveSize)
         var lastReport = Date.distantPast

@@ -31,6 +31,12 @@ public struct ImportReport: Sendable, Codable, Hashable {
     public var existingBlobs: Int
     /// Bytes that were already stored.
     public var existingBytes: Int64
+    /// Pictures whose bytes a picture rewriter changed (metadata stripped).
+    public var rewrittenFiles: Int
+    /// Pictures whose removed metadata held a GPS position.
+    public var gpsFiles: Int
+    /// Pictures generators made (missing LODs, previews, thumbnails).
+    public var generatedFiles: Int
     /// Warnings per file.
     public var warnings: [Problem]
     /// Wall-clock time of the import.

@@ -58,17 +58,39 @@ public struct Importer: Sendable {
         }
         defer { area.discard() }
 
-        let scan: ArchiveScan
+        var scan: ArchiveScan
+        let rewritten: PictureRewriting.Outcome
         do {
             let limits = options.limits
             scan = try await offloaded { try ArchiveScan.read(path: path, limits: limits, into: area, progress: progress) }
+            let packFile = scan.packFileBytes.flatMap { try? PackFile.parse($0).get() } ?? PackFile()
+            let rewriting = PictureRewriting(rewriters: registry.rewriters(for: packFile), area: area, limits: limits)
+            let pictures = scan.pictures
+            rewritten = try await offloaded { try rewriting.run(pictures) }
         } catch let error as ArchiveError {
             throw refuse([error.problem], cause: error.cause)
         } catch {
             throw refuse([Problem(.storageFailure, "\(error)")])
         }
+        scan.pictures = rewritten.pictures
+        scan.problems += rewritten.problems
         var problems = scan.problems
-        let plan = PackPlanner(registry: registry, limits: options.limits).plan(scan, problems: &problems)
+        var plan = PackPlanner(registry: registry, limits: options.limits).plan(scan, problems: &problems)
+        let generation = PictureGeneration(
+            generators: registry.generators(for: plan.packFile), area: area, limits: options.limits, kinds: registry.kinds)
+        let generated: (plan: PackPlanner.Plan, problems: [Problem], count: Int)
+        do {
+            let planned = plan
+            generated = try await offloaded {
+                var plan = planned
+                let outcome = try generation.run(&plan)
+                return (plan, outcome.problems, outcome.generated)
+            }
+        } catch {
+            throw refuse(problems + [Problem(.storageFailure, "\(error)")])
+        }
+        plan = generated.plan
+        problems += generated.problems
         for processor in registry.processors {
             do {
                 problems += try await processor.process(plan.assets, packFile: plan.packFile)
@@ -102,6 +124,7 @@ public struct Importer: Sendable {
                 files: plan.assets.reduce(0) { $0 + $1.variants.count }, bytes: allBytes.values.reduce(0, +),
                 newBlobs: summary.newBlobs.count, newBytes: summary.newBytes,
                 existingBlobs: allBytes.count - summary.newBlobs.count, existingBytes: allBytes.values.reduce(0, +) - summary.newBytes,
+                rewrittenFiles: rewritten.rewritten, gpsFiles: rewritten.gpsPictures, generatedFiles: generated.count,
                 warnings: problems, seconds: Date().timeIntervalSince(started))
         } catch let error as CatalogError {
             let code: ProblemCode = error.code == .conflict ? .packConflict : .storageFailure
@@ -111,9 +134,9 @@ public struct Importer: Sendable {
         }
     }
 
-    /// `dungeon-basics.zip` → `dungeon-basics`; also strips `.tar`, `.tar.gz`, `.tgz`.
+    /// `dungeon-basics.zip` → `dungeon-basics`; also strips `.tar`, `.tar.gz`, `.tgz`, `.dungeondraft_pack`.
     static func packName(fromArchive name: String) -> String {
-        for suffix in [".tar.gz", ".tgz", ".tar", ".zip"] where name.lowercased().hasSuffix(suffix) {
+        for suffix in [".tar.gz", ".tgz", ".tar", ".zip", ".dungeondraft_pack"] where name.lowercased().hasSuffix(suffix) {
             return String(name.dropLast(suffix.count))
         }
         return name

@@ -29,12 +29,14 @@ struct PackWriter {
         var entries: [PackManifest.Entry] = []
         var pictureBytes: Int64 = 0
         for (planned, asset) in zip(plan.assets, plan.plans) {
-            for (_, picture) in asset.pictures {
+            for picture in asset.pictures.map(\.picture) + asset.renditions {
                 blobs.append(picture.blob)
                 records.append(BlobRecord(digest: picture.blob.digest, size: picture.blob.size, mediaType: picture.info.mediaType.rawValue))
                 pictureBytes += picture.blob.size
             }
-            let descriptor = AssetDescriptor(kind: planned.kind, name: planned.name, footprint: planned.footprint, variants: planned.variants)
+            let descriptor = AssetDescriptor(
+                kind: planned.kind, name: planned.name, footprint: planned.footprint, variants: planned.variants,
+                preview: planned.preview, thumbnail: planned.thumbnail)
             let staged = try area.stage(try CanonicalJSON.encode(descriptor))
             blobs.append(staged)
             records.append(BlobRecord(digest: staged.digest, size: staged.size, mediaType: Self.descriptorMediaType))

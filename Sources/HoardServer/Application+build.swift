@@ -14,7 +14,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         logger.logLevel = configuration.logLevel
         return logger
     }()
-    let hoard = try Hoard(dataDirectory: configuration.dataDirectory)
+    let hoard = try Hoard(dataDirectory: configuration.dataDirectory, registry: configuration.registry)
     let access = try AccessIndex(catalog: hoard.catalog)
     let metrics = ServerMetrics()
     let cache = BlobCache(capacity: configuration.cacheBytes, maxEntry: configuration.cacheMaxBlob)

@@ -1,4 +1,5 @@
 import Foundation
+import HoardCore
 import HoardImport
 import Logging
 
@@ -6,6 +7,8 @@ import Logging
 public struct ServerConfiguration: Sendable {
     /// The data directory.
     public var dataDirectory: String
+    /// Kinds, conventions, rewriters, generators and processors imports use (`hoard serve` adds generated LODs).
+    public var registry: PluginRegistry = .builtIn()
     /// Address to bind.
     public var host: String = "127.0.0.1"
     /// Port to bind (0 picks a free one).

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
+import HoardCore
+import HoardImaging
 import HoardImport
+import HoardPlugins
 
 /// `hoard`: a self-hosted content and asset server for virtual-tabletop apps.
 @main
@@ -14,7 +17,7 @@ struct HoardCommand: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            ImportCommand.self, PacksCommand.self, AssetsCommand.self, DeleteCommand.self, VerifyCommand.self, GCCommand.self,
+            ImportCommand.self, PluginsCommand.self, PacksCommand.self, AssetsCommand.self, DeleteCommand.self, VerifyCommand.self, GCCommand.self,
             ServeCommand.self, GroupCommand.self, TokenCommand.self, BackupCommand.self, RestoreCommand.self, JoinCommand.self, SessionCommand.self,
         ]
     )
@@ -27,9 +30,39 @@ struct DataOptions: ParsableArguments {
         help: ArgumentHelp("The data directory: catalog and blobs. Created if missing.", valueName: "DIR"))
     var dataDirectory: String = ProcessInfo.processInfo.environment["HOARD_DATA_DIR"] ?? "hoard-data"
 
+    @Option(
+        name: .customLong("plugins-dir"),
+        help: ArgumentHelp("Out-of-process plugins, one folder each with a plugin.json (default: DIR/plugins).", valueName: "DIR"))
+    var pluginsDirectory: String?
+
+    @Option(
+        name: .customLong("plugin"),
+        help: ArgumentHelp("Turn a plugin on or off for every pack unless its pack.json says otherwise, e.g. hoard.generate-lods=off (repeatable).",
+                           valueName: "ID=on|off"))
+    var pluginChoices: [String] = []
+
+    /// The plugins directory in effect.
+    var plugins: String { pluginsDirectory ?? dataDirectory + "/plugins" }
+
+    /// The standard plugins plus those in the plugins directory, and why any plugin folder was not loaded.
+    func registry() throws -> (registry: PluginRegistry, plugins: [ExternalPlugin], errors: [PluginError]) {
+        var registry = try PluginRegistry.standard()
+        for choice in pluginChoices {
+            let parts = choice.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, ["on", "off"].contains(parts[1]) else {
+                throw ValidationError("--plugin takes ID=on or ID=off, not '\(choice)'")
+            }
+            registry.serverDefaults[parts[0]] = parts[1] == "on"
+        }
+        let found = registry.registerPlugins(in: plugins)
+        return (registry, found.plugins, found.errors)
+    }
+
     func open() throws -> Hoard {
         do {
-            return try Hoard(dataDirectory: dataDirectory)
+            let loaded = try registry()
+            for error in loaded.errors { Terminal.err("warning: plugin not loaded: \(error)") }
+            return try Hoard(dataDirectory: dataDirectory, registry: loaded.registry)
         } catch {
             throw CLIError("cannot open the data directory '\(dataDirectory)': \(error)")
         }

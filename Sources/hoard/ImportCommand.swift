@@ -6,7 +6,7 @@ import HoardImport
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import art packs (zip, tar, tar.gz) into the data directory.",
+        abstract: "Import art packs (zip, tar, tar.gz, Dungeondraft .dungeondraft_pack) into the data directory.",
         discussion: """
             Each archive is read entry by entry, hashed while written and checked; it is imported whole or not at all. \
             A refused archive changes nothing and its report names every file and rule at fault.

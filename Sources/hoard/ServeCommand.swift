@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import HoardCore
+import HoardPlugins
 import HoardServer
 import Hummingbird
 import Logging
@@ -26,6 +28,9 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("unknown log level '\(logLevel)'") }
         var configuration = ServerConfiguration(dataDirectory: data.dataDirectory)
+        let loaded = try data.registry()
+        for error in loaded.errors { Terminal.err("warning: plugin not loaded: \(error)") }
+        configuration.registry = loaded.registry
         configuration.host = host
         configuration.port = port
         configuration.cacheBytes = cacheMB << 20

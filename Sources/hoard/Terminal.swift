@@ -112,6 +112,10 @@ enum ReportText {
         lines.append("  \(report.assets) assets: \(kinds.joined(separator: ", "))")
         lines.append("  \(report.files) files, \(ByteFormat.string(report.bytes)) in all: \(report.newBlobs) new blobs "
             + "(\(ByteFormat.string(report.newBytes))), \(report.existingBlobs) already stored (\(ByteFormat.string(report.existingBytes)))")
+        if report.rewrittenFiles > 0 {
+            lines.append("  metadata removed from \(report.rewrittenFiles) file\(report.rewrittenFiles == 1 ? "" : "s"); "
+                + "\(report.gpsFiles) carried a GPS position")
+        }
         lines.append("  manifest \(report.manifestDigest)")
         if !report.warnings.isEmpty {
             lines.append("  \(report.warnings.count) warning\(report.warnings.count == 1 ? "" : "s"):")

@@ -3,7 +3,7 @@ import Testing
 @testable import HoardCore
 
 /// Builds picture headers byte by byte, so every test states exactly what the reader sees.
-private enum Build {
+enum Build {
     static func be32(_ value: UInt32) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) } }
     static func be16(_ value: Int) -> [UInt8] { [UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)] }
     static func le(_ value: Int, _ count: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }

@@ -1,0 +1,26 @@
+/// One picture a generator made.
+public struct GeneratedPicture: Sendable, Hashable {
+    /// What the picture is for.
+    public enum Role: Sendable, Hashable {
+        /// A missing LOD of the asset, at this scale (1, 2, 3, 4 or 8).
+        case variant(scale: Int)
+        /// A tiny picture for a first render: about 32 px per tile.
+        case preview
+        /// A picture for lists on the web page, at most 256 px a side.
+        case thumbnail
+    }
+
+    /// What the picture is for.
+    public var role: Role
+    /// The encoded picture.
+    public var bytes: [UInt8]
+    /// Its type; Hoard checks the bytes agree.
+    public var mediaType: MediaType
+
+    /// Creates a generated picture.
+    public init(role: Role, bytes: [UInt8], mediaType: MediaType) {
+        self.role = role
+        self.bytes = bytes
+        self.mediaType = mediaType
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import HoardCore
+import HoardStore
+
+/// Step 4b of an import: the picture rewriters that apply to the pack (metadata stripping) run on every staged
+/// picture. A changed picture is staged again and replaces the original, so the stored blob and its digest are the
+/// rewritten bytes; the original is never published and goes with the staging area.
+///
+/// Staged files are memory-mapped, and rewritten ones are written from pieces of the mapping, so memory stays
+/// bounded whatever the picture's size.
+struct PictureRewriting: Sendable {
+    let rewriters: [any PictureRewriter]
+    let area: StagingArea
+    let limits: ImportLimits
+
+    /// The pictures to plan with, the per-file problems, and counts for the report.
+    struct Outcome: Sendable {
+        var pictures: [StagedPicture] = []
+        var problems: [Problem] = []
+        /// Pictures whose removed metadata held a GPS position.
+        var gpsPictures = 0
+        /// Pictures whose bytes a rewriter changed.
+        var rewritten = 0
+    }
+
+    /// Rewrites every picture; a picture a rewriter refuses is reported and left out. Throws only when staging fails.
+    func run(_ pictures: [StagedPicture]) throws -> Outcome {
+        var outcome = Outcome()
+        guard !rewriters.isEmpty else {
+            outcome.pictures = pictures
+            return outcome
+        }
+        next: for picture in pictures {
+            var current = picture
+            var hadGPSPosition = false
+            for rewriter in rewriters {
+                switch try rewrite(current, with: rewriter) {
+                case .success(nil):
+                    continue
+                case .success(let (rewritten, edit)?):
+                    current = rewritten
+                    hadGPSPosition = hadGPSPosition || edit.hadGPSPosition
+                case .failure(let problem):
+                    outcome.problems.append(Problem(problem.code, problem.message, entry: picture.path.description))
+                    continue next
+                }
+            }
+            if current.blob != picture.blob { outcome.rewritten += 1 }
+            if hadGPSPosition { outcome.gpsPictures += 1 }
+            outcome.pictures.append(current)
+        }
+        return outcome
+    }
+
+    /// Runs one rewriter on one staged picture; stages its output when it changed something.
+    private func rewrite(_ picture: StagedPicture, with rewriter: any PictureRewriter) throws
+        -> Result<(StagedPicture, PictureEdit)?, Problem>
+    {
+        let data = try Data(contentsOf: URL(fileURLWithPath: picture.blob.path), options: .alwaysMapped)
+        let type = picture.info.mediaType
+        return try data.withUnsafeBytes { buffer in
+            let edit: PictureEdit
+            do throws(Problem) {
+                guard let found = try rewriter.rewrite(buffer, mediaType: type) else { return .success(nil) }
+                edit = found
+            } catch {
+                return .failure(error)
+            }
+            let writer = try area.makeWriter(keepingPrefix: Importer.headerPrefix)
+            for piece in edit.pieces {
+                switch piece {
+                case .original(let range):
+                    guard range.lowerBound >= 0, range.upperBound <= buffer.count else {
+                        return .failure(Problem(.pluginFailure, "the rewriter \(rewriter.id) cut bytes \(range) out of a \(buffer.count)-byte picture"))
+                    }
+                    try writer.write(UnsafeRawBufferPointer(rebasing: buffer[range]))
+                case .inserted(let bytes):
+                    try bytes.withUnsafeBytes { try writer.write($0) }
+                }
+            }
+            let blob = try writer.finish()
+            let check = ArchiveScan.checkHeader(
+                writer.prefix, isComplete: blob.size <= Int64(writer.prefix.count), claimed: type, limits: limits)
+            guard case .success(let info) = check, info == picture.info else {
+                return .failure(Problem(.pluginFailure, "the rewriter \(rewriter.id) changed the picture's type or size; its output was not kept"))
+            }
+            return .success((StagedPicture(path: picture.path, blob: blob, info: info), edit))
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import HoardCore
+
+extension PluginRegistry {
+    /// Finds every plugin folder in `directory` (each sub-folder with a `plugin.json`, in name order), and registers
+    /// its hooks: `naming` as a convention asked before `hoard.default`, `processor` as a generator. A missing
+    /// directory holds no plugins. Returns the plugins registered and, for the folders that were not, why.
+    public mutating func registerPlugins(in directory: String) -> (plugins: [ExternalPlugin], errors: [PluginError]) {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
+        var plugins: [ExternalPlugin] = []
+        var errors: [PluginError] = []
+        for name in names where !name.hasPrefix(".") {
+            let folder = directory + "/" + name
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else { continue }
+            do throws(PluginError) {
+                let manifest = try PluginManifest.load(from: folder)
+                let channel = PluginChannel(manifest: manifest, folder: folder)
+                var copy = self
+                do {
+                    for hook in Set(manifest.hooks) {
+                        switch hook {
+                        case .naming: try copy.register(convention: ExternalNamingConvention(channel: channel), first: true)
+                        case .processor: try copy.register(generator: ExternalProcessor(channel: channel))
+                        }
+                    }
+                } catch {
+                    throw PluginError(.badManifest, "\(folder): \(error.description)")
+                }
+                self = copy
+                plugins.append(ExternalPlugin(manifest: manifest, folder: folder, channel: channel))
+            } catch {
+                errors.append(error)
+            }
+        }
+        return (plugins, errors)
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import HoardCore
+import HoardImaging
+import HoardImport
+import HoardStore
+import Testing
+
+/// A planned 1×1 token whose only variant is `picture` at `scale`.
+private func request(_ picture: [UInt8], scale: Int, tilePixels: Int = 256) throws -> GenerationRequest {
+    let info = try ImageHeader.read(picture)
+    let variant = AssetDescriptor.Variant(
+        scale: scale, digest: BlobHasher.digest(of: picture), width: info.width, height: info.height, size: Int64(picture.count),
+        mediaType: info.mediaType)
+    let asset = PlannedAsset(kind: .token, name: "ogre", footprint: .single, variants: [variant], entries: ["tokens/ogre.png"])
+    return GenerationRequest(asset: asset, source: variant, tilePixels: tilePixels)
+}
+
+private func generate(_ picture: [UInt8], scale: Int) throws -> [GeneratedPicture] {
+    let request = try request(picture, scale: scale)
+    let result = picture.withUnsafeBytes { buffer in
+        Result { () throws(Problem) -> [GeneratedPicture] in try LODGenerator().generate(request, source: buffer) }
+    }
+    return try result.get()
+}
+
+/// Imports `entries` as one pack into a fresh Hoard with the standard plugins; returns the report and the Hoard.
+private func importPack(_ entries: [(String, [UInt8])]) async throws -> (ImportReport, Hoard, String) {
+    let directory = try TestPictures.temporaryDirectory()
+    try TestPictures.zip(at: directory + "/pack.zip", entries)
+    let hoard = try Hoard(dataDirectory: directory + "/data", registry: try .standard())
+    return (try await hoard.importPack(at: directory + "/pack.zip"), hoard, directory)
+}
+
+/// The descriptor of the only asset a Hoard holds.
+private func onlyDescriptor(_ hoard: Hoard) async throws -> AssetDescriptor {
+    let records = try hoard.catalog.blobs().filter { $0.mediaType == "application/vnd.hoard.asset+json" }
+    try #require(records.count == 1)
+    let bytes = try #require(try await hoard.store.read(records[0].digest, range: nil))
+    return try JSONDecoder().decode(AssetDescriptor.self, from: Data(bytes))
+}
+
+@Suite("Generated LODs, previews and thumbnails")
+struct LODGeneratorTests {
+    @Test func aPreviewOf32PixelsPerTileAndAThumbnailAreMade() throws {
+        let made = try generate(TestPictures.png(width: 512, height: 256), scale: 2)  // 1×1 token at @2x: 256×128 @1x
+        let sizes = try made.map { ($0.role, try ImageHeader.read($0.bytes)) }
+        #expect(sizes.map(\.0) == [.variant(scale: 1), .preview, .thumbnail])
+        #expect(sizes.map { [$0.1.width, $0.1.height] } == [[256, 128], [32, 16], [256, 128]])
+        #expect(made[0].mediaType == .png)
+        #expect(made[1].mediaType == .webp && made[2].mediaType == .webp)
+    }
+
+    @Test func generationIsDeterministic() throws {
+        let picture = TestPictures.png(width: 1024, height: 1024, seed: 3)
+        #expect(try generate(picture, scale: 4) == generate(picture, scale: 4))
+    }
+
+    @Test func aPictureLibvipsCannotDecodeIsAnUnreadableImageWarning() throws {
+        var broken = TestPictures.png(width: 64, height: 64)
+        broken[44] ^= 0xFF  // the stored block's length no longer matches its complement
+        let problem = #expect(throws: Problem.self) { try generate(broken, scale: 1) }
+        #expect(problem?.code == .unreadableImage)
+        #expect(problem?.severity == .warning)
+    }
+
+    @Test func generatedPicturesCarryNoMetadata() throws {
+        for picture in try generate(TestPictures.png(width: 512, height: 512), scale: 2) {
+            #expect(try MetadataStripper().rewrite(picture.bytes, mediaType: picture.mediaType) == nil)
+        }
+    }
+
+    @Test func importedAssetsCarryTheirPreviewThumbnailAndGeneratedLODs() async throws {
+        let (report, hoard, directory) = try await importPack([("tokens/ogre@4x.png", TestPictures.png(width: 1024, height: 1024))])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(report.generatedFiles == 4)  // @1x, @2x, preview, thumbnail
+        let descriptor = try await onlyDescriptor(hoard)
+        #expect(descriptor.variants.map(\.scale) == [1, 2, 4])
+        #expect(descriptor.variants.map(\.generated) == [true, true, nil])
+        let preview = try #require(descriptor.preview)
+        let thumbnail = try #require(descriptor.thumbnail)
+        #expect([preview.width, preview.height, thumbnail.width, thumbnail.height] == [32, 32, 256, 256] as [Int])
+        for digest in [preview.digest, thumbnail.digest] + descriptor.variants.map(\.digest) {
+            #expect(try await hoard.store.info(digest) != nil)
+        }
+        let collected = try await hoard.collectGarbage(grace: 0)
+        #expect(try await hoard.store.info(preview.digest) != nil, "a live asset's renditions survive garbage collection: \(collected)")
+    }
+
+    @Test func theSamePackImportedTwiceGivesTheSameManifest() async throws {
+        let entries = [("tokens/ogre_2x2.png", TestPictures.png(width: 512, height: 512, seed: 7))]
+        let (first, _, one) = try await importPack(entries)
+        let (second, _, two) = try await importPack(entries)
+        defer { for path in [one, two] { try? FileManager.default.removeItem(atPath: path) } }
+        #expect(first.manifestDigest == second.manifestDigest)
+        #expect(first.generatedFiles == 2)
+    }
+
+    @Test func aPackTurnsGenerationOffInPackJSON() async throws {
+        let (report, hoard, directory) = try await importPack([
+            ("pack.json", Array(#"{"plugins": {"hoard.generate-lods": false}}"#.utf8)), ("tokens/ogre@2x.png", TestPictures.png(width: 512, height: 512)),
+        ])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(report.generatedFiles == 0)
+        #expect(try await onlyDescriptor(hoard).preview == nil)
+    }
+
+    @Test func anUndecodablePictureIsImportedWithoutGeneratedPicturesAndAWarningThatNamesIt() async throws {
+        var broken = TestPictures.png(width: 256, height: 256)
+        broken[44] ^= 0xFF
+        let (report, hoard, directory) = try await importPack([("tokens/broken.png", broken)])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(report.generatedFiles == 0)
+        #expect(report.warnings.map(\.code) == [.unreadableImage])
+        #expect(report.warnings.first?.entry == "tokens/broken.png")
+        #expect(try await onlyDescriptor(hoard).preview == nil)
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+@testable import HoardCore
+import HoardImport
+import HoardStore
+import Testing
+
+/// Pictures with metadata, built from the plain fixtures by adding chunks or segments.
+private enum Dirty {
+    static func be32(_ value: Int) -> [UInt8] { (0..<4).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
+
+    static func pngChunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        be32(data.count) + Array(type.utf8) + data + be32(Int(ImageHeader.crc32(Array(type.utf8) + data)))
+    }
+
+    /// A big-endian EXIF block whose IFD0 points at a GPS IFD with one entry.
+    static let gpsTIFF: [UInt8] = [0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0, 1, 0x88, 0x25, 0, 4, 0, 0, 0, 1, 0, 0, 0, 26, 0, 0, 0, 0]
+        + [0, 1, 0, 2, 0, 5, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0]
+
+    /// `Fixtures.png` with an eXIf chunk holding a GPS position and a tEXt comment after its IHDR.
+    static func png(width: Int, height: Int, seed: Int) -> (dirty: [UInt8], clean: [UInt8]) {
+        let clean = Fixtures.png(width: width, height: height, seed: seed)
+        let metadata = pngChunk("eXIf", gpsTIFF) + pngChunk("tEXt", Array("Comment\0shot at home".utf8))
+        return (Array(clean[0..<33]) + metadata + Array(clean[33...]), clean)
+    }
+
+    /// A 256×256 baseline JPEG whose EXIF (after the frame header) says its directory has 500 entries.
+    static let lyingJPEG: [UInt8] = {
+        func segment(_ marker: UInt8, _ payload: [UInt8]) -> [UInt8] {
+            [0xFF, marker, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
+        }
+        let tiff: [UInt8] = [0x49, 0x49, 42, 0, 8, 0, 0, 0, 0xF4, 0x01] + [UInt8](repeating: 0, count: 16)
+        return [0xFF, 0xD8] + segment(0xC0, [8, 1, 0, 1, 0, 1, 1, 0x11, 0]) + segment(0xE1, Array("Exif\0\0".utf8) + tiff)
+            + segment(0xDA, [1, 1, 0, 0, 63, 0]) + [0x12, 0x34, 0xFF, 0xD9]
+    }()
+}
+
+@Suite("Metadata stripping at import")
+struct MetadataStrippingTests {
+    @Test func importedPicturesAreStoredWithoutTheirMetadataAndGPSIsCounted() async throws {
+        let test = try TestHoard()
+        defer { test.remove() }
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let ogre = Dirty.png(width: 256, height: 256, seed: 1)
+        let goblin = Fixtures.png(width: 256, height: 256, seed: 2)
+        try Fixtures.zip(at: directory + "/gps.zip", [("tokens/ogre.png", ogre.dirty), ("tokens/goblin.png", goblin)])
+        let report = try await test.hoard.importPack(at: directory + "/gps.zip")
+        #expect(report.rewrittenFiles == 1)
+        #expect(report.gpsFiles == 1)
+        let stored = Set(try test.hoard.catalog.blobs().map(\.digest))
+        #expect(stored.contains(BlobHasher.digest(of: ogre.clean)))
+        #expect(!stored.contains(BlobHasher.digest(of: ogre.dirty)))
+        #expect(stored.contains(BlobHasher.digest(of: goblin)))
+        #expect(try await test.hoard.store.read(BlobHasher.digest(of: ogre.clean), range: nil) == ogre.clean)
+    }
+
+    @Test func aPackThatOptsOutInPackJSONKeepsItsPicturesByteForByte() async throws {
+        let test = try TestHoard()
+        defer { test.remove() }
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let ogre = Dirty.png(width: 256, height: 256, seed: 1)
+        try Fixtures.zip(at: directory + "/raw.zip", [
+            ("pack.json", Array(#"{"name": "raw", "plugins": {"hoard.strip-metadata": false}}"#.utf8)), ("tokens/ogre.png", ogre.dirty),
+        ])
+        let report = try await test.hoard.importPack(at: directory + "/raw.zip")
+        #expect(report.rewrittenFiles == 0)
+        #expect(report.gpsFiles == 0)
+        #expect(report.warnings.isEmpty)
+        #expect(try test.hoard.catalog.blobs().map(\.digest).contains(BlobHasher.digest(of: ogre.dirty)))
+    }
+
+    @Test func aJpegWhoseExifLiesIsRefusedByNameAndNothingIsStored() async throws {
+        let test = try TestHoard()
+        defer { test.remove() }
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Fixtures.zip(at: directory + "/lies.zip", [
+            ("tokens/liar.jpg", Dirty.lyingJPEG), ("tokens/goblin.png", Fixtures.png(width: 256, height: 256, seed: 2)),
+        ])
+        let before = try test.snapshot()
+        let error = await #expect(throws: ImportError.self) { try await test.hoard.importPack(at: directory + "/lies.zip") }
+        #expect(error?.errors.map(\.code) == [.corruptMetadata])
+        #expect(error?.errors.first?.entry == "tokens/liar.jpg")
+        #expect(try test.snapshot() == before)
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+
+@Suite("hoard plugins")
+struct PluginsCommandTests {
+    /// `hoard plugins --json` for the repository's example plugins, with `choices` passed as `--plugin`.
+    private func listing(_ choices: [String] = []) throws -> [String: [String: Any]] {
+        let data = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let plugins = CLI.root.appendingPathComponent("Plugins").path
+        let result = try CLI.run(["plugins", "--data-dir", data, "--plugins-dir", plugins, "--json"] + choices.flatMap { ["--plugin", $0] })
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        return Dictionary(uniqueKeysWithValues: rows.compactMap { row in (row["id"] as? String).map { ($0, row) } })
+    }
+
+    @Test func listsTheBuiltInAndTheExamplePluginsWithTheirHooks() throws {
+        let rows = try listing()
+        #expect(Set(rows.keys) == ["hoard.default", "hoard.strip-metadata", "hoard.generate-lods", "fa-naming", "png-preview"])
+        #expect(rows["fa-naming"]?["hooks"] as? [String] == ["naming"])
+        #expect(rows["fa-naming"]?["version"] as? String == "1.0.0")
+        #expect(rows["png-preview"]?["hooks"] as? [String] == ["processor"])
+        #expect(rows["hoard.strip-metadata"]?["enabledByDefault"] as? Bool == true)
+    }
+
+    @Test func theServersChoiceChangesWhatAppliesByDefault() throws {
+        let rows = try listing(["hoard.generate-lods=off"])
+        #expect(rows["hoard.generate-lods"]?["enabledByDefault"] as? Bool == false)
+        let refused = try CLI.run(["plugins", "--plugin", "hoard.generate-lods=maybe"])
+        #expect(refused.status != 0)
+    }
+}
