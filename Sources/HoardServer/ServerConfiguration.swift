@@ -39,7 +39,7 @@ public struct ServerConfiguration: Sendable {
     /// Largest picture accepted by POST /v1/uploads (held in memory while it is checked and cleaned).
     public var maxPictureUpload: Int = 16 << 20
     /// What cleans uploaded pictures before they are stored (the metadata-stripping hook).
-    public var uploadSanitizer: any UploadSanitizer = UnchangedUpload()
+    public var uploadSanitizer: any UploadSanitizer = RewrittenUpload()
 
     /// A configuration for a data directory, every other value at its default.
     public init(dataDirectory: String) {

@@ -12,10 +12,31 @@ public protocol UploadSanitizer: Sendable {
     func sanitize(_ bytes: [UInt8], mediaType: MediaType) async throws -> [UInt8]
 }
 
-/// Today's default: stores the bytes as they came. Replace it with the metadata-stripping processor.
+/// Stores the bytes as they came (for tests and for servers that must keep uploads byte for byte).
 public struct UnchangedUpload: UploadSanitizer {
     /// Creates the pass-through sanitizer.
     public init() {}
 
     public func sanitize(_ bytes: [UInt8], mediaType: MediaType) async throws -> [UInt8] { bytes }
+}
+
+/// The default: a picture rewriter — the metadata stripper (`hoard.strip-metadata`) unless told otherwise —
+/// applied to every upload, so a player's photo loses its EXIF, GPS position, XMP and text chunks before it is
+/// hashed. A picture whose metadata lies about its own layout is refused with 422 and the rewriter's problem.
+public struct RewrittenUpload: UploadSanitizer {
+    /// The rewriter applied.
+    public let rewriter: any PictureRewriter
+
+    /// Applies `rewriter` to every upload.
+    public init(rewriter: any PictureRewriter = MetadataStripper()) {
+        self.rewriter = rewriter
+    }
+
+    public func sanitize(_ bytes: [UInt8], mediaType: MediaType) async throws -> [UInt8] {
+        do {
+            return try rewriter.rewrite(bytes, mediaType: mediaType)?.apply(to: bytes) ?? bytes
+        } catch {
+            throw APIError(error.code.rawValue, .unprocessableContent, "the picture cannot be cleaned: \(error.message)", problems: [error])
+        }
+    }
 }

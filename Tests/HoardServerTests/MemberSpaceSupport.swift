@@ -8,16 +8,17 @@ import Testing
 
 /// Helpers for the tests of uploads, refs and shares.
 extension Fixture {
-    /// A picture no one has uploaded yet: a PNG header (IHDR with a good CRC), a random text chunk and IEND. Hoard
-    /// checks pictures by their header, so this is all an upload needs; no sample pack has to be imported.
-    func freshPicture() async throws -> [UInt8] {
+    /// A picture no one has uploaded yet: a PNG header (IHDR with a good CRC), a private chunk of random bytes
+    /// (kept by the metadata stripper), `extra` chunks before IEND, and IEND. Hoard checks pictures by their header,
+    /// so this is all an upload needs; no sample pack has to be imported.
+    func freshPicture(extra: [(type: String, data: [UInt8])] = []) async throws -> [UInt8] {
         func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
             let body = Array(type.utf8) + data
             return bigEndian(UInt32(data.count)) + body + bigEndian(crc32(body))
         }
         let header = bigEndian(64) + bigEndian(64) + [8, 6, 0, 0, 0]
-        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", header) + chunk("tEXt", Array("id\0".utf8) + randomBytes(16))
-            + chunk("IEND", [])
+        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", header) + chunk("hoRd", randomBytes(16))
+            + extra.flatMap { chunk($0.type, $0.data) } + chunk("IEND", [])
     }
 
     /// An asset digest of a pack.

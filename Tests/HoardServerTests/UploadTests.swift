@@ -29,6 +29,24 @@ import Testing
         }
     }
 
+    @Test func anUploadLosesItsTextAndGPSMetadataBeforeItIsHashed() async throws {
+        try await Fixture.with(packs: false) { fixture in
+            let text = Array("GPSPosition\0".utf8) + Array("48.8584 N, 2.2945 E".utf8)
+            let picture = try await fixture.freshPicture(extra: [(type: "tEXt", data: text)])
+            let chunk = 12 + text.count
+            let clean = Array(picture.prefix(picture.count - 12 - chunk)) + Array(picture.suffix(12))
+            try await fixture.run { client in
+                let stored = try await client.uploadPicture(picture, token: fixture.red)
+                #expect(stored.status == .created)
+                let digest = try #require(stored.json["digest"] as? String)
+                #expect(digest == HoardServerTests.digest(of: clean).description, "the digest names the cleaned bytes")
+                let fetched = try await client.fetch("/v1/uploads/\(digest)", token: fixture.red)
+                #expect(fetched.bytes == clean)
+                #expect(!String(decoding: fetched.bytes, as: UTF8.self).contains("48.8584"))
+            }
+        }
+    }
+
     @Test func aParticipantUploadIsReadableOnlyInsideItsSession() async throws {
         try await Fixture.with(packs: false) { fixture in
             let picture = try await fixture.freshPicture()
