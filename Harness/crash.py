@@ -19,9 +19,9 @@ At the end, with the server stopped:
 Usage: python3 Harness/crash.py HOARD_BINARY [--kills 50] [--seed 1] [--max-seconds 600]
 Exit status 0 when every check passes. Standard library only.
 """
-import argparse, json, os, random, shutil, signal, subprocess, sys, tempfile, threading, time
+import json, os, random, shutil, signal, subprocess, sys, tempfile, threading, time
 
-from harnesslib import Interrupted, Server, admin_token, catalog_rows, check_store, cli, make_pack, request, sha256
+from harnesslib import Interrupted, Server, admin_token, arguments, catalog_rows, check_store, cli, make_pack, request, sha256
 
 
 class Ledger:
@@ -196,10 +196,8 @@ def final_checks(hoard, data, ledger):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("hoard")
+    parser = arguments(__doc__)
     parser.add_argument("--kills", type=int, default=50)
-    parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--max-seconds", type=float, default=600, help="stop killing after this long (counts are printed)")
     parser.add_argument("--keep", action="store_true", help="keep the data directory for inspection")
     args = parser.parse_args()

@@ -4,10 +4,18 @@ file re-hashed in Python), so a harness never trusts the code it is testing to g
 
 Standard library only. The JSON helpers of the benchmarks (Benchmarks/benchlib.py) are reused.
 """
-import hashlib, http.client, io, json, os, random, signal, sqlite3, struct, subprocess, sys, time, zipfile, zlib
+import argparse, hashlib, http.client, io, json, os, random, signal, sqlite3, struct, subprocess, sys, time, zipfile, zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Benchmarks"))
-from benchlib import free_port, peak_rss_mb, wait_healthy  # noqa: E402,F401  (re-exported for the harnesses)
+from benchlib import free_port, status_mb, wait_healthy  # noqa: E402,F401  (re-exported for the harnesses)
+
+
+def arguments(doc):
+    """The command line every harness shares: the hoard binary and --seed; add the harness's own options."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("hoard")
+    parser.add_argument("--seed", type=int, default=1)
+    return parser
 
 
 def sha256(data):

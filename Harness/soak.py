@@ -18,11 +18,11 @@ Usage: python3 Harness/soak.py HOARD_BINARY [--minutes 10] [--participants 200] 
 Needs: the websockets package (scripts/setup.sh --bench). Exit status 0 when there was no error, nothing was
 lost or reordered and memory stayed flat.
 """
-import argparse, asyncio, json, os, random, shutil, sys, tempfile, time
+import asyncio, json, os, random, shutil, sys, tempfile, time
 
 import websockets
 
-from harnesslib import Interrupted, Server, admin_token, catalog_rows, cli, request, sha256
+from harnesslib import Interrupted, Server, admin_token, arguments, catalog_rows, cli, request, sha256, status_mb
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
@@ -132,45 +132,67 @@ class Participant:
                         except asyncio.TimeoutError:
                             continue
                         self.see(json.loads(text))
+            except websockets.exceptions.ConnectionClosed as closed:
+                # The server closes a socket that missed a ping (10 s) or fell 2,048 messages behind: the
+                # client reconnects with since=<last seq>, which the sequence checks then cover.
+                if not stop.is_set():
+                    self.figures.count(f"closed by the server ({closed.rcvd.reason if closed.rcvd else 'no close frame'})")
             except (OSError, websockets.exceptions.WebSocketException, asyncio.TimeoutError) as error:
                 if not stop.is_set():
                     self.figures.error(f"live connection failed: {type(error).__name__}: {error}")
                     await asyncio.sleep(1)
 
 
-async def host(url, token, rate, until, figures):
-    n = 0
-    async with websockets.connect(url, additional_headers={"Authorization": "Bearer " + token}, open_timeout=60) as ws:
-        drain = asyncio.create_task(drain_host(ws, figures))
-        start = time.time()
+class Host:
+    """Sends ops numbered 0, 1, 2…. Ops are not acknowledged one by one: when the server closes the host's socket,
+    the host reconnects with since=<last seq it saw>, reads the backlog to learn which ops the server logged, and
+    goes on from the next one, so the log holds every number exactly once."""
+
+    def __init__(self, url, token, rate, figures):
+        self.url, self.token, self.rate, self.figures = url, token, rate, figures
+        self.last_seq = None
+        self.logged = -1  # the highest op number the server logged (seen back on the channel)
+
+    async def drain(self, ws):
+        try:
+            async for text in ws:
+                message = json.loads(text)
+                if message.get("type") == "error":
+                    self.figures.error(f"host got an error: {message}")
+                if message.get("seq") is not None:
+                    self.last_seq = message["seq"]
+                if message.get("type") == "op":
+                    self.logged = max(self.logged, message["op"]["n"])
+        except websockets.exceptions.ConnectionClosed:
+            pass
+
+    async def run(self, until):
+        n = 0
         while time.time() < until:
-            await asyncio.sleep(max(0, start + n / rate - time.time()))
-            await ws.send(json.dumps({"type": "op", "op": {"n": n, "t": time.time()}}))
-            n += 1
-        drain.cancel()
-    return n
-
-
-async def drain_host(ws, figures):
-    async for text in ws:
-        message = json.loads(text)
-        if message.get("type") == "error":
-            figures.error(f"host got an error: {message}")
-
-
-def rss_mb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
+            url = self.url + (f"?since={self.last_seq}" if self.last_seq is not None else "")
+            try:
+                async with websockets.connect(url, additional_headers={"Authorization": "Bearer " + self.token}, open_timeout=60) as ws:
+                    drain = asyncio.create_task(self.drain(ws))
+                    if n:
+                        await asyncio.sleep(3)  # the backlog tells which ops were logged before the socket closed
+                        self.figures.count("host ops resent after a reconnect", n - 1 - self.logged)
+                        n = self.logged + 1
+                    while time.time() < until:
+                        await asyncio.sleep(1 / self.rate)
+                        await ws.send(json.dumps({"type": "op", "op": {"n": n, "t": time.time()}}))
+                        n += 1
+                    await asyncio.sleep(3)
+                    drain.cancel()
+            except websockets.exceptions.ConnectionClosed as closed:
+                self.figures.count(f"host closed by the server ({closed.rcvd.reason if closed.rcvd else 'no close frame'})")
+        return self.logged + 1
 
 
 async def sampler(pid, samples, until):
     while time.time() < until:
-        samples.append((time.time(), rss_mb(pid)))
+        samples.append((time.time(), status_mb(pid, "VmRSS")))
         await asyncio.sleep(10)
-    samples.append((time.time(), rss_mb(pid)))
+    samples.append((time.time(), status_mb(pid, "VmRSS")))
 
 
 async def soak(args, server, token, digests, figures):
@@ -196,9 +218,13 @@ async def soak(args, server, token, digests, figures):
             asyncio.create_task(uploader(figures, base, token, until, random.Random(rng.getrandbits(32)))),
             asyncio.create_task(joiner(figures, base, session, until)),
             asyncio.create_task(sampler(server.process.pid, samples, until))]
-    sent = await host(url, token, args.ops, until, figures)
+    sent = await Host(url, token, args.ops, figures).run(until)
     await asyncio.gather(*load)
-    await asyncio.sleep(5)  # the last ops reach everyone
+    # The last ops reach everyone, including participants that are reconnecting (60 s at most).
+    for _ in range(120):
+        if all(p.ops == sent for p in participants):
+            break
+        await asyncio.sleep(0.5)
     stop.set()
     await asyncio.gather(*live)
     short = [p for p in participants if p.ops != sent]
@@ -209,14 +235,12 @@ async def soak(args, server, token, digests, figures):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("hoard")
+    parser = arguments(__doc__)
     parser.add_argument("--minutes", type=float, default=10)
     parser.add_argument("--participants", type=int, default=200)
     parser.add_argument("--ops", type=float, default=2, help="host ops per second")
     parser.add_argument("--gets", type=float, default=50, help="blob GETs per second")
     parser.add_argument("--reconnect", type=float, default=120, help="mean seconds a live connection stays up")
-    parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="hoard-soak.")
     data = os.path.join(work, "data")
@@ -243,6 +267,8 @@ def main():
               f" ({c.get('live connections', 0) - args.participants} reconnects), lost or reordered events:"
               f" {c.get('lost or reordered events', 0)}, participants missing ops: {c.get('participants missing ops', 0)}")
         print(f"  errors: {c.get('errors', 0)}")
+        for key in sorted(k for k in c if "closed by the server" in k):
+            print(f"  {key}: {c[key]} (the client reconnected with since=<last seq>)")
         print(f"  server RSS (MiB, every 10 s): {' '.join(f'{mb:.0f}' for mb in rss)}")
         print(f"  RSS last third vs middle third: {growth:+.1f} MiB ({'flat' if flat else 'GROWING'})")
         for error in figures.errors[:20]:
