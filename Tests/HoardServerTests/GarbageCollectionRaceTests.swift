@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HoardCatalog
 import HoardCore
 import HoardImport
 import HoardServer
@@ -30,6 +31,25 @@ import Testing
                 }
             }
             #expect(try await fixture.hoard.verify().isHealthy)
+        }
+    }
+
+    /// A live op that makes stored art reachable writes only `sessionBlob` rows, without the gc lock. If gc removed
+    /// the art between the op resolving it and recording it, the foreign keys refuse the record: the op fails,
+    /// no session ever names a blob that is gone.
+    @Test func artCollectedBetweenResolvingAndRecordingALiveOpIsRefusedNotDangling() async throws {
+        try await Fixture.with { fixture in
+            let hoard = fixture.hoard
+            let id = try await fixture.run { client in
+                let created = try await client.json(.post, "/v1/sessions", token: fixture.red, body: ["name": "op", "map": ["a": 1]])
+                return try #require(created.json["id"] as? String)
+            }
+            let resolved = try hoard.catalog.resolve(Set(try fixture.assets(Fixture.dungeon).map(\.digest)))
+            #expect(resolved.missing.isEmpty)
+            try hoard.catalog.deletePack(named: Fixture.dungeon)
+            _ = try await hoard.collectGarbage(grace: 0)
+            #expect(throws: CatalogError.self) { try hoard.catalog.addReachable(session: id, resolved.reachable) }
+            #expect(try await hoard.verify().isHealthy)
         }
     }
 
