@@ -28,9 +28,14 @@ def wait_healthy(base, tries=100):
     raise RuntimeError(f"{base} did not answer /healthz")
 
 
-def peak_rss_mb(pid):
+def status_mb(pid, field):
+    """A memory figure of /proc/PID/status in MiB: VmHWM (peak resident), VmRSS (resident now)."""
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmHWM:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
     return 0.0
+
+
+def peak_rss_mb(pid):
+    return status_mb(pid, "VmHWM")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: install what is missing, build, run every Swift test, check real output against the
-# JSON Schemas in Schemas/, drive the web page in headless Chromium, then fuzz the API with schemathesis.
+# JSON Schemas in Schemas/, drive the web page in headless Chromium, fuzz the API with schemathesis, then run the
+# crash, fault and fuzz harnesses (Harness/, Fuzz/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --browser
@@ -28,3 +29,13 @@ python3 Tests/browser/test_web.py "$hoard"
 
 printf '\033[1m==> schemathesis against a live server (zero 5xx, zero schema violations)\033[0m\n' >&2
 Scripts/schemathesis.sh "$hoard"
+
+printf '\033[1m==> crash safety: SIGKILL the server 50 times under load, then verify (about 70 s)\033[0m\n' >&2
+python3 Harness/crash.py "$hoard" --kills 50 --max-seconds 300
+
+printf '\033[1m==> fault injection: full disk, read-only data directory, busy catalog\033[0m\n' >&2
+python3 Harness/fault.py "$hoard"   # full disk and read-only only where it may mount a tmpfs (root)
+
+printf '\033[1m==> fuzzing: replay the kept crashes and seeds, then 20 s per target\033[0m\n' >&2
+Fuzz/run.sh regressions
+Fuzz/run.sh all 20

@@ -23,8 +23,15 @@ public struct Catalog: Sendable {
         } catch let error as CatalogError {
             throw error
         } catch {
-            throw CatalogError(.database, "cannot open the catalog at \(path); check the data directory", cause: error)
+            throw CatalogError(.database, Self.isBusy(error)
+                ? "the catalog at \(path) stayed busy for 10 s (another process is writing to it); retry when it is done"
+                : "cannot open the catalog at \(path); check that the data directory exists and is writable", cause: error)
         }
+    }
+
+    /// Whether SQLite gave up waiting for another connection's lock (the busy timeout passed).
+    static func isBusy(_ error: any Error) -> Bool {
+        (error as? DatabaseError)?.resultCode == .SQLITE_BUSY
     }
 
     /// An empty catalog in memory, with the real schema (for tests).
@@ -65,7 +72,9 @@ public struct Catalog: Sendable {
         } catch let error as CatalogError {
             throw error
         } catch {
-            throw CatalogError(.database, "the catalog could not be written", cause: error)
+            throw CatalogError(.database, Self.isBusy(error)
+                ? "the catalog stayed busy for 10 s (another process is writing to it); nothing was written, retry"
+                : "the catalog could not be written; check free space and permissions", cause: error)
         }
     }
 

@@ -36,6 +36,25 @@ public struct DataDirectory: Sendable {
     public var blobsPath: String { path + "/blobs" }
     /// The lock file.
     public var lockPath: String { path + "/gc.lock" }
+    /// Where `hoard serve` spools pack uploads (`<uuid>.upload`) before importing them.
+    public var uploadsPath: String { path + "/uploads" }
+
+    /// Removes spooled uploads older than `age` that no process holds (left behind when a server was killed
+    /// mid-upload; a running upload keeps its file `flock`ed); returns how many.
+    public func removeStaleUploads(olderThan age: TimeInterval) -> Int {
+        let fm = FileManager.default
+        let cutoff = Date().addingTimeInterval(-age)
+        var removed = 0
+        for name in (try? fm.contentsOfDirectory(atPath: uploadsPath)) ?? [] where name.hasSuffix(".upload") {
+            let file = uploadsPath + "/" + name
+            guard let modified = try? fm.attributesOfItem(atPath: file)[.modificationDate] as? Date, modified < cutoff else { continue }
+            let fd = open(file, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            if flock(fd, LOCK_EX | LOCK_NB) == 0, unlink(file) == 0 { removed += 1 }
+        }
+        return removed
+    }
 
     /// Runs `body` holding the data directory's lock: shared for imports, exclusive for garbage collection.
     /// Waits (without blocking a thread) until the lock is free.

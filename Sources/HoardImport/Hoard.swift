@@ -49,10 +49,12 @@ public struct Hoard: Sendable {
     }
 
     /// Removes blobs nothing references, holding the data directory's exclusive lock so no import is half-way.
-    /// Blobs on disk but not in the catalog are removed only once older than `grace`.
+    /// Blobs on disk but not in the catalog, staging folders and spooled uploads are removed only once older than `grace`.
     public func collectGarbage(grace: TimeInterval = 3600) async throws -> GarbageReport {
         try await directory.withLock(exclusive: true) {
-            try await StoreAuditor(store: store, catalog: catalog).collectGarbage(grace: grace)
+            var report = try await StoreAuditor(store: store, catalog: catalog).collectGarbage(grace: grace)
+            report.staleUploads = directory.removeStaleUploads(olderThan: grace)
+            return report
         }
     }
 }

@@ -110,12 +110,9 @@ public struct Importer: Sendable {
         guard !problems.contains(where: { $0.severity == .error }) else { throw refuse(problems) }
 
         do {
-            let written = try PackWriter(plan: plan, area: area).write(
-                packName: packName, group: options.group, state: try catalog.packState(named: packName))
-            progress?(ImportProgress(phase: .publishing, bytesRead: scan.archiveSize, totalBytes: scan.archiveSize, entries: scan.entries))
-            let summary = try await store.publish(written.blobs)
-            progress?(ImportProgress(phase: .committing, bytesRead: scan.archiveSize, totalBytes: scan.archiveSize, entries: scan.entries))
-            let outcome = try catalog.record(written.commit)
+            let (written, summary, outcome) = try await publishAndRecord(plan, area: area, packName: packName, group: options.group) {
+                progress?(ImportProgress(phase: $0, bytesRead: scan.archiveSize, totalBytes: scan.archiveSize, entries: scan.entries))
+            }
             let allBytes = written.blobs.reduce(into: [Digest: Int64]()) { $0[$1.digest] = $1.size }
             return ImportReport(
                 archive: archiveName, pack: packName, version: written.commit.version, group: options.group,
@@ -131,6 +128,32 @@ public struct Importer: Sendable {
             throw refuse(problems + [Problem(code, error.message)], cause: error.cause)
         } catch {
             throw refuse(problems + [Problem(.storageFailure, "\(error)")])
+        }
+    }
+
+    /// Steps 8–10: stage descriptors and manifest, publish, commit. When pack.json names no version, the version is
+    /// chosen from the catalog as it was read; a concurrent import of the same pack may commit that version first
+    /// with other content. Then the version is chosen again from the new state (at most 10 times), so concurrent
+    /// imports without a version each get their own version, or `unchanged` when their content is the same.
+    private func publishAndRecord(
+        _ plan: PackPlanner.Plan, area: StagingArea, packName: String, group: String, phase: (ImportProgress.Phase) -> Void
+    ) async throws -> (PackWriter.Written, PublishSummary, RecordOutcome) {
+        var attempt = 1
+        while true {
+            let written = try PackWriter(plan: plan, area: area).write(
+                packName: packName, group: group, state: try catalog.packState(named: packName))
+            phase(.publishing)
+            let summary = try await store.publish(written.blobs)
+            phase(.committing)
+            let outcome: RecordOutcome
+            do {
+                outcome = try catalog.record(written.commit)
+            } catch {
+                guard error.code == .conflict, plan.packFile.version == nil, attempt < 10 else { throw error }
+                attempt += 1
+                continue
+            }
+            return (written, summary, outcome)
         }
     }
 

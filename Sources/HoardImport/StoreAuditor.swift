@@ -15,13 +15,15 @@ public struct VerifyReport: Sendable, Codable, Hashable {
     public var corrupt: [Digest] = []
     /// Blobs whose size differs from the catalog's.
     public var wrongSize: [Digest] = []
+    /// Blobs whose files exist but cannot be read (permissions, I/O errors).
+    public var unreadable: [Digest] = []
     /// Digests catalog rows point at without a blob row.
     public var dangling: [Digest] = []
     /// Blobs stored but not in the catalog (left by an interrupted import; `hoard gc` removes them).
     public var unreferenced = 0
 
     /// Whether the store is consistent (unreferenced blobs are harmless).
-    public var isHealthy: Bool { missing.isEmpty && corrupt.isEmpty && wrongSize.isEmpty && dangling.isEmpty }
+    public var isHealthy: Bool { missing.isEmpty && corrupt.isEmpty && wrongSize.isEmpty && unreadable.isEmpty && dangling.isEmpty }
 }
 
 /// What `hoard gc` did.
@@ -34,6 +36,8 @@ public struct GarbageReport: Sendable, Codable, Hashable {
     public var keptYoung = 0
     /// Abandoned staging folders removed.
     public var staleStagingAreas = 0
+    /// Abandoned pack-upload spool files removed (`DATA/uploads/`, left by a server killed mid-upload).
+    public var staleUploads = 0
 }
 
 /// Verification and garbage collection over a store and its catalog.
@@ -46,7 +50,14 @@ struct StoreAuditor {
         let rows = try catalog.blobs()
         for (index, row) in rows.enumerated() {
             progress?(index, rows.count)
-            guard let actual = try await store.rehash(row.digest) else {
+            let rehashed: (digest: Digest, size: Int64)?
+            do {
+                rehashed = try await store.rehash(row.digest)
+            } catch {
+                report.unreadable.append(row.digest)
+                continue
+            }
+            guard let actual = rehashed else {
                 report.missing.append(row.digest)
                 continue
             }

@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
+import HoardCatalog
 import HoardCore
+import HoardStore
 import Hummingbird
 import Logging
 
@@ -81,6 +83,9 @@ public struct APIError: HTTPResponseError, Sendable {
             "REF_CONFLICT", .preconditionFailed,
             "ref '\(name)' " + (current.map { "points at \($0)" } ?? "does not exist")
                 + "; another device moved it. Read it again (GET /v1/refs/{name}) and retry with its ETag in If-Match")
+    /// The disk or the catalog failed (full, read-only, busy past its timeout): nothing was stored.
+    public static func storageFailure(_ message: String = "the server's storage failed (disk full, read-only or busy); nothing was stored; retry later or tell an admin, the error was logged") -> APIError {
+        APIError(ProblemCode.storageFailure.rawValue, .init(code: 507, reasonPhrase: "Insufficient Storage"), message)
     }
     /// The server failed; the message says nothing internal.
     public static func internalError(_ message: String = "the server failed; the error was logged") -> APIError {
@@ -94,6 +99,7 @@ public struct APIError: HTTPResponseError, Sendable {
         ("RANGE_NOT_SATISFIABLE", 416), ("RATE_LIMITED", 429), ("INTERNAL", 500), ("QUOTA_EXCEEDED", 507),
         ("MISSING_BLOBS", 409), ("UNKNOWN_CODE", 404), ("MAP_EXISTS", 409), ("CORRUPT_BLOB", 500),
         ("NOT_A_PICTURE", 415), ("REF_CONFLICT", 412),
+        ("UNREADABLE_BLOB", 500),
     ] + ProblemCode.allCases.map { ($0.rawValue, $0 == .packConflict ? 409 : $0 == .storageFailure ? 507 : 422) }
 
     struct Body: Encodable {
@@ -134,6 +140,12 @@ enum ErrorMapping {
             }
         case let error as DecodingError:
             return .badRequest("the JSON body does not match the schema: \(describe(error))")
+        case let error as CatalogError where error.code == .database:
+            logger.error("catalog failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            return .storageFailure()
+        case is BlobStoreError:
+            logger.error("storage failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            return .storageFailure()
         default:
             logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             return .internalError()

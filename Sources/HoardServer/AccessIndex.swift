@@ -13,7 +13,8 @@ import ServiceLifecycle
 /// server writes, are added in place: a storm of joins costs no rebuilds.
 ///
 /// Ordering: every rebuild and every in-place addition takes a ticket *after* its catalog write; a rebuild is
-/// applied only if no later ticket was applied first, so a slow, stale rebuild never overwrites newer state.
+/// applied only if no later ticket was applied first, so a slow, stale rebuild never overwrites newer state; a
+/// stale rebuild reads the catalog again rather than being dropped, so the writer's own change is never lost.
 public final class AccessIndex: Sendable {
     private let catalog: Catalog
     private struct State {
@@ -42,14 +43,20 @@ public final class AccessIndex: Sendable {
         state = NIOLockedValueBox(State(snapshot: try catalog.accessSnapshot(), fingerprint: try catalog.accessFingerprint()))
     }
 
-    /// Reloads from the catalog now.
+    /// Reloads from the catalog now. When an addition was applied while the catalog was being read, the snapshot
+    /// may lack it, so it is read again (up to 20 times; past that the next poll catches up): a caller that wrote
+    /// to the catalog and then reloads can rely on the index knowing its write, even in a storm of joins.
     public func reload() throws {
-        let ticket = ticket()
-        let fingerprint = try catalog.accessFingerprint()
-        let snapshot = try catalog.accessSnapshot()
-        state.withLockedValue { state in
-            guard ticket > state.applied else { return }
-            state = State(snapshot: snapshot, fingerprint: fingerprint, applied: ticket)
+        for _ in 0..<20 {
+            let ticket = ticket()
+            let fingerprint = try catalog.accessFingerprint()
+            let snapshot = try catalog.accessSnapshot()
+            let isApplied = state.withLockedValue { state in
+                guard ticket > state.applied else { return false }
+                state = State(snapshot: snapshot, fingerprint: fingerprint, applied: ticket)
+                return true
+            }
+            if isApplied { return }
         }
     }
 

@@ -3,16 +3,20 @@ import HoardCore
 import HoardStore
 import Hummingbird
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
 /// Reads blob bytes for responses: small blobs whole (verified against their digest, then cached), large ones
-/// streamed from disk in chunks.
+/// streamed from disk in chunks once their file has been verified whole (once per process). Corrupt bytes are
+/// never served: they answer `CORRUPT_BLOB`; a file that cannot be read answers `UNREADABLE_BLOB`.
 struct BlobReader: Sendable {
     let store: any BlobStore
     let cache: BlobCache
     let metrics: ServerMetrics
     let fileIO = FileIO(threadPool: .singleton)
+    /// Large blobs whose files hashed to their digest since this process started.
+    let verifiedLarge = NIOLockedValueBox(Set<Digest>())
 
     /// The response body for a blob (all of it, or `range`).
     func body(_ digest: Digest, size: Int64, range: ClosedRange<Int64>?, context: HoardRequestContext) async throws -> ResponseBody {
@@ -24,10 +28,23 @@ struct BlobReader: Sendable {
             let bytes = try await store.read(digest, range: range.map { $0.lowerBound..<($0.upperBound + 1) }) ?? []
             return .init(byteBuffer: ByteBuffer(bytes: bytes))
         }
+        let path = fileStore.path(of: digest)
+        if !verifiedLarge.withLockedValue({ $0.contains(digest) }) {
+            let actual = try await NIOThreadPool.singleton.runIfActive { () throws -> (digest: Digest, size: Int64)? in
+                do {
+                    return try FileBlobStore.hashFile(atPath: path, label: "the stored copy of \(digest)")
+                } catch {
+                    throw Self.unreadable(digest, error, logger: context.logger)
+                }
+            }
+            guard let actual else { throw APIError.notFound("the blob's file is missing") }
+            try Self.check(actual.digest, actual.size, against: digest, size: size, logger: context.logger)
+            verifiedLarge.withLockedValue { _ = $0.insert(digest) }
+        }
         let whole = 0...(size - 1)
         let wanted = range ?? whole
         return try await fileIO.loadFile(
-            path: fileStore.path(of: digest), range: Int(wanted.lowerBound)...Int(wanted.upperBound), context: context,
+            path: path, range: Int(wanted.lowerBound)...Int(wanted.upperBound), context: context,
             chunkLength: 256 << 10)
     }
 
@@ -53,34 +70,51 @@ struct BlobReader: Sendable {
         let buffer: ByteBuffer
         if let fileStore = store as? FileBlobStore {
             let path = fileStore.path(of: digest)
-            buffer = try await NIOThreadPool.singleton.runIfActive { try Self.readFile(path, size: Int(size)) }
+            buffer = try await NIOThreadPool.singleton.runIfActive { try Self.readFile(path, digest: digest, size: Int(size), logger: logger) }
         } else {
             guard let bytes = try await store.read(digest, range: nil) else { throw APIError.notFound("no blob \(digest)") }
             buffer = ByteBuffer(bytes: bytes)
         }
         var hasher = BlobHasher()
         buffer.withUnsafeReadableBytes { hasher.update($0) }
-        guard hasher.finalize() == digest, buffer.readableBytes == size else {
-            logger.critical("stored blob does not match its digest; run `hoard verify`", metadata: ["digest": "\(digest)"])
-            throw APIError("CORRUPT_BLOB", .internalServerError, "the stored copy of \(digest) is damaged; an admin must run hoard verify")
-        }
+        try Self.check(hasher.finalize(), Int64(buffer.readableBytes), against: digest, size: size, logger: logger)
         return buffer
     }
 
-    private static func readFile(_ path: String, size: Int) throws -> ByteBuffer {
+    /// Refuses bytes that do not hash to their name (or have another size): they are never served.
+    private static func check(_ actual: Digest, _ actualSize: Int64, against digest: Digest, size: Int64, logger: Logger) throws {
+        guard actual == digest, actualSize == size else {
+            logger.critical("stored blob does not match its digest; run `hoard verify`", metadata: ["digest": "\(digest)"])
+            throw APIError("CORRUPT_BLOB", .internalServerError, "the stored copy of \(digest) is damaged; an admin must run hoard verify")
+        }
+    }
+
+    /// A blob file the operating system will not read (permissions, I/O error): logged, and a clear 500.
+    private static func unreadable(_ digest: Digest, _ cause: any Error, logger: Logger) -> APIError {
+        logger.critical("stored blob cannot be read; check the data directory", metadata: ["digest": "\(digest)", "error": "\(cause)"])
+        return APIError(
+            "UNREADABLE_BLOB", .internalServerError,
+            "the stored copy of \(digest) cannot be read; an admin must check the data directory's permissions and disk, then run hoard verify")
+    }
+
+    private static func readFile(_ path: String, digest: Digest, size: Int, logger: Logger) throws -> ByteBuffer {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw APIError.notFound("the blob's file is missing") }
+        guard fd >= 0 else {
+            if errno == ENOENT { throw APIError.notFound("the blob's file is missing") }
+            throw unreadable(digest, POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO), logger: logger)
+        }
         defer { close(fd) }
         var buffer = ByteBufferAllocator().buffer(capacity: size)
-        var failed = false
-        while buffer.readableBytes < size, !failed {
+        var readError: Int32 = 0
+        while buffer.readableBytes < size, readError == 0 {
             let got = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size - buffer.readableBytes) { pointer in
                 let n = read(fd, pointer.baseAddress, pointer.count)
-                if n <= 0 { failed = true }
+                if n < 0, errno != EINTR { readError = errno }
                 return max(n, 0)
             }
-            if got == 0 { break }
+            if got == 0, readError == 0 { break }
         }
+        if readError != 0 { throw unreadable(digest, POSIXError(POSIXErrorCode(rawValue: readError) ?? .EIO), logger: logger) }
         return buffer
     }
 }

@@ -98,7 +98,7 @@ struct PackRoutes: Sendable {
             guard size <= limit else { throw APIError.tooLarge("the archive is over the limit of \(limit) bytes") }
             try spool.write(buffer)
         }
-        try spool.close()
+        try spool.finish()
         // Conservative: the archive's size before deduplication.
         try hoard.catalog.requireQuota(group: options.group, adding: size, for: "this archive")
         do {
@@ -123,7 +123,8 @@ struct PackRoutes: Sendable {
 }
 
 /// A temporary file an upload is written to before it is read: bytes on disk, never all in memory. Small network
-/// chunks are gathered into 1 MiB writes.
+/// chunks are gathered into 1 MiB writes. The file stays open and `flock`ed until it is removed, so `hoard gc`
+/// (which removes spool files a killed server left behind) never removes one in use.
 final class Spool: @unchecked Sendable {
     let path: String
     private var fd: Int32
@@ -134,7 +135,8 @@ final class Spool: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         path = directory + "/" + UUID().uuidString.lowercased() + ".upload"
         fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw APIError.internalError("cannot create an upload file in \(directory)") }
+        guard fd >= 0 else { throw APIError.storageFailure("the server could not create an upload file; its disk may be full or read-only") }
+        flock(fd, LOCK_SH)
         pending = ByteBufferAllocator().buffer(capacity: Self.flushSize)
     }
 
@@ -149,16 +151,15 @@ final class Spool: @unchecked Sendable {
     private func flush() throws {
         while pending.readableBytes > 0 {
             let written = pending.withUnsafeReadableBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
-            guard written > 0 else { throw APIError.quotaExceeded("the server could not store the upload; its disk may be full") }
+            guard written > 0 else { throw APIError.storageFailure("the server could not store the upload; its disk may be full") }
             pending.moveReaderIndex(forwardBy: written)
         }
         pending.clear()
     }
 
-    func close() throws {
+    /// Writes what is pending; the file stays open (and locked) until `remove()`.
+    func finish() throws {
         try flush()
-        Foundation.close(fd)
-        fd = -1
     }
 
     func remove() {

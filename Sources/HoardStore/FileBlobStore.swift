@@ -108,10 +108,16 @@ public struct FileBlobStore: BlobStore {
     }
 
     public func rehash(_ digest: Digest) async throws -> (digest: Digest, size: Int64)? {
-        let fd = open(path(of: digest), O_RDONLY | O_CLOEXEC)
+        try Self.hashFile(atPath: path(of: digest), label: "\(digest)'s file")
+    }
+
+    /// Reads a file through and hashes it: the digest and size its bytes really have; nil when it does not exist.
+    /// Blocking: call it from a thread that may block. `label` names the file in errors.
+    public static func hashFile(atPath path: String, label: String) throws(BlobStoreError) -> (digest: Digest, size: Int64)? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
-            throw BlobStoreError(.io, "cannot open \(digest)'s file; check its permissions", cause: String(cString: strerror(errno)))
+            throw BlobStoreError(.io, "cannot open \(label); check its permissions", cause: String(cString: strerror(errno)))
         }
         defer { close(fd) }
         var hasher = BlobHasher()
@@ -122,7 +128,7 @@ public struct FileBlobStore: BlobStore {
             let n = systemRead(fd, buffer.baseAddress, buffer.count)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw BlobStoreError(.io, "cannot read \(digest)'s file", cause: String(cString: strerror(errno)))
+                throw BlobStoreError(.io, "cannot read \(label); check the disk", cause: String(cString: strerror(errno)))
             }
             if n == 0 { break }
             hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))

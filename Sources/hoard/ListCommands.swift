@@ -59,7 +59,7 @@ struct VerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Re-hash every blob and check every catalog row points at one.",
-        discussion: "Exit status 0 when the store is consistent, 1 when a blob is missing, corrupt or of the wrong size.")
+        discussion: "Exit status 0 when the store is consistent, 1 when a blob is missing, corrupt, unreadable or of the wrong size.")
     @OptionGroup var data: DataOptions
     @Flag(help: "Print JSON.") var json = false
 
@@ -72,7 +72,7 @@ struct VerifyCommand: AsyncParsableCommand {
         } else {
             Terminal.out("Checked \(report.blobsChecked) blobs (\(ByteFormat.string(report.bytesChecked))).")
             for (label, digests) in [("missing", report.missing), ("corrupt", report.corrupt), ("wrong size", report.wrongSize),
-                                     ("referenced without a blob row", report.dangling)] where !digests.isEmpty {
+                                     ("unreadable", report.unreadable), ("referenced without a blob row", report.dangling)] where !digests.isEmpty {
                 Terminal.out("  \(digests.count) \(label):")
                 for digest in digests.prefix(20) { Terminal.out("    \(digest)") }
             }
