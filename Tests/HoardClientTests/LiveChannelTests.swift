@@ -5,7 +5,7 @@ import Testing
 @testable import HoardClient
 
 /// A connector that plays scripted connections: each a list of server messages, then a failure, a clean close,
-/// or silence until the channel closes it.
+/// or silence until the channel closes it. Once the scripts are used up, every connection plays `fallback`.
 final class ScriptedConnector: LiveConnector {
     enum Ending: Sendable {
         case fail, close, hang
@@ -18,16 +18,20 @@ final class ScriptedConnector: LiveConnector {
     }
 
     private let scripts: Locked<[Script]>
+    private let fallback: Script
     let urls = Locked([URL]())
     let tokens = Locked([String?]())
     let sent = Locked([String]())
 
-    init(_ scripts: [Script]) { self.scripts = Locked(scripts) }
+    init(_ scripts: [Script], then fallback: Script = Script()) {
+        self.scripts = Locked(scripts)
+        self.fallback = fallback
+    }
 
     func connect(to url: URL, token: String?) async throws -> any LiveConnection {
         urls.withLock { $0.append(url) }
         tokens.withLock { $0.append(token) }
-        let script = scripts.withLock { $0.isEmpty ? Script() : $0.removeFirst() }
+        let script = scripts.withLock { $0.isEmpty ? fallback : $0.removeFirst() }
         if let refusal = script.refusal { throw refusal }
         return Connection(script: script, sent: sent)
     }
@@ -153,11 +157,12 @@ func op(_ seq: Int, _ value: String) -> String {
     @Test func messagesAreSentOnlyWhileConnected() async throws {
         let connector = ScriptedConnector([.init(messages: [op(1, "a")])])
         let channel = Self.client.liveChannel(sessionId: "s1", since: 0, options: fastRetries(connector))
-        await #expect {
-            try await HoardClient(baseURL: URL(string: "http://127.0.0.1:9")!).liveChannel(
-                sessionId: "s1", since: 0, options: fastRetries(ScriptedConnector([.init(refusal: HoardClientError(.network, "down"))]))
-            ).grab("door")
-        } throws: { ($0 as? HoardClientError)?.code == .notConnected }
+        // Refused every time, not just once: a single refusal let the channel connect after the 10 ms back-off, and
+        // on a loaded machine the grab below could come later than that and find it connected.
+        let unreachable = HoardClient(baseURL: URL(string: "http://127.0.0.1:9")!).liveChannel(
+            sessionId: "s1", since: 0, options: fastRetries(ScriptedConnector([], then: .init(refusal: HoardClientError(.network, "down")))))
+        await #expect { try await unreachable.grab("door") } throws: { ($0 as? HoardClientError)?.code == .notConnected }
+        unreachable.close()
         for try await event in channel.events where event.seq == 1 { break }
         try await channel.send(op: .object(["move": .string("t1")]))
         try await channel.grab("t1")

@@ -31,7 +31,6 @@ final class SocketConnection: LiveConnection, @unchecked Sendable {
     private let lock = NSLock()
     private var buffer: [UInt8]
     private var isClosed = false
-    private static let queue = DispatchQueue(label: "socket-live", attributes: .concurrent)
 
     private init(fd: Int32, leftover: [UInt8]) {
         self.fd = fd
@@ -166,10 +165,12 @@ final class SocketConnection: LiveConnection, @unchecked Sendable {
         }
     }
 
-    /// Runs blocking socket work off the cooperative pool.
+    /// Runs blocking socket work on a thread of its own. Not on a Dispatch queue: on Linux, Swift concurrency runs on
+    /// Dispatch's global pool, one thread per core, so a `receive()` parked there for as long as the channel is idle
+    /// holds a thread every task in the process needs (on a 2-core machine, two idle channels stall them all).
     static func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            queue.async { continuation.resume(with: Result { try work() }) }
+            Thread { continuation.resume(with: Result { try work() }) }.start()
         }
     }
 }

@@ -195,7 +195,7 @@ private func systemClose(_ fd: Int32) -> Int32 { close(fd) }
 }
 
 /// A blocking IPv4 TCP socket for requests HummingbirdTesting's client cannot send (cut short, chunked). Blocking
-/// calls run on a Dispatch thread so they never hold a Swift concurrency thread the server needs.
+/// calls run on a thread of their own so they never hold a Swift concurrency thread the server needs.
 final class RawSocket: Sendable {
     struct Failure: Error, CustomStringConvertible { var description: String }
     let fd: Int32
@@ -268,9 +268,10 @@ final class RawSocket: Sendable {
 
     func close() { _ = systemClose(fd) }
 
+    /// On a thread of its own: on Linux, `DispatchQueue.global()` is the pool Swift concurrency runs on.
     private static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+            Thread { continuation.resume(with: Result { try work() }) }.start()
         }
     }
 }
