@@ -24,6 +24,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Largest pack upload, in MiB.") var maxPackMB = 4096
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
     @Option(help: "Network threads (default: one per core).") var threads: Int?
+    @Flag(inversion: .prefixedNo, help: "Answer hot blobs on the network threads, before the router (default on).")
+    var blobFastPath = true
 
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("unknown log level '\(logLevel)'") }
@@ -38,6 +40,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxPackUpload = Int64(maxPackMB) << 20
         configuration.logLevel = level
         configuration.networkThreads = threads
+        configuration.hasBlobFastPath = blobFastPath
         let app = try await buildApplication(configuration)
         try await app.runService()
     }
