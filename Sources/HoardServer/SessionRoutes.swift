@@ -12,7 +12,7 @@ struct SessionRoutes: Sendable {
     let access: AccessIndex
     let hub: SessionHub
     let reader: BlobReader
-    /// Encoded manifests by map digest (``encodedManifest(of:)``).
+    /// Encoded manifests by map digest (``encodedManifest(of:map:)``).
     let manifests: BlobCache
 
     /// Media type of map blobs.
@@ -213,7 +213,7 @@ struct SessionRoutes: Sendable {
             throw APIError.internalError("the map blob \(session.mapDigest) is missing")
         }
         let map = try await reader.buffer(session.mapDigest, size: mapSize, logger: context.logger)
-        let manifest = try await encodedManifest(of: session.mapDigest)
+        let manifest = try encodedManifest(of: session.mapDigest, map: map)
         let connected = await hub.connected(session: session.id)
         let participants = try hoard.catalog.participants(session: session.id).map {
             ["id": $0.id, "name": $0.name, "connected": connected.contains($0.id) ? "yes" : "no"]
@@ -232,10 +232,11 @@ struct SessionRoutes: Sendable {
         return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
     }
 
-    /// The JSON of a map's manifest, from ``manifests`` or made (and kept) now.
-    func encodedManifest(of mapDigest: Digest) async throws -> ByteBuffer {
+    /// The JSON of a map's manifest, from ``manifests`` or made from the map's stored bytes (and kept) now.
+    func encodedManifest(of mapDigest: Digest, map: ByteBuffer) throws -> ByteBuffer {
         if let cached = manifests.get(mapDigest) { return cached }
-        let resolved = try hoard.catalog.resolve(try await loadMapDocument(mapDigest).referencedDigests)
+        let document = try JSONDecoder().decode(JSONValue.self, from: Data(map.readableBytesView))
+        let resolved = try hoard.catalog.resolve(document.referencedDigests)
         let encoded = ByteBuffer(bytes: try JSONBody.encoder.encode(Self.manifest(resolved)))
         manifests.put(mapDigest, encoded)
         return encoded
