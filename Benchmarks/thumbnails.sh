@@ -3,7 +3,8 @@
 # from the same files, in the same run; and import with every processor on against every processor off.
 #   files:      N real PNGs, SIDE×SIDE RGBA gradients with a tEXt comment, named tokens/tNNNNN_2x2.png (2×2 tiles
 #               at 256 px: preview 64×64, thumbnail 256×256)
-#   vips:       vipsthumbnail -s 64x64 (WebP Q80) + vipsthumbnail -s 256x256 (WebP Q80) over every file
+#   vips:       vipsthumbnail -s 64x64 (WebP Q80) + vipsthumbnail -s 256x256 (WebP Q80) over every file, the files
+#               split over one vipsthumbnail process per core (xargs -P), as hoard spreads its work over every core
 #   hoard off:  hoard import of the files with pack.json plugins {generate-lods: false, strip-metadata: false}
 #   hoard gen:  the same with generate-lods on (stripping off): gen − off is the generation cost
 #   hoard all:  the same with every processor on
@@ -79,8 +80,10 @@ seconds() {  # runs a command, prints its wall-clock seconds
 }
 
 sync
-vips=$(seconds sh -c "vipsthumbnail -s 64x64 -o '$WORK/vips/%s-preview.webp[Q=80,effort=4,strip]' $WORK/files/tokens/*.png \
-  && vipsthumbnail -s 256x256 -o '$WORK/vips/%s-thumb.webp[Q=80,effort=4,strip]' $WORK/files/tokens/*.png")
+CORES=$(nproc)
+vips=$(seconds sh -c "cd '$WORK/files/tokens' && ls | xargs -n 50 -P $CORES vipsthumbnail -s 64x64 -o '$WORK/vips/%s-preview.webp[Q=80,effort=4,strip]' \
+  && ls | xargs -n 50 -P $CORES vipsthumbnail -s 256x256 -o '$WORK/vips/%s-thumb.webp[Q=80,effort=4,strip]'")
+[ "$(ls "$WORK/vips" | wc -l)" -eq $((FILES * 2)) ] || { echo "vipsthumbnail made $(ls "$WORK/vips" | wc -l) files, expected $((FILES * 2))" >&2; exit 1; }
 off=$(seconds "$HOARD" import --data-dir "$WORK/data-off" "$WORK/off.zip")
 gen=$(seconds "$HOARD" import --data-dir "$WORK/data-gen" "$WORK/gen.zip")
 all=$(seconds "$HOARD" import --data-dir "$WORK/data-all" "$WORK/all.zip")

@@ -5,15 +5,34 @@
 
 #include <vips/vips.h>
 
-/// Starts libvips once per process (later calls do nothing) and turns its operation cache off: every picture
-/// is decoded once, so caching would only hold memory. Returns 0 on success.
+/// Starts libvips once per process (later calls do nothing), turns its operation cache off (every picture is
+/// decoded once, so caching would only hold memory) and runs each operation on its calling thread: Hoard already
+/// spreads pictures over every core, and libvips' own worker threads would only contend with it (measured: a
+/// quarter of the time on 512 px pictures). Returns 0 on success.
 static inline int hoard_vips_start(void) {
     if (VIPS_INIT("hoard")) return -1;
     vips_cache_set_max(0);
+    vips_concurrency_set(1);
     return 0;
 }
 
-/// Decodes an encoded picture and shrinks it to fit width×height (never enlarging), with streaming access. Stops at
+/// Replaces *image by a copy of its pixels in memory, evaluating its pipeline once (the decode happens here).
+/// Returns 0 on success; *image is released either way on failure.
+static inline int hoard_vips_in_memory(VipsImage **image) {
+    VipsImage *memory = vips_image_copy_memory(*image);
+    g_object_unref(*image);
+    *image = memory;
+    return memory ? 0 : -1;
+}
+
+/// Shrinks an image to fit width×height (never enlarging) into a new image in memory. Returns 0 on success.
+static inline int hoard_vips_shrink(VipsImage *in, int width, int height, VipsImage **out) {
+    if (vips_thumbnail_image(in, out, width, "height", height, "size", VIPS_SIZE_DOWN, "no_rotate", TRUE, NULL)) return -1;
+    return hoard_vips_in_memory(out);
+}
+
+/// Decodes an encoded picture and shrinks it to fit width×height (never enlarging) into an image in memory, with
+/// streaming access while decoding, so smaller pictures can be made from it without decoding again. Stops at
 /// the first decoding warning rather than drawing a damaged picture. Pixels are not rotated by an EXIF orientation,
 /// so the output has the source's stored orientation. Returns 0 on success.
 ///
@@ -21,15 +40,16 @@ static inline int hoard_vips_start(void) {
 /// whatever its fail_on. JPEG and WebP go through vips_thumbnail_buffer to keep shrink-on-load.
 static inline int hoard_vips_thumbnail(const void *buffer, size_t length, int width, int height, int is_png, VipsImage **out) {
     if (!is_png) {
-        return vips_thumbnail_buffer((void *)buffer, length, out, width, "height", height, "size", VIPS_SIZE_DOWN,
-                                     "no_rotate", TRUE, "fail_on", VIPS_FAIL_ON_WARNING, NULL);
+        if (vips_thumbnail_buffer((void *)buffer, length, out, width, "height", height, "size", VIPS_SIZE_DOWN,
+                                  "no_rotate", TRUE, "fail_on", VIPS_FAIL_ON_WARNING, NULL)) return -1;
+        return hoard_vips_in_memory(out);
     }
     VipsImage *in = vips_image_new_from_buffer(buffer, length, "", "access", VIPS_ACCESS_SEQUENTIAL,
                                                "fail_on", VIPS_FAIL_ON_WARNING, NULL);
     if (!in) return -1;
     int result = vips_thumbnail_image(in, out, width, "height", height, "size", VIPS_SIZE_DOWN, "no_rotate", TRUE, NULL);
     g_object_unref(in);
-    return result;
+    return result ? result : hoard_vips_in_memory(out);
 }
 
 /// Encodes an image without metadata: format 0 PNG (compression 6), 1 JPEG (quality 85, optimised Huffman

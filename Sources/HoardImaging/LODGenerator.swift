@@ -37,17 +37,18 @@ public struct LODGenerator: PictureGenerator {
         let ratio = Double(Self.previewTilePixels) / Double(request.tilePixels)
         targets.append((.preview, Self.side(base.width, ratio), Self.side(base.height, ratio), .webp))
         targets.append((.thumbnail, Self.thumbnailSide, Self.thumbnailSide, .webp))
+        let outputs: [VipsScaler.Output]
+        do {
+            outputs = try VipsScaler.shrink(
+                source, of: request.source.mediaType, width: request.source.width, height: request.source.height,
+                to: targets.map { VipsScaler.Target(width: $0.width, height: $0.height, type: $0.type) })
+        } catch {
+            throw Problem(
+                .unreadableImage, "\(error.description); no LODs, preview or thumbnail were generated for it: re-save the picture",
+                severity: .warning)
+        }
         var pictures: [GeneratedPicture] = []
-        for target in targets {
-            let output: VipsScaler.Output
-            do {
-                output = try VipsScaler.shrink(
-                    source, of: request.source.mediaType, toFit: target.width, target.height, as: target.type)
-            } catch {
-                throw Problem(
-                    .unreadableImage, "\(error.description); no LODs, preview or thumbnail were generated for it: re-save the picture",
-                    severity: .warning)
-            }
+        for (target, output) in zip(targets, outputs) {
             // libvips' encoders may still write an EXIF block (resolution, orientation): cut it out, byte for byte.
             let clean = (try? Self.stripper.rewrite(output.bytes, mediaType: target.type)?.apply(to: output.bytes)) ?? output.bytes
             pictures.append(GeneratedPicture(role: target.role, bytes: clean, mediaType: target.type))

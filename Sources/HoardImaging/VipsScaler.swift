@@ -17,20 +17,52 @@ enum VipsScaler {
         var height: Int
     }
 
-    /// Shrinks `source`, a picture of type `sourceType`, to fit `width`×`height` (never enlarging) and encodes it as `type`.
+    /// A box to shrink into and the type to encode the result as.
+    struct Target {
+        var width: Int
+        var height: Int
+        var type: MediaType
+    }
+
+    /// Shrinks `source`, a picture of type `sourceType` and `width`×`height` pixels, to fit each target's box
+    /// (never enlarging) and encodes each result as its type; returns the outputs in the targets' order.
+    ///
+    /// The source is decoded once: the largest target is shrunk from it (JPEG and WebP with shrink-on-load) and each
+    /// smaller one from the next larger result, held in memory. A decode takes as long as a WebP encode of a
+    /// thumbnail, so decoding once per picture rather than once per target is most of the generation's speed.
     static func shrink(
-        _ source: UnsafeRawBufferPointer, of sourceType: MediaType, toFit width: Int, _ height: Int, as type: MediaType
-    ) throws(ProblemMessage)
-        -> Output
-    {
+        _ source: UnsafeRawBufferPointer, of sourceType: MediaType, width: Int, height: Int, to targets: [Target]
+    ) throws(ProblemMessage) -> [Output] {
         guard isStarted else { throw ProblemMessage("libvips did not start: \(lastError())") }
         guard let base = source.baseAddress, source.count > 0 else { throw ProblemMessage("the picture is empty") }
-        var image: UnsafeMutablePointer<VipsImage>?
-        let isPNG: Int32 = sourceType == .png ? 1 : 0
-        guard hoard_vips_thumbnail(base, source.count, Int32(clamping: width), Int32(clamping: height), isPNG, &image) == 0, let image else {
-            throw ProblemMessage("libvips cannot decode it: \(lastError())")
+        func scale(_ target: Target) -> Double {
+            min(1, Double(target.width) / Double(max(1, width)), Double(target.height) / Double(max(1, height)))
         }
-        defer { hoard_vips_release(image) }
+        let order = targets.indices.sorted { scale(targets[$0]) > scale(targets[$1]) }
+        var outputs = [Output?](repeating: nil, count: targets.count)
+        var larger: UnsafeMutablePointer<VipsImage>?
+        defer { if let larger { hoard_vips_release(larger) } }
+        for index in order {
+            let target = targets[index]
+            var image: UnsafeMutablePointer<VipsImage>?
+            let status: Int32
+            if let larger {
+                status = hoard_vips_shrink(larger, Int32(clamping: target.width), Int32(clamping: target.height), &image)
+            } else {
+                let isPNG: Int32 = sourceType == .png ? 1 : 0
+                status = hoard_vips_thumbnail(
+                    base, source.count, Int32(clamping: target.width), Int32(clamping: target.height), isPNG, &image)
+            }
+            guard status == 0, let image else { throw ProblemMessage("libvips cannot decode it: \(lastError())") }
+            if let larger { hoard_vips_release(larger) }
+            larger = image
+            outputs[index] = try encode(image, as: target.type)
+        }
+        return outputs.map { $0! }
+    }
+
+    /// Encodes an image without metadata.
+    private static func encode(_ image: UnsafeMutablePointer<VipsImage>, as type: MediaType) throws(ProblemMessage) -> Output {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         let format: Int32 = switch type {
