@@ -20,8 +20,37 @@ public struct HoardRequestContext: RequestContext, WebSocketRequestContext {
 
     /// A path parameter, percent-decoded (Hummingbird hands them over still encoded: `my%20map`, `sha256%3A…`).
     func parameter(_ name: String) -> String {
-        let raw = parameters.get(name) ?? ""
-        return raw.removingPercentEncoding ?? raw
+        Self.percentDecoded(parameters.get(name) ?? "")
+    }
+
+    /// `text` with every `%XX` replaced by its byte; `text` itself when it has no `%`, or when the decoded bytes
+    /// are not UTF-8 or an escape is malformed. Not Foundation's `removingPercentEncoding`: on Linux that goes
+    /// through an NSString and UTF-16, and cost 7 % of a blob GET's CPU (perf) for parameters that rarely hold a `%`.
+    static func percentDecoded(_ text: String) -> String {
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return text }
+        func hex(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        let input = Array(text.utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(input.count)
+        var index = 0
+        while index < input.count {
+            guard input[index] == UInt8(ascii: "%") else {
+                output.append(input[index])
+                index += 1
+                continue
+            }
+            guard index + 2 < input.count, let high = hex(input[index + 1]), let low = hex(input[index + 2]) else { return text }
+            output.append(high << 4 | low)
+            index += 3
+        }
+        return String(validating: output, as: UTF8.self) ?? text
     }
 
     /// The principal, or 401 when the request has none.

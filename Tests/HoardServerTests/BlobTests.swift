@@ -178,6 +178,25 @@ import Testing
         }
     }
 
+    @Test func lowercaseEscapesDecodeAndMalformedOnesAreRefusedAsWritten() async throws {
+        try await Fixture.with { fixture in
+            let (digest, bytes) = try await fixture.picture(in: Fixture.dungeon)
+            let hex = digest.description.dropFirst("sha256:".count)
+            try await fixture.run { client in
+                try await client.execute(uri: "/v1/blobs/sha256%3a\(hex)", method: .get, headers: auth(fixture.red)) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.bytes == bytes)
+                }
+                for malformed in ["sha256%3Z\(hex)", "sha256%zz\(hex)", "sha256%FF\(hex)"] {
+                    try await client.execute(uri: "/v1/blobs/\(malformed)", method: .get, headers: auth(fixture.red)) { response in
+                        #expect(response.status == .badRequest)
+                        #expect(String(buffer: response.body).contains(malformed))
+                    }
+                }
+            }
+        }
+    }
+
     @Test func absentBlobIs404NotFound() async throws {
         try await Fixture.with { fixture in
             try await fixture.run { client in
