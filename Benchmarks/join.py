@@ -79,7 +79,9 @@ def main():
         tiny = pack(os.path.join(out_dir, f"join-{many}x1-tiny.zip"), many, many * 300 / (1 << 20), variants=False)
         subprocess.run([hoard, "group", "create", "bench", "--data-dir", data], check=True, capture_output=True)
         for archive in (big, small, tiny):
-            subprocess.run([hoard, "import", archive, "--group", "bench", "--data-dir", data], check=True, capture_output=True)
+            done = subprocess.run([hoard, "import", archive, "--group", "bench", "--data-dir", data], capture_output=True, text=True)
+            if done.returncode != 0:  # keep what the import said (a crash's backtrace included)
+                sys.exit(f"hoard import {archive} exited {done.returncode}:\n{done.stdout[-4000:]}{done.stderr[-8000:]}")
         token = subprocess.run([hoard, "token", "create", "--group", "bench", "--name", "gm", "--data-dir", data],
                                check=True, capture_output=True, text=True).stdout.strip()
         server = subprocess.Popen([hoard, "serve", "--data-dir", data, "--port", str(port), "--log-level", "warning"])
