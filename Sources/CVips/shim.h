@@ -47,9 +47,9 @@ static inline int hoard_vips_thumbnail(const void *buffer, size_t length, int wi
     VipsImage *in = vips_image_new_from_buffer(buffer, length, "", "access", VIPS_ACCESS_SEQUENTIAL,
                                                "fail_on", VIPS_FAIL_ON_WARNING, NULL);
     if (!in) return -1;
-    int result = vips_thumbnail_image(in, out, width, "height", height, "size", VIPS_SIZE_DOWN, "no_rotate", TRUE, NULL);
+    int result = hoard_vips_shrink(in, width, height, out);
     g_object_unref(in);
-    return result ? result : hoard_vips_in_memory(out);
+    return result;
 }
 
 /// Encodes an image without metadata: format 0 PNG (compression 6), 1 JPEG (quality 85, optimised Huffman
