@@ -25,28 +25,30 @@ public struct Digest: Sendable, Hashable, Comparable, LosslessStringConvertible,
     /// Parses `sha256:<64 lowercase hex>`; returns nil for anything else (uppercase hex included).
     public init?(_ description: String) {
         var text = description
-        let parsed: (UInt64, UInt64, UInt64, UInt64)?? = text.withUTF8 { utf8 in
-            guard utf8.count == 71, utf8.starts(with: Self.prefixBytes) else { return nil }
-            var w: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-            for index in 0..<64 {
-                let char = utf8[7 + index]
-                let nibble: UInt64
-                switch char {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = UInt64(char &- UInt8(ascii: "0"))
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = UInt64(char &- UInt8(ascii: "a") &+ 10)
-                default: return .some(nil)
-                }
-                switch index / 16 {
-                case 0: w.0 = w.0 << 4 | nibble
-                case 1: w.1 = w.1 << 4 | nibble
-                case 2: w.2 = w.2 << 4 | nibble
-                default: w.3 = w.3 << 4 | nibble
-                }
+        guard let parsed = text.withUTF8({ Self(utf8: UnsafeRawBufferPointer($0)) }) else { return nil }
+        self = parsed
+    }
+
+    /// Parses the UTF-8 bytes of `sha256:<64 lowercase hex>`; returns nil for anything else.
+    public init?(utf8: UnsafeRawBufferPointer) {
+        guard utf8.count == 71, utf8.starts(with: Self.prefixBytes) else { return nil }
+        var w: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        for index in 0..<64 {
+            let char = utf8[7 + index]
+            let nibble: UInt64
+            switch char {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = UInt64(char &- UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = UInt64(char &- UInt8(ascii: "a") &+ 10)
+            default: return nil
             }
-            return .some(w)
+            switch index / 16 {
+            case 0: w.0 = w.0 << 4 | nibble
+            case 1: w.1 = w.1 << 4 | nibble
+            case 2: w.2 = w.2 << 4 | nibble
+            default: w.3 = w.3 << 4 | nibble
+            }
         }
-        guard let words = parsed ?? nil else { return nil }
-        self.words = words
+        words = w
     }
 
     private static let prefixBytes = Array("sha256:".utf8)

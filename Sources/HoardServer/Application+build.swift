@@ -2,6 +2,7 @@ import Foundation
 import HoardCore
 import HoardImport
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -27,14 +28,20 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let refresher = AccessRefreshService(index: access, logger: logger, interval: configuration.refreshInterval)
     let serverName = "Hoard"
     let hasFastPath = configuration.hasBlobFastPath
+    let webSocketResponder = router.buildResponder()
+    let channel = HTTP1WebSocketUpgradeChannel.Configuration(
+        http1: .init(additionalChannelHandlers: hasFastPath ? [ResponseTracker()] : []),
+        ws: .init(maxFrameSize: LiveRoutes.maxMessage, autoPing: .enabled(timePeriod: .seconds(10))))
+    let server = HTTPServerBuilder { responder -> any ServerChildChannel in
+        let inner = HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: channel)
+        guard hasFastPath else { return inner }
+        return FastPathChildChannel(inner: inner) {
+            BlobFastPath(access: access, cache: cache, metrics: metrics, serverName: serverName)
+        }
+    }
     let app = Application(
         router: router,
-        server: .http1WebSocketUpgrade(
-            webSocketRouter: router,
-            configuration: .init(
-                http1: .init(additionalChannelHandlers: hasFastPath
-                    ? [BlobFastPath(access: access, cache: cache, metrics: metrics, serverName: serverName)] : []),
-                ws: .init(maxFrameSize: LiveRoutes.maxMessage, autoPing: .enabled(timePeriod: .seconds(10))))),
+        server: server,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: serverName),
         services: [refresher],
         onServerRunning: { channel in

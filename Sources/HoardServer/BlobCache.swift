@@ -3,7 +3,8 @@ import NIOConcurrencyHelpers
 import NIOCore
 
 /// A bounded in-memory cache of hot blobs. Blobs never change, so entries never need invalidation: only eviction,
-/// least recently used first, when the total passes the capacity.
+/// least recently used first, when the total passes the capacity. An entry may also hold the head of the blob's plain
+/// `200` answer (``BlobFastPath`` makes it once per blob).
 public final class BlobCache: Sendable {
     /// Total bytes kept at most.
     public let capacity: Int
@@ -13,7 +14,14 @@ public final class BlobCache: Sendable {
 
     private struct Entry {
         var buffer: ByteBuffer
+        var head: Head?
         var tick: UInt64
+    }
+
+    /// The head of a plain `200` answer for a blob, as ``BlobFastPath`` writes it, and the media type it names.
+    struct Head {
+        var mediaType: String
+        var bytes: ByteBuffer
     }
 
     private struct State {
@@ -30,12 +38,22 @@ public final class BlobCache: Sendable {
 
     /// The cached bytes of a blob, or nil.
     public func get(_ digest: Digest) -> ByteBuffer? {
+        hot(digest)?.bytes
+    }
+
+    /// The cached bytes of a blob and its response head, if made; nil when not cached.
+    func hot(_ digest: Digest) -> (bytes: ByteBuffer, head: Head?)? {
         state.withLockedValue { state in
             guard let entry = state.entries[digest] else { return nil }
             state.tick &+= 1
             state.entries[digest]?.tick = state.tick
-            return entry.buffer
+            return (entry.buffer, entry.head)
         }
+    }
+
+    /// Keeps the response head of a cached blob (nothing when the blob is not cached).
+    func keep(_ head: Head, for digest: Digest) {
+        state.withLockedValue { state in state.entries[digest]?.head = head }
     }
 
     /// Keeps a blob's bytes, evicting the least recently used tenth when over capacity.
@@ -44,7 +62,7 @@ public final class BlobCache: Sendable {
         state.withLockedValue { state in
             guard state.entries[digest] == nil else { return }
             state.tick &+= 1
-            state.entries[digest] = Entry(buffer: buffer, tick: state.tick)
+            state.entries[digest] = Entry(buffer: buffer, head: nil, tick: state.tick)
             state.bytes += buffer.readableBytes
             guard state.bytes > capacity else { return }
             let oldest = state.entries.sorted { $0.value.tick < $1.value.tick }

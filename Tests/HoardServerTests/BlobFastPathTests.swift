@@ -34,9 +34,143 @@ import Testing
                 }
                 answers.append(answer)
             }
-            let metrics = try await client.execute(uri: "/metrics", method: .get) { $0.text }
-            let line = metrics.split(separator: "\n").first { $0.hasPrefix("hoard_blob_fast_path_total ") }
-            return (answers, line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1)
+            return (answers, try await fastAnswers(client))
+        }
+    }
+
+    /// How many answers the fast path has given so far (from /metrics).
+    static func fastAnswers(_ client: some TestClientProtocol) async throws -> Int {
+        let metrics = try await client.execute(uri: "/metrics", method: .get) { $0.text }
+        let line = metrics.split(separator: "\n").first { $0.hasPrefix("hoard_blob_fast_path_total ") }
+        return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1
+    }
+
+    /// One response read off a raw connection.
+    struct RawResponse {
+        var status: Int
+        var headers: [String: String]
+        var body: [UInt8]
+    }
+
+    /// Sends `pieces` over one raw connection (pausing between them), then a `/healthz` that closes it; returns
+    /// every response but that last one, and how many the fast path answered.
+    static func exchange(
+        _ fixture: Fixture, hot digest: Digest, _ pieces: [[UInt8]], heads: Set<Int> = []
+    ) async throws -> (responses: [RawResponse], fast: Int) {
+        try await fixture.run(.live) { client in
+            try await client.execute(uri: "/v1/blobs/\(digest)", method: .get, headers: auth(fixture.red)) { #expect($0.status == .ok) }
+            let before = try await fastAnswers(client)
+            let socket = try await RawSocket.connect(port: try #require(client.port))
+            defer { socket.close() }
+            for piece in pieces {
+                try await socket.send(piece)
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            try await socket.send(Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+            var responses = try parse(try await socket.receiveAll(), heads: heads)
+            #expect(responses.last?.status == 200 && String(decoding: responses.last?.body ?? [], as: UTF8.self).contains("ok"))
+            responses.removeLast()
+            return (responses, try await fastAnswers(client) - before)
+        }
+    }
+
+    /// Splits a byte stream of HTTP/1.1 responses (bodies framed by Content-Length; none for 304 and for the
+    /// responses numbered in `heads`, answers to HEAD).
+    static func parse(_ bytes: [UInt8], heads: Set<Int> = []) throws -> [RawResponse] {
+        var responses: [RawResponse] = []
+        var rest = bytes[...]
+        while !rest.isEmpty {
+            let end = try #require(rest.firstRange(of: Array("\r\n\r\n".utf8)), "an unfinished response head")
+            let lines = String(decoding: rest[rest.startIndex..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+            let status = try #require(Int(lines[0].split(separator: " ")[1]))
+            var headers: [String: String] = [:]
+            for line in lines.dropFirst() {
+                let parts = line.split(separator: ":", maxSplits: 1)
+                headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces)
+            }
+            let isHead = heads.contains(responses.count) || status == 304
+            let length = isHead ? 0 : Int(headers["content-length"] ?? "0") ?? 0
+            let bodyStart = end.upperBound
+            try #require(rest.distance(from: bodyStart, to: rest.endIndex) >= length, "a body cut short")
+            responses.append(RawResponse(status: status, headers: headers, body: Array(rest[bodyStart..<bodyStart + length])))
+            rest = rest[(bodyStart + length)...]
+        }
+        return responses
+    }
+
+    static func get(_ digest: Digest, _ headers: String = "", method: String = "GET") -> [UInt8] {
+        Array("\(method) /v1/blobs/\(digest) HTTP/1.1\r\nHost: localhost\r\n\(headers)\r\n".utf8)
+    }
+
+    @Test func headsCutAcrossReadsAndPipelinedHeadsAreAnsweredInOrder() async throws {
+        try await Fixture.with { fixture in
+            let (digest, bytes) = try await fixture.picture(in: Fixture.dungeon)
+            let bearer = "Authorization: Bearer \(fixture.red)\r\n"
+            // One head in pieces of 7 bytes, then three heads in one piece: lowercase names, an empty body's
+            // Content-Length, a HEAD and a range.
+            let cut = Self.get(digest, bearer)
+            let pieces = stride(from: 0, to: cut.count, by: 7).map { Array(cut[$0..<min($0 + 7, cut.count)]) }
+            let pipelined = Self.get(digest, "authorization: Bearer \(fixture.red)\r\ncontent-length: 0\r\n")
+                + Self.get(digest, bearer, method: "HEAD") + Self.get(digest, bearer + "RANGE:  bytes=-10 \r\n")
+            let (responses, fast) = try await Self.exchange(fixture, hot: digest, pieces + [pipelined], heads: [2])
+            try #require(responses.count == 4)
+            #expect(responses.map(\.status) == [200, 200, 200, 206])
+            #expect(responses[0].body == bytes && responses[1].body == bytes)
+            #expect(responses[2].body.isEmpty && responses[2].headers["content-length"] == String(bytes.count))
+            #expect(responses[3].body == Array(bytes.suffix(10)))
+            #expect(responses[3].headers["content-range"] == "bytes \(bytes.count - 10)-\(bytes.count - 1)/\(bytes.count)")
+            #expect(responses.allSatisfy { $0.headers["etag"] == "\"\(digest)\"" && $0.headers["date"] != nil })
+            #expect(fast == 4)
+        }
+    }
+
+    @Test func aHeadWithABodyGivesTheRestOfTheConnectionToTheRouter() async throws {
+        try await Fixture.with { fixture in
+            let (digest, bytes) = try await fixture.picture(in: Fixture.dungeon)
+            let bearer = "Authorization: Bearer \(fixture.red)\r\n"
+            let upload = randomBytes(1000)
+            let put = Array("PUT /v1/blobs/\(HoardServerTests.digest(of: upload)) HTTP/1.1\r\nHost: x\r\n\(bearer)Content-Length: 1000\r\n\r\n".utf8)
+            let (responses, fast) = try await Self.exchange(fixture, hot: digest, [put + upload + Self.get(digest, bearer)])
+            #expect(responses.map(\.status) == [201, 200])
+            #expect(responses.last?.body == bytes)
+            #expect(fast == 0, "after a body, nothing on that connection is answered before the decoder")
+        }
+    }
+
+    @Test func headsTheFastPathDoesNotReadExactlyGoToTheRouter() async throws {
+        try await Fixture.with { fixture in
+            let (digest, bytes) = try await fixture.picture(in: Fixture.dungeon)
+            let bearer = "Authorization: Bearer \(fixture.red)\r\n"
+            // A repeated header it keeps: answered by the router (which combines the values), not by guesswork.
+            let (repeated, repeatedFast) = try await Self.exchange(fixture, hot: digest, [Self.get(digest, bearer + bearer)])
+            #expect(repeated.count == 1 && repeatedFast == 0)
+            // A query and an escape: the router's.
+            let query = Array("GET /v1/blobs/\(digest)?x=1 HTTP/1.1\r\nHost: x\r\n\(bearer)\r\n".utf8)
+            let (queried, queriedFast) = try await Self.exchange(fixture, hot: digest, [query])
+            #expect(queried.map(\.status) == [200] && queried.first?.body == bytes && queriedFast == 0)
+            // Lines ending in a bare LF: handed to the decoder, whatever it makes of them (NIO's decoder answers
+            // nothing, with or without the fast path); the server keeps serving.
+            let bare = Array("GET /v1/blobs/\(digest) HTTP/1.1\nHost: x\n\(bearer.dropLast(2))\n\n".utf8)
+            try await fixture.run(.live) { client in
+                let socket = try await RawSocket.connect(port: try #require(client.port))
+                try await socket.send(bare)
+                try await Task.sleep(for: .milliseconds(50))
+                socket.close()
+                try await client.execute(uri: "/v1/blobs/\(digest)", method: .get, headers: auth(fixture.red)) { #expect($0.bytes == bytes) }
+                #expect(try await Self.fastAnswers(client) == 0)
+            }
+        }
+    }
+
+    @Test func aClientThatSendsManyRequestsBeforeReadingGetsEveryAnswer() async throws {
+        try await Fixture.with { fixture in
+            let (digest, bytes) = try await fixture.picture(in: Fixture.dungeon)
+            let count = 300
+            let many = (0..<count).flatMap { _ in Self.get(digest, "Authorization: Bearer \(fixture.red)\r\n") }
+            let (responses, fast) = try await Self.exchange(fixture, hot: digest, [many])
+            #expect(responses.count == count)
+            #expect(responses.allSatisfy { $0.status == 200 && $0.body == bytes })
+            #expect(fast == count)
         }
     }
 
