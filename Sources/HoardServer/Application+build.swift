@@ -18,7 +18,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let hoard = try Hoard(dataDirectory: configuration.dataDirectory, registry: configuration.registry)
     let access = try AccessIndex(catalog: hoard.catalog)
     let metrics = ServerMetrics()
-    let cache = BlobCache(capacity: configuration.cacheBytes, maxEntry: configuration.cacheMaxBlob)
+    let cache = BlobCache(
+        capacity: configuration.cacheBytes, maxEntry: configuration.cacheMaxBlob, minFileSize: configuration.sendFileFrom)
     let reader = BlobReader(store: hoard.store, cache: cache, metrics: metrics)
     let limiter = RateLimiter(perMinute: configuration.uploadsPerMinute)
 

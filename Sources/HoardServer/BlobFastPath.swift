@@ -12,13 +12,14 @@ import NIOHTTPTypes
 /// NIO's HTTP decoder: no decoding into NIO's types and back, no task, no hop to Swift concurrency's pool, no
 /// router. It is the first handler of every HTTP/1 connection (``FastPathChildChannel`` puts it there).
 ///
-/// It reads request heads with ``RequestHead`` and, for each bodiless `GET` or `HEAD`:
+/// It reads request heads with ``RequestHead`` and, for each `GET` or `HEAD` without a body:
 /// - answers it itself when it can answer exactly as the router would: a blob in the ``BlobCache`` (verified
 ///   bytes), readable by the bearer token, path `/v1/blobs/sha256:<hex>` with no query or escape, no
 ///   `Connection` header but `keep-alive`, no header it keeps sent twice, and no earlier request of the
 ///   connection still with the router (so responses keep their order);
 /// - otherwise hands exactly that request's bytes to the decoder and counts it until ``ResponseTracker`` sees its
-///   response end. Unknown tokens, missing or private blobs, unsatisfiable ranges and cold blobs all go to the
+///   response end. Every other request (an upload, a `POST`) is handed on the same way, head and
+///   `Content-Length` bytes of body, streamed as they arrive. Unknown tokens, missing or private blobs, unsatisfiable ranges and cold blobs all go to the
 ///   router, which owns every error and every disk read. Both paths build the answer with ``BlobResponsePlan``.
 /// A head it does not understand (``RequestHead/Parse/foreign``: a body, an upgrade, another method or version,
 /// any odd byte) hands the rest of the connection to the decoder, untouched, for good.
@@ -31,6 +32,8 @@ final class BlobFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = IOData
     typealias OutboundOut = IOData
 
+    private static let cork = ChannelOptions.tcpOption(.init(rawValue: TCP_CORK))
+
     private let access: AccessIndex
     private let cache: BlobCache
     private let metrics: ServerMetrics
@@ -41,6 +44,8 @@ final class BlobFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private var isHandedOver = false
     /// Requests handed to the decoder whose response has not ended yet.
     private var routed = 0
+    /// Bytes of the body of the request being handed on that are still to come.
+    private var bodyToHandOn = 0
     /// Waiting for the socket to drain before answering more.
     private var isStalled = false
     /// A `read` held back while stalled.
@@ -120,6 +125,12 @@ final class BlobFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// Answers or hands on every whole head in `pending`.
     private func drain(context: ChannelHandlerContext) {
         while !isHandedOver, !isStalled, let buffer = pending, buffer.readableBytes > 0 {
+            if bodyToHandOn > 0 {
+                let part = min(bodyToHandOn, buffer.readableBytes)
+                bodyToHandOn -= part
+                forward(pending!.readSlice(length: part)!, context: context)
+                continue
+            }
             let parse = buffer.withUnsafeReadableBytes { RequestHead.parse($0) }
             switch parse {
             case .incomplete:
@@ -131,8 +142,9 @@ final class BlobFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                     isStalled = true
                     return
                 }
-                if routed > 0 || !answer(head, context: context) {
+                if routed > 0 || head.bodyLength > 0 || !answer(head, context: context) {
                     routed += 1
+                    bodyToHandOn = head.bodyLength
                     forward(pending!.readSlice(length: length)!, context: context)
                 } else {
                     pending!.moveReaderIndex(forwardBy: length)
@@ -162,7 +174,7 @@ final class BlobFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// Writes the whole response and returns true, or returns false and writes nothing.
     private func answer(_ head: RequestHead, context: ChannelHandlerContext) -> Bool {
         let start = ContinuousClock.now
-        guard !head.hasRepeats, head.connection.map(Self.isKeepAlive) ?? true, let digest = head.blob,
+        guard head.method != .other, !head.hasRepeats, head.connection.map(Self.isKeepAlive) ?? true, let digest = head.blob,
             let principal = try? access.principal(authorization: head.authorization),
             let entry = access.readable(digest, by: principal),
             let hot = cache.hot(digest)
@@ -180,32 +192,50 @@ final class BlobFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 cache.keep(BlobCache.Head(mediaType: entry.mediaType, bytes: responseHead), for: digest)
             }
             status = 200
-            if !head.isHead, entry.size > 0 { part = 0...(entry.size - 1) }
+            if !(head.method == .head), entry.size > 0 { part = 0...(entry.size - 1) }
         } else {
             var request = HTTPFields()
             if let range = head.range { request[.range] = range }
             if let ifNoneMatch = head.ifNoneMatch { request[.ifNoneMatch] = ifNoneMatch }
             if let ifRange = head.ifRange { request[.ifRange] = ifRange }
-            guard let plan = try? BlobResponsePlan.make(digest, entry, request: request, isHead: head.isHead) else { return false }
+            guard let plan = try? BlobResponsePlan.make(digest, entry, request: request, isHead: (head.method == .head)) else { return false }
             if plan.hasBody { part = plan.part ?? 0...(entry.size - 1) }
             responseHead = serialize(plan, length: part.map { Int64($0.count) } ?? 0, context: context)
             status = plan.status.code
         }
-        var body: ByteBuffer?
+        var body: IOData?
         if let part {
-            body = hot.bytes.getSlice(at: hot.bytes.readerIndex + Int(part.lowerBound), length: Int(part.count))
-            guard body != nil else { return false }
+            if let region = hot.file?.region(part) {
+                body = .fileRegion(region)
+            } else if let slice = hot.bytes.getSlice(at: hot.bytes.readerIndex + Int(part.lowerBound), length: Int(part.count)) {
+                body = .byteBuffer(slice)
+            } else {
+                return false
+            }
         }
-        context.write(wrapOutboundOut(.byteBuffer(responseHead)), promise: nil)
-        context.write(wrapOutboundOut(.byteBuffer(HTTPDate.endOfHead)), promise: nil)
-        if let body {
-            context.write(wrapOutboundOut(.byteBuffer(body)), promise: nil)
-            metrics.bytesServed.increment(by: Int64(body.readableBytes))
+        if case .fileRegion(let region) = body {
+            // Head and body leave in full segments (TCP_CORK, as nginx's tcp_nopush), and the region's descriptor,
+            // its own, is closed once the kernel has sent it or the connection failed.
+            let options = context.channel.syncOptions
+            try? options?.setOption(Self.cork, value: 1)
+            let sent = context.eventLoop.makePromise(of: Void.self)
+            sent.futureResult.whenComplete { _ in
+                try? options?.setOption(Self.cork, value: 0)
+                try? region.fileHandle.close()
+            }
+            context.write(wrapOutboundOut(.byteBuffer(responseHead)), promise: nil)
+            context.write(wrapOutboundOut(.byteBuffer(HTTPDate.endOfHead)), promise: nil)
+            context.write(wrapOutboundOut(.fileRegion(region)), promise: sent)
+        } else {
+            context.write(wrapOutboundOut(.byteBuffer(responseHead)), promise: nil)
+            context.write(wrapOutboundOut(.byteBuffer(HTTPDate.endOfHead)), promise: nil)
+            if case .byteBuffer(let slice) = body { context.write(wrapOutboundOut(.byteBuffer(slice)), promise: nil) }
         }
+        if let part { metrics.bytesServed.increment(by: Int64(part.count)) }
         needsFlush = true
         metrics.cacheHits.increment()
         metrics.fastPathAnswers.increment()
-        metrics.record(method: head.isHead ? "HEAD" : "GET", status: status, since: start)
+        metrics.record(method: (head.method == .head) ? "HEAD" : "GET", status: status, since: start)
         return true
     }
 

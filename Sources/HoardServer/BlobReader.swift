@@ -55,8 +55,8 @@ struct BlobReader: Sendable {
             return cached
         }
         metrics.cacheMisses.increment()
-        let buffer = try await load(digest, size: size, logger: logger)
-        cache.put(digest, buffer)
+        let (buffer, file) = try await load(digest, size: size, logger: logger, keepingFile: size >= cache.minFileSize ?? .max)
+        cache.put(digest, buffer, file: file)
         return buffer
     }
 
@@ -65,20 +65,29 @@ struct BlobReader: Sendable {
         return buffer.getSlice(at: buffer.readerIndex + Int(range.lowerBound), length: Int(range.count)) ?? ByteBuffer()
     }
 
-    /// Reads a whole blob and checks it hashes to its name: corrupt bytes are never served.
-    func load(_ digest: Digest, size: Int64, logger: Logger) async throws -> ByteBuffer {
+    /// Reads a whole blob and checks it hashes to its name: corrupt bytes are never served. From a file store, and
+    /// when `keepingFile`, also the file it was read from, still open, for ``BlobFastPath`` to send.
+    func load(_ digest: Digest, size: Int64, logger: Logger, keepingFile: Bool = false) async throws -> (ByteBuffer, VerifiedBlobFile?) {
         let buffer: ByteBuffer
+        var descriptor: CInt = -1
         if let fileStore = store as? FileBlobStore {
             let path = fileStore.path(of: digest)
-            buffer = try await NIOThreadPool.singleton.runIfActive { try Self.readFile(path, digest: digest, size: Int(size), logger: logger) }
+            (buffer, descriptor) = try await NIOThreadPool.singleton.runIfActive {
+                try Self.readFile(path, digest: digest, size: Int(size), keepingOpen: keepingFile, logger: logger)
+            }
         } else {
             guard let bytes = try await store.read(digest, range: nil) else { throw APIError.notFound("no blob \(digest)") }
             buffer = ByteBuffer(bytes: bytes)
         }
         var hasher = BlobHasher()
         buffer.withUnsafeReadableBytes { hasher.update($0) }
-        try Self.check(hasher.finalize(), Int64(buffer.readableBytes), against: digest, size: size, logger: logger)
-        return buffer
+        do {
+            try Self.check(hasher.finalize(), Int64(buffer.readableBytes), against: digest, size: size, logger: logger)
+        } catch {
+            if descriptor >= 0 { close(descriptor) }
+            throw error
+        }
+        return (buffer, descriptor >= 0 ? VerifiedBlobFile(verified: descriptor) : nil)
     }
 
     /// Refuses bytes that do not hash to their name (or have another size): they are never served.
@@ -97,13 +106,17 @@ struct BlobReader: Sendable {
             "the stored copy of \(digest) cannot be read; an admin must check the data directory's permissions and disk, then run hoard verify")
     }
 
-    private static func readFile(_ path: String, digest: Digest, size: Int, logger: Logger) throws -> ByteBuffer {
+    /// The file's bytes, and when `keepingOpen` its descriptor, still open (the caller closes it); else -1.
+    private static func readFile(
+        _ path: String, digest: Digest, size: Int, keepingOpen: Bool, logger: Logger
+    ) throws -> (ByteBuffer, CInt) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT { throw APIError.notFound("the blob's file is missing") }
             throw unreadable(digest, POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO), logger: logger)
         }
-        defer { close(fd) }
+        var isKept = false
+        defer { if !isKept { close(fd) } }
         var buffer = ByteBufferAllocator().buffer(capacity: size)
         var readError: Int32 = 0
         while buffer.readableBytes < size, readError == 0 {
@@ -115,6 +128,7 @@ struct BlobReader: Sendable {
             if got == 0, readError == 0 { break }
         }
         if readError != 0 { throw unreadable(digest, POSIXError(POSIXErrorCode(rawValue: readError) ?? .EIO), logger: logger) }
-        return buffer
+        isKept = keepingOpen
+        return (buffer, keepingOpen ? fd : -1)
     }
 }

@@ -1,23 +1,25 @@
 import HoardCore
 
-/// A strict reader of the one kind of HTTP/1.1 request head ``BlobFastPath`` answers in front of NIO's decoder:
-/// a `GET` or `HEAD` without a body. It never guesses: whatever it does not understand exactly is `.foreign`, and
-/// the fast path then gives the whole connection to NIO's decoder, which owns every error.
+/// A strict reader of HTTP/1.1 request heads for ``BlobFastPath``, in front of NIO's decoder: enough to answer a
+/// blob `GET` or `HEAD`, and to know exactly where any other request ends so it can be handed on whole. It never
+/// guesses: whatever it does not understand exactly is `.foreign`, and the fast path then gives the rest of the
+/// connection to NIO's decoder, which owns every error.
 ///
 /// What it reads:
-/// - the request line `GET|HEAD SP target SP HTTP/1.1 CRLF`, the target being visible ASCII only;
+/// - the request line `method SP target SP HTTP/1.1 CRLF`, the method a token, the target visible ASCII only;
 /// - header lines `name ":" OWS value OWS CRLF`, names made of token characters, values of visible ASCII, space
-///   and tab; every line ends in CRLF; at most ``maxFields`` of them, the head at most ``maxLength`` bytes.
-/// A head is `.foreign` when it has another method or version, any other byte, a folded line, a body
-/// (`Content-Length` other than 0, `Transfer-Encoding`), or asks for something else than one response
-/// (`Upgrade`, `Expect`): the fast path cannot tell where such a request ends.
+///   and tab; every line ends in CRLF; at most ``maxFields`` of them, the head at most ``maxLength`` bytes;
+/// - the body's length from one `Content-Length` of digits (none: no body).
+/// A head is `.foreign` when it has another version, any other byte, a folded line, a body framed otherwise
+/// (`Transfer-Encoding`, a repeated or odd `Content-Length`), or asks for more than one response to one request
+/// (`CONNECT`, `Upgrade`, `Expect`): the fast path could not tell where the next request starts.
 struct RequestHead {
     enum Parse {
         /// More bytes are needed.
         case incomplete
         /// Not a head this reader understands: the connection is handed over whole.
         case foreign
-        /// A bodiless `GET` or `HEAD` of `length` bytes.
+        /// A head of `length` bytes (its body, ``RequestHead/bodyLength`` bytes, follows).
         case request(RequestHead, length: Int)
     }
 
@@ -25,7 +27,11 @@ struct RequestHead {
     private static let blobPrefix = Array("/v1/blobs/".utf8)
     static let maxFields = 64
 
-    var isHead = false
+    enum Method { case get, head, other }
+
+    var method = Method.other
+    /// Bytes of body after the head.
+    var bodyLength = 0
     /// The blob when the target is exactly `/v1/blobs/sha256:<64 lowercase hex>` (no query, no escape).
     var blob: Digest?
     var authorization: String?
@@ -43,11 +49,13 @@ struct RequestHead {
         var head = RequestHead()
         // Request line.
         guard let line = reader.line() else { return reader.verdict }
-        guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { return .foreign }
-        switch line[line.startIndex..<space].elementsEqual("GET".utf8) ? 0 : line[line.startIndex..<space].elementsEqual("HEAD".utf8) ? 1 : 2 {
-        case 0: head.isHead = false
-        case 1: head.isHead = true
-        default: return .foreign
+        guard let space = line.firstIndex(of: UInt8(ascii: " ")), space > line.startIndex else { return .foreign }
+        let method = line[line.startIndex..<space]
+        guard method.allSatisfy(isTokenCharacter), !method.elementsEqual("CONNECT".utf8) else { return .foreign }
+        if method.elementsEqual("GET".utf8) {
+            head.method = .get
+        } else if method.elementsEqual("HEAD".utf8) {
+            head.method = .head
         }
         let afterMethod = line.index(after: space)
         guard let secondSpace = line[afterMethod...].firstIndex(of: UInt8(ascii: " ")), secondSpace > afterMethod,
@@ -58,6 +66,7 @@ struct RequestHead {
         if target.starts(with: blobPrefix) { head.blob = Digest(utf8: UnsafeRawBufferPointer(rebasing: target.dropFirst(blobPrefix.count))) }
         // Header lines, up to the empty line.
         var fields = 0
+        var hasLength = false
         while true {
             guard let line = reader.line() else { return reader.verdict }
             if line.isEmpty { return .request(head, length: reader.offset) }
@@ -79,7 +88,9 @@ struct RequestHead {
             case 13 where equalsIgnoringCase(name, "authorization"): head.keep(value, in: \.authorization)
             case 13 where equalsIgnoringCase(name, "if-none-match"): head.keep(value, in: \.ifNoneMatch)
             case 14 where equalsIgnoringCase(name, "content-length"):
-                guard value.elementsEqual("0".utf8) else { return .foreign }
+                guard !hasLength, (1...15).contains(value.count), value.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return .foreign }
+                hasLength = true
+                head.bodyLength = value.reduce(0) { $0 * 10 + Int($1 - 0x30) }
             case 17 where equalsIgnoringCase(name, "transfer-encoding"): return .foreign
             default: break
             }

@@ -17,6 +17,9 @@ public struct ServerConfiguration: Sendable {
     public var cacheBytes: Int = 256 << 20
     /// Largest blob kept in memory.
     public var cacheMaxBlob: Int = 4 << 20
+    /// Smallest hot blob sent with `sendfile` from its open, verified file rather than copied from memory; nil
+    /// sends every hot blob from memory. Below about 256 KiB the copy is cheaper than the extra system calls.
+    public var sendFileFrom: Int? = 256 << 10
     /// Largest blob accepted by PUT.
     public var maxBlobUpload: Int64 = 64 << 20
     /// Largest archive accepted by POST /v1/packs.

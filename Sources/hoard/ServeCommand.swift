@@ -20,6 +20,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Address to listen on (use 0.0.0.0 to serve the local network).") var host = "127.0.0.1"
     @Option(help: "Port to listen on.") var port = 8080
     @Option(help: "Memory for hot blobs, in MiB.") var cacheMB = 256
+    @Option(help: "Smallest hot blob sent from its file with sendfile, in KiB (0: send every hot blob from memory).")
+    var sendfileKB = 256
     @Option(help: "Largest blob upload, in MiB.") var maxBlobMB = 64
     @Option(help: "Largest pack upload, in MiB.") var maxPackMB = 4096
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
@@ -36,6 +38,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.host = host
         configuration.port = port
         configuration.cacheBytes = cacheMB << 20
+        configuration.sendFileFrom = sendfileKB > 0 ? sendfileKB << 10 : nil
         configuration.maxBlobUpload = Int64(maxBlobMB) << 20
         configuration.maxPackUpload = Int64(maxPackMB) << 20
         configuration.logLevel = level

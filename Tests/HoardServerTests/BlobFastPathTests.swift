@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HoardCore
 import HoardServer
+import HoardStore
 import HummingbirdTesting
 import Testing
 
@@ -55,7 +56,7 @@ import Testing
     /// Sends `pieces` over one raw connection (pausing between them), then a `/healthz` that closes it; returns
     /// every response but that last one, and how many the fast path answered.
     static func exchange(
-        _ fixture: Fixture, hot digest: Digest, _ pieces: [[UInt8]], heads: Set<Int> = []
+        _ fixture: Fixture, hot digest: Digest, _ pieces: [[UInt8]], heads: Set<Int> = [], pause: Duration = .milliseconds(5)
     ) async throws -> (responses: [RawResponse], fast: Int) {
         try await fixture.run(.live) { client in
             try await client.execute(uri: "/v1/blobs/\(digest)", method: .get, headers: auth(fixture.red)) { #expect($0.status == .ok) }
@@ -64,7 +65,7 @@ import Testing
             defer { socket.close() }
             for piece in pieces {
                 try await socket.send(piece)
-                try await Task.sleep(for: .milliseconds(5))
+                try await Task.sleep(for: pause)
             }
             try await socket.send(Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
             var responses = try parse(try await socket.receiveAll(), heads: heads)
@@ -124,16 +125,30 @@ import Testing
         }
     }
 
-    @Test func aHeadWithABodyGivesTheRestOfTheConnectionToTheRouter() async throws {
+    @Test func uploadsAreHandedOnWholeAndTheFastPathAnswersAfterThem() async throws {
         try await Fixture.with { fixture in
             let (digest, bytes) = try await fixture.picture(in: Fixture.dungeon)
             let bearer = "Authorization: Bearer \(fixture.red)\r\n"
+            func put(_ upload: [UInt8], framing: String) -> [UInt8] {
+                Array("PUT /v1/blobs/\(HoardServerTests.digest(of: upload)) HTTP/1.1\r\nHost: x\r\n\(bearer)\(framing)\r\n".utf8)
+            }
+            // A body framed by Content-Length, in two pieces; then, once it is answered, a hot blob: the fast path's.
             let upload = randomBytes(1000)
-            let put = Array("PUT /v1/blobs/\(HoardServerTests.digest(of: upload)) HTTP/1.1\r\nHost: x\r\n\(bearer)Content-Length: 1000\r\n\r\n".utf8)
-            let (responses, fast) = try await Self.exchange(fixture, hot: digest, [put + upload + Self.get(digest, bearer)])
+            let (responses, fast) = try await Self.exchange(
+                fixture, hot: digest,
+                [put(upload, framing: "Content-Length: 1000\r\n") + upload.prefix(300), Array(upload.dropFirst(300)), Self.get(digest, bearer)],
+                pause: .milliseconds(300))
             #expect(responses.map(\.status) == [201, 200])
             #expect(responses.last?.body == bytes)
-            #expect(fast == 0, "after a body, nothing on that connection is answered before the decoder")
+            #expect(fast == 1)
+            // A chunked body: the rest of the connection is the decoder's.
+            let chunked = randomBytes(100)
+            let body = Array("64\r\n".utf8) + chunked + Array("\r\n0\r\n\r\n".utf8)
+            let (afterChunks, chunkedFast) = try await Self.exchange(
+                fixture, hot: digest, [put(chunked, framing: "Transfer-Encoding: chunked\r\n") + body + Self.get(digest, bearer)])
+            #expect(afterChunks.map(\.status) == [201, 200])
+            #expect(afterChunks.last?.body == bytes)
+            #expect(chunkedFast == 0)
         }
     }
 
@@ -220,6 +235,37 @@ import Testing
                 #expect(packs < blob && blob < health, "responses out of order")
                 #expect(text.components(separatedBy: "HTTP/1.1 200").count == 4)
                 #expect(bytes.count > 0)
+            }
+        }
+    }
+
+    @Test func largeHotBlobsAreSentFromTheirVerifiedFileUntilItChanges() async throws {
+        try await Fixture.with { fixture in
+            let bytes = randomBytes(600 << 10)
+            let name = digest(of: bytes)
+            let path = try #require(fixture.hoard.store as? FileBlobStore).path(of: name)
+            try await fixture.run(.live) { client in
+                try await client.execute(uri: "/v1/blobs/\(name)", method: .put, headers: auth(fixture.red), body: buffer(bytes)) {
+                    #expect($0.status == .created)
+                }
+                // The first read verifies the file and keeps it open; the next ones are the fast path's, from it.
+                for _ in 0..<3 {
+                    try await client.execute(uri: "/v1/blobs/\(name)", method: .get, headers: auth(fixture.red)) { #expect($0.bytes == bytes) }
+                }
+                try await client.execute(uri: "/v1/blobs/\(name)", method: .get, headers: auth(fixture.red, [.range: "bytes=300000-500000"])) {
+                    #expect($0.status == .partialContent)
+                    #expect($0.bytes == Array(bytes[300_000...500_000]))
+                }
+                let fastSoFar = try await Self.fastAnswers(client)
+                #expect(fastSoFar == 3)
+                // Someone writes into the stored file: it is no longer sent; the verified bytes in memory are.
+                chmod(path, 0o644)
+                let handle = try #require(FileHandle(forWritingAtPath: path))
+                try handle.seek(toOffset: 1000)
+                try handle.write(contentsOf: Data(repeating: 0, count: 1000))
+                try handle.close()
+                try await client.execute(uri: "/v1/blobs/\(name)", method: .get, headers: auth(fixture.red)) { #expect($0.bytes == bytes) }
+                #expect(try await Self.fastAnswers(client) == 4)
             }
         }
     }

@@ -31,7 +31,7 @@ import Testing
             + "If-None-Match: \"a\"\r\nIf-Range: \"b\"\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\nGET / HTTP/1.1\r\n"
         let (head, length) = try #require(Self.request(text))
         #expect(length == text.utf8.count - "GET / HTTP/1.1\r\n".utf8.count)
-        #expect(head.isHead && head.blob == Digest(Self.digest))
+        #expect(head.method == .head && head.blob == Digest(Self.digest) && head.bodyLength == 0)
         #expect(head.authorization == "Bearer t" && head.range == "bytes=1-2")
         #expect(head.ifNoneMatch == "\"a\"" && head.ifRange == "\"b\"" && head.connection == "keep-alive")
         #expect(!head.hasRepeats)
@@ -47,6 +47,14 @@ import Testing
         #expect(repeated.hasRepeats)
     }
 
+    @Test func bodiesAreMeasuredByTheirContentLength() throws {
+        let head = "POST /v1/packs HTTP/1.1\r\nContent-Length: 12\r\n\r\n"
+        let (post, length) = try #require(Self.request(head + "hello"))
+        #expect(post.method == .other && post.bodyLength == 12 && length == head.utf8.count)
+        let (get, _) = try #require(Self.request("GET / HTTP/1.1\r\ncontent-length: 0\r\n\r\n"))
+        #expect(get.method == .get && get.bodyLength == 0)
+    }
+
     @Test func partialHeadsWaitForMoreBytes() {
         let whole = "GET /v1/blobs/\(Self.digest) HTTP/1.1\r\nHost: x\r\n\r\n"
         for end in [0, 1, 20, whole.utf8.count - 3, whole.utf8.count - 1] {
@@ -56,8 +64,8 @@ import Testing
 
     @Test func everythingElseIsForeign() {
         let heads = [
-            "POST /v1/packs HTTP/1.1\r\n\r\n",
-            "PUT /v1/blobs/x HTTP/1.1\r\n\r\n",
+            "CONNECT example.com:443 HTTP/1.1\r\n\r\n",
+            "G(T / HTTP/1.1\r\n\r\n",
             "GET / HTTP/1.0\r\n\r\n",
             "GET / HTTP/2.0\r\n\r\n",
             "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
@@ -71,7 +79,11 @@ import Testing
             "GET / HTTP/1.1\r\n: x\r\n\r\n",
             "GET / HTTP/1.1\r\nNoColon\r\n\r\n",
             "GET / HTTP/1.1\r\nHost: caf\u{E9}\r\n\r\n",
-            "GET / HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello",
+            "PUT / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello",
+            "PUT / HTTP/1.1\r\nContent-Length: +5\r\n\r\nhello",
+            "PUT / HTTP/1.1\r\nContent-Length: 5, 5\r\n\r\nhello",
+            "PUT / HTTP/1.1\r\nContent-Length:\r\n\r\n",
+            "PUT / HTTP/1.1\r\nContent-Length: 1234567890123456\r\n\r\n",
             "GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
             "GET / HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n",
             "GET / HTTP/1.1\r\nExpect: 100-continue\r\n\r\n",
