@@ -11,8 +11,9 @@ public struct ServerMetrics: Sendable {
     /// Blob responses ``BlobFastPath`` answered on the network thread.
     let fastPathAnswers: Counter
     let latency: DurationHistogram
-    /// Counters of the statuses blob reads answer with, made once so the hot path looks up nothing.
-    private let common: [String: Counter]
+    /// Counters of the statuses blob reads answer with, by status, made once so the hot path makes nothing.
+    private let gets: [Int: Counter]
+    private let heads: [Int: Counter]
 
     private static func name(_ metric: String, unit: String, _ help: String) -> MetricNameDescriptor {
         MetricNameDescriptor(namespace: "hoard", metricName: metric, unitName: unit, helpText: help)
@@ -28,17 +29,14 @@ public struct ServerMetrics: Sendable {
             descriptor: Self.name("http_request_duration", unit: "seconds", "Time to produce a response head."),
             buckets: [.microseconds(100), .microseconds(500), .milliseconds(1), .milliseconds(5), .milliseconds(25), .milliseconds(100),
                       .milliseconds(500), .seconds(2), .seconds(10)])
-        var common: [String: Counter] = [:]
-        for method in ["GET", "HEAD"] {
-            for status in [200, 206, 304, 404] {
-                common["\(method) \(status)"] = Self.makeRequests(registry, method: method, status: status)
-            }
-        }
-        self.common = common
+        let statuses = [200, 206, 304, 404]
+        gets = Dictionary(uniqueKeysWithValues: statuses.map { [registry] in ($0, Self.makeRequests(registry, method: "GET", status: $0)) })
+        heads = Dictionary(uniqueKeysWithValues: statuses.map { [registry] in ($0, Self.makeRequests(registry, method: "HEAD", status: $0)) })
     }
 
     func requests(method: String, status: Int) -> Counter {
-        if method == "GET" || method == "HEAD", let counter = common["\(method) \(status)"] { return counter }
+        if method == "GET", let counter = gets[status] { return counter }
+        if method == "HEAD", let counter = heads[status] { return counter }
         return Self.makeRequests(registry, method: method, status: status)
     }
 
