@@ -18,6 +18,8 @@ import HoardCore
 public struct BlobCacheDirectory: Sendable, LocalBlobSource {
     /// The cache's root folder.
     public let root: URL
+    /// Its path, ending in `/` (paths of blobs are built from it: 10,000 `URL` appends cost more than a warm join may).
+    private let rootPath: String
     /// Whether each entry is synced to disk (file and directory) before it counts as cached. Off by default: the
     /// cache is a copy of what the server holds, so after a power cut a lost or damaged entry is only fetched again
     /// (``verify()`` finds damaged ones); per-blob syncing would cost more than the download on a cold join.
@@ -26,6 +28,7 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
     /// Opens (creating if needed) a cache in `root`.
     public init(root: URL) throws {
         self.root = root.standardizedFileURL
+        rootPath = self.root.path.hasSuffix("/") ? self.root.path : self.root.path + "/"
         for folder in ["sha256", "partial", "tmp"] {
             do {
                 try FileManager.default.createDirectory(
@@ -44,8 +47,13 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
 
     /// Where a verified blob lives: `ROOT/sha256/ab/<hex>`.
     public func url(for digest: Digest) -> URL {
+        URL(fileURLWithPath: path(for: digest), isDirectory: false)
+    }
+
+    /// The path of ``url(for:)``.
+    func path(for digest: Digest) -> String {
         let hex = digest.hex
-        return root.appendingPathComponent("sha256").appendingPathComponent(String(hex.prefix(2))).appendingPathComponent(hex)
+        return rootPath + "sha256/" + hex.prefix(2) + "/" + hex
     }
 
     /// Where an interrupted download of `digest` is kept: `ROOT/partial/<hex>`.
@@ -55,7 +63,7 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
 
     /// Whether the blob is in the cache (and therefore verified).
     public func contains(_ digest: Digest) -> Bool {
-        FileManager.default.fileExists(atPath: url(for: digest).path)
+        access(path(for: digest), F_OK) == 0
     }
 
     /// The blob's bytes, or nil when it is not cached.

@@ -189,7 +189,7 @@ public final class HoardClient: Sendable {
         let (response, data) = try await transport.send(request)
         try Self.check(response, data, request)
         do {
-            return try JSONDecoder().decode(T.self, from: data)
+            return try JSONValueDecoder.decode(T.self, from: data)
         } catch {
             throw HoardClientError(.badResponse, "cannot read the answer to \(method) \(path): is this a Hoard server of a matching version?",
                                    status: response.statusCode, cause: SendableError(error))
