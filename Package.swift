@@ -32,11 +32,8 @@ let package = Package(
             pkgConfig: "libarchive",
             providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]
         ),
-        .systemLibrary(
-            name: "CVips",
-            pkgConfig: "vips",
-            providers: [.apt(["libvips-dev"]), .brew(["vips"])]
-        ),
+        // libvips is loaded with dlopen on first use, not linked (see Sources/CVips/include/hoard_vips.h).
+        .target(name: "CVips", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(name: "CHoardSystem"),
         .target(name: "HoardCore"),
         .target(

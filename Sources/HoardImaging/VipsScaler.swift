@@ -33,18 +33,18 @@ enum VipsScaler {
     static func shrink(
         _ source: UnsafeRawBufferPointer, of sourceType: MediaType, width: Int, height: Int, to targets: [Target]
     ) throws(ProblemMessage) -> [Output] {
-        guard isStarted else { throw ProblemMessage("libvips did not start: \(lastError())") }
+        guard isStarted else { throw ProblemMessage(lastError()) }
         guard let base = source.baseAddress, source.count > 0 else { throw ProblemMessage("the picture is empty") }
         func scale(_ target: Target) -> Double {
             min(1, Double(target.width) / Double(max(1, width)), Double(target.height) / Double(max(1, height)))
         }
         let order = targets.indices.sorted { scale(targets[$0]) > scale(targets[$1]) }
         var outputs = [Output?](repeating: nil, count: targets.count)
-        var larger: UnsafeMutablePointer<VipsImage>?
+        var larger: OpaquePointer?
         defer { if let larger { hoard_vips_release(larger) } }
         for index in order {
             let target = targets[index]
-            var image: UnsafeMutablePointer<VipsImage>?
+            var image: OpaquePointer?
             let status: Int32
             if let larger {
                 status = hoard_vips_shrink(larger, Int32(clamping: target.width), Int32(clamping: target.height), &image)
@@ -62,7 +62,7 @@ enum VipsScaler {
     }
 
     /// Encodes an image without metadata.
-    private static func encode(_ image: UnsafeMutablePointer<VipsImage>, as type: MediaType) throws(ProblemMessage) -> Output {
+    private static func encode(_ image: OpaquePointer, as type: MediaType) throws(ProblemMessage) -> Output {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         let format: Int32 = switch type {
@@ -76,7 +76,7 @@ enum VipsScaler {
         defer { hoard_vips_free(buffer) }
         return Output(
             bytes: [UInt8](UnsafeRawBufferPointer(start: buffer, count: length)),
-            width: Int(vips_image_get_width(image)), height: Int(vips_image_get_height(image)))
+            width: Int(hoard_vips_width(image)), height: Int(hoard_vips_height(image)))
     }
 
     /// libvips' last error message, first line only; clears it.
