@@ -75,7 +75,7 @@ public final class HoardClient: Sendable {
             var participantId: String
             var participantToken: String
         }
-        let joined: Joined = try await call("POST", "/v1/sessions/join", json: ["code": code, "name": name])
+        let joined: Joined = try await call("POST", "/v1/sessions/join", json: ["code": code, "name": name], retrying: true)
         let participant = authenticated(with: joined.participantToken)
         let session = try await participant.session(id: joined.sessionId)
         return JoinedSession(
@@ -176,7 +176,14 @@ public final class HoardClient: Sendable {
     }
 
     /// Sends a JSON request and decodes a JSON answer; any non-2xx answer becomes a ``HoardClientError``.
-    func call<T: Decodable>(_ method: String, _ path: String, json: (any Encodable & Sendable)? = nil) async throws -> T {
+    ///
+    /// A request `retrying` (every GET, and the join) is sent again when the network fails (no connection, a
+    /// timeout), up to ``Configuration/attempts`` tries, half a second apart and then doubling: a server swamped by a
+    /// crowd of joining players, or a Wi-Fi that drops for a moment, costs a wait rather than the join. A join
+    /// whose answer was lost may leave an unused participant behind; nothing else changes twice.
+    func call<T: Decodable>(
+        _ method: String, _ path: String, json: (any Encodable & Sendable)? = nil, retrying: Bool? = nil
+    ) async throws -> T {
         var request = request(method, path)
         if let json {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -186,7 +193,20 @@ public final class HoardClient: Sendable {
                 throw HoardClientError(.invalidArgument, "cannot encode the request body", cause: SendableError(error))
             }
         }
-        let (response, data) = try await transport.send(request)
+        let tries = retrying ?? (method == "GET") ? max(1, configuration.attempts) : 1
+        var attempt = 1
+        var pause = 0.5
+        let (response, data) = try await {
+            while true {
+                do {
+                    return try await transport.send(request)
+                } catch let error as HoardClientError where error.code == .network && attempt < tries {
+                    attempt += 1
+                    try await Task.sleep(for: .seconds(pause))
+                    pause *= 2
+                }
+            }
+        }()
         try Self.check(response, data, request)
         do {
             return try JSONValueDecoder.decode(T.self, from: data)

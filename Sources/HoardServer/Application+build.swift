@@ -43,7 +43,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let app = Application(
         router: router,
         server: server,
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: serverName),
+        configuration: .init(
+            address: .hostname(configuration.host, port: configuration.port), serverName: serverName, backlog: configuration.backlog),
         services: [refresher],
         onServerRunning: { channel in
             logger.info("Hoard is serving", metadata: [

@@ -13,6 +13,10 @@ public struct ServerConfiguration: Sendable {
     public var host: String = "127.0.0.1"
     /// Port to bind (0 picks a free one).
     public var port: Int = 8080
+    /// Connections the system queues before the server accepts them (capped by `net.core.somaxconn`). Hummingbird's
+    /// 256 was too few for 200 players joining at once, each on several connections: the system dropped the
+    /// overflow, and those clients waited out SYN retries (over a minute) and gave up.
+    public var backlog: Int = 4096
     /// Bytes of hot blobs kept in memory.
     public var cacheBytes: Int = 256 << 20
     /// Largest blob kept in memory.

@@ -59,6 +59,23 @@ import Testing
         }
     }
 
+    @Test func aJoinIsTriedAgainWhenTheNetworkFailsButNotWhenTheServerSaysNo() async throws {
+        let sent = Locked(0)
+        var configuration = HoardClient.Configuration()
+        configuration.attempts = 3
+        configuration.onRequest = { _ in sent.withLock { $0 += 1 } }
+        // Nothing listens on port 9: every try fails to connect.
+        let unreachable = HoardClient(baseURL: URL(string: "http://127.0.0.1:9")!, configuration: configuration)
+        await #expect { try await unreachable.join(code: "ABCD-EFGH", name: "p") } throws: { ($0 as? HoardClientError)?.code == .network }
+        #expect(sent.current == 3)
+        // A server's refusal is an answer: sent once.
+        try await ServerFixture.with { [configuration] fixture in
+            let client = HoardClient(baseURL: fixture.baseURL, configuration: configuration)
+            await #expect { try await client.join(code: "ZZZZ-ZZZZ", name: "p") } throws: { ($0 as? HoardClientError)?.code == .server }
+        }
+        #expect(sent.current == 4)
+    }
+
     @Test func joiningWithAnUnknownCodeSaysSo() async throws {
         try await ServerFixture.with { fixture in
             await #expect {
