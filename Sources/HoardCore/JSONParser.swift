@@ -73,16 +73,10 @@ struct JSONParser {
     }
 
     private mutating func object(depth: Int) throws -> JSONValue {
-        guard depth <= maxDepth else { throw failure("nested more than \(maxDepth) deep") }
-        index += 1
         var members: [String: JSONValue] = [:]
         members.reserveCapacity(8)
-        skipSpace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
-        }
-        while true {
+        if try opens(depth: depth, closing: UInt8(ascii: "}")) { return .object(members) }
+        repeat {
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("an object key must be a string") }
             let key = try string()
@@ -91,35 +85,38 @@ struct JSONParser {
             index += 1
             skipSpace()
             members[key] = try value(depth: depth)
-            skipSpace()
-            guard index < bytes.count else { throw failure("unfinished object") }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return .object(members)
-            default: throw failure("',' or '}' expected in an object")
-            }
-        }
+        } while try continues(closing: UInt8(ascii: "}"), in: "object")
+        return .object(members)
     }
 
     private mutating func array(depth: Int) throws -> JSONValue {
-        guard depth <= maxDepth else { throw failure("nested more than \(maxDepth) deep") }
-        index += 1
         var items: [JSONValue] = []
-        skipSpace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            return .array(items)
-        }
-        while true {
+        if try opens(depth: depth, closing: UInt8(ascii: "]")) { return .array(items) }
+        repeat {
             skipSpace()
             items.append(try value(depth: depth))
-            skipSpace()
-            guard index < bytes.count else { throw failure("unfinished array") }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; return .array(items)
-            default: throw failure("',' or ']' expected in an array")
-            }
+        } while try continues(closing: UInt8(ascii: "]"), in: "array")
+        return .array(items)
+    }
+
+    /// Steps over an object's or array's opening bracket; true when `closing` follows at once (it is empty).
+    private mutating func opens(depth: Int, closing: UInt8) throws -> Bool {
+        guard depth <= maxDepth else { throw failure("nested more than \(maxDepth) deep") }
+        index += 1
+        skipSpace()
+        guard index < bytes.count, bytes[index] == closing else { return false }
+        index += 1
+        return true
+    }
+
+    /// After a member or element: true after a `,` (another follows), false after `closing` (the end).
+    private mutating func continues(closing: UInt8, in container: String) throws -> Bool {
+        skipSpace()
+        guard index < bytes.count else { throw failure("unfinished \(container)") }
+        switch bytes[index] {
+        case UInt8(ascii: ","): index += 1; return true
+        case closing: index += 1; return false
+        default: throw failure("',' or '\(Character(Unicode.Scalar(closing)))' expected in an \(container)")
         }
     }
 

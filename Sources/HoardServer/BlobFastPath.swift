@@ -192,13 +192,13 @@ final class BlobFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 cache.keep(BlobCache.Head(mediaType: entry.mediaType, bytes: responseHead), for: digest)
             }
             status = 200
-            if !(head.method == .head), entry.size > 0 { part = 0...(entry.size - 1) }
+            if !head.isHead, entry.size > 0 { part = 0...(entry.size - 1) }
         } else {
             var request = HTTPFields()
             if let range = head.range { request[.range] = range }
             if let ifNoneMatch = head.ifNoneMatch { request[.ifNoneMatch] = ifNoneMatch }
             if let ifRange = head.ifRange { request[.ifRange] = ifRange }
-            guard let plan = try? BlobResponsePlan.make(digest, entry, request: request, isHead: (head.method == .head)) else { return false }
+            guard let plan = try? BlobResponsePlan.make(digest, entry, request: request, isHead: head.isHead) else { return false }
             if plan.hasBody { part = plan.part ?? 0...(entry.size - 1) }
             responseHead = serialize(plan, length: part.map { Int64($0.count) } ?? 0, context: context)
             status = plan.status.code
@@ -213,7 +213,11 @@ final class BlobFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 return false
             }
         }
-        if case .fileRegion(let region) = body {
+        // Nothing reaches the socket before the flush, so the cork set below still holds the head back.
+        context.write(wrapOutboundOut(.byteBuffer(responseHead)), promise: nil)
+        context.write(wrapOutboundOut(.byteBuffer(HTTPDate.endOfHead)), promise: nil)
+        switch body {
+        case .fileRegion(let region):
             // Head and body leave in full segments (TCP_CORK, as nginx's tcp_nopush), and the region's descriptor,
             // its own, is closed once the kernel has sent it or the connection failed.
             let options = context.channel.syncOptions
@@ -223,19 +227,17 @@ final class BlobFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 try? options?.setOption(Self.cork, value: 0)
                 try? region.fileHandle.close()
             }
-            context.write(wrapOutboundOut(.byteBuffer(responseHead)), promise: nil)
-            context.write(wrapOutboundOut(.byteBuffer(HTTPDate.endOfHead)), promise: nil)
             context.write(wrapOutboundOut(.fileRegion(region)), promise: sent)
-        } else {
-            context.write(wrapOutboundOut(.byteBuffer(responseHead)), promise: nil)
-            context.write(wrapOutboundOut(.byteBuffer(HTTPDate.endOfHead)), promise: nil)
-            if case .byteBuffer(let slice) = body { context.write(wrapOutboundOut(.byteBuffer(slice)), promise: nil) }
+        case .byteBuffer(let slice):
+            context.write(wrapOutboundOut(.byteBuffer(slice)), promise: nil)
+        case nil:
+            break
         }
         if let part { metrics.bytesServed.increment(by: Int64(part.count)) }
         needsFlush = true
         metrics.cacheHits.increment()
         metrics.fastPathAnswers.increment()
-        metrics.record(method: (head.method == .head) ? "HEAD" : "GET", status: status, since: start)
+        metrics.record(method: head.isHead ? "HEAD" : "GET", status: status, since: start)
         return true
     }
 

@@ -30,6 +30,7 @@ struct RequestHead {
     enum Method { case get, head, other }
 
     var method = Method.other
+    var isHead: Bool { method == .head }
     /// Bytes of body after the head.
     var bodyLength = 0
     /// The blob when the target is exactly `/v1/blobs/sha256:<64 lowercase hex>` (no query, no escape).
