@@ -45,6 +45,7 @@ extension Catalog {
     /// version was imported with other content.
     public func record(_ commit: ImportCommit) throws(CatalogError) -> RecordOutcome {
         try write { db in
+            let now = Date()
             let group = try Self.ensureGroup(named: commit.group, db)
             var pack: PackRecord
             if let existing = try PackRecord.filter(PackRecord.Columns.name == commit.pack).fetchOne(db) {
@@ -62,34 +63,39 @@ extension Catalog {
                             + "raise the version in pack.json")
                 }
             } else {
-                pack = PackRecord(id: nil, name: commit.pack, groupId: group.id ?? 0, isPublic: false, currentVersionId: nil, createdAt: Date())
+                pack = PackRecord(id: nil, name: commit.pack, groupId: group.id ?? 0, isPublic: false, currentVersionId: nil, createdAt: now)
                 try pack.insert(db)
             }
-            for blob in commit.blobs { try blob.insert(db, onConflict: .ignore) }
+            // The bulk rows go through cached statements: encoding thousands of Codable records cost more than SQLite.
+            let insertBlob = try db.cachedStatement(sql: "INSERT OR IGNORE INTO blob (digest, size, mediaType, createdAt) VALUES (?, ?, ?, ?)")
+            for blob in commit.blobs {
+                try insertBlob.execute(arguments: [blob.digest, blob.size, blob.mediaType, blob.createdAt])
+            }
+            let insertAsset = try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO asset (digest, kind, name, footprintWidth, footprintHeight) VALUES (?, ?, ?, ?, ?)")
+            let insertVariant = try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO variant (assetDigest, scale, blobDigest, width, height, isGenerated) VALUES (?, ?, ?, ?, ?, ?)")
+            let insertRendition = try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO rendition (assetDigest, role, blobDigest, width, height) VALUES (?, ?, ?, ?, ?)")
             for (descriptor, digest) in commit.assets {
-                try AssetRecord(
-                    digest: digest, kind: descriptor.kind.rawValue, name: descriptor.name,
-                    footprintWidth: descriptor.footprint.width, footprintHeight: descriptor.footprint.height
-                ).insert(db, onConflict: .ignore)
+                let footprint = descriptor.footprint
+                try insertAsset.execute(arguments: [digest, descriptor.kind.rawValue, descriptor.name, footprint.width, footprint.height])
                 for variant in descriptor.variants {
-                    try VariantRecord(
-                        assetDigest: digest, scale: variant.scale, blobDigest: variant.digest, width: variant.width,
-                        height: variant.height, isGenerated: variant.generated ?? false
-                    ).insert(db, onConflict: .ignore)
+                    try insertVariant.execute(
+                        arguments: [digest, variant.scale, variant.digest, variant.width, variant.height, variant.generated ?? false])
                 }
                 for (role, rendition) in [("preview", descriptor.preview), ("thumbnail", descriptor.thumbnail)] {
                     guard let rendition else { continue }
-                    try RenditionRecord(
-                        assetDigest: digest, role: role, blobDigest: rendition.digest, width: rendition.width, height: rendition.height
-                    ).insert(db, onConflict: .ignore)
+                    try insertRendition.execute(arguments: [digest, role, rendition.digest, rendition.width, rendition.height])
                 }
             }
             var version = PackVersionRecord(
                 id: nil, packId: pack.id ?? 0, version: commit.version, manifestDigest: commit.manifestDigest,
-                assetCount: commit.assets.count, totalBytes: commit.totalBytes, importedAt: Date())
+                assetCount: commit.assets.count, totalBytes: commit.totalBytes, importedAt: now)
             try version.insert(db)
+            let insertMember = try db.cachedStatement(sql: "INSERT OR IGNORE INTO packVersionAsset (packVersionId, assetDigest) VALUES (?, ?)")
             for (_, digest) in commit.assets {
-                try PackVersionAssetRecord(packVersionId: version.id ?? 0, assetDigest: digest).insert(db, onConflict: .ignore)
+                try insertMember.execute(arguments: [version.id ?? 0, digest])
             }
             pack.currentVersionId = version.id
             try pack.update(db)

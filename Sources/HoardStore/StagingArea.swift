@@ -100,9 +100,14 @@ public final class BlobWriter {
         size += Int64(bytes.count)
     }
 
-    /// Closes the file and returns the staged blob with its digest.
+    /// Below this size a finished blob's write-out is left to the publish's one sync: starting it file by file would
+    /// send thousands of separate 4 KiB writes (descriptors) to the disk.
+    static let writebackThreshold: Int64 = 64 << 10
+
+    /// Closes the file and returns the staged blob with its digest. Large blobs start going to disk at once, so the
+    /// publish's sync has less left to wait for.
     public func finish() throws -> StagedBlob {
-        hoard_start_writeback(fd)
+        if size >= Self.writebackThreshold { hoard_start_writeback(fd) }
         close(fd)
         fd = -1
         let digest = hasher.finalize()
