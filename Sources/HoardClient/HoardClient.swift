@@ -67,25 +67,54 @@ public final class HoardClient: Sendable {
 
     /// Joins the session with this code under `name`, then fetches it (two requests).
     ///
+    /// With a `cache` that a finished ``JoinedSession/sync(into:progress:)`` of the same map filled before, the
+    /// server leaves the map and its manifest out of its answer: the session's ``SessionState/map`` and
+    /// ``SessionState/manifest`` are then read from the cache on first use, and the sync checks the cache without
+    /// reading them (a warm join).
+    ///
     /// Throws with ``HoardClientError/status`` 404 and ``HoardClientError/serverCode`` `UNKNOWN_CODE` when no
     /// session has that code.
-    public func join(code: String, name: String) async throws -> JoinedSession {
+    public func join(code: String, name: String, cache: BlobCacheDirectory? = nil) async throws -> JoinedSession {
         struct Joined: Decodable {
             var sessionId: String
             var participantId: String
             var participantToken: String
+            var mapDigest: Digest?
         }
         let joined: Joined = try await call("POST", "/v1/sessions/join", json: ["code": code, "name": name], retrying: true)
         let participant = authenticated(with: joined.participantToken)
-        let session = try await participant.session(id: joined.sessionId)
+        let known = joined.mapDigest.flatMap { cache?.snapshot(of: $0) }
+        let (session, received) = try await participant.fetchSession(id: joined.sessionId, known: known)
         return JoinedSession(
             sessionId: joined.sessionId, participantId: joined.participantId, participantToken: joined.participantToken, session: session,
-            client: participant)
+            client: participant, snapshot: received == nil ? known : nil, received: received)
     }
 
     /// The session with this id: map, manifest and sequence number (one request).
     public func session(id: String) async throws -> SessionState {
-        try await call("GET", "/v1/sessions/\(Self.pathSegment(id))")
+        try await fetchSession(id: id, known: nil).state
+    }
+
+    /// The session; when `known` is the snapshot of its current map, the server leaves the map and manifest out and
+    /// they come from the snapshot. `received` holds the map's and manifest's JSON when they came from the server.
+    func fetchSession(id: String, known: SessionSnapshot?) async throws -> (state: SessionState, received: (map: Data, manifest: Data)?) {
+        let path = "/v1/sessions/\(Self.pathSegment(id))"
+        let (response, data) = try await exchange("GET", path + (known.map { "?known=\($0.mapDigest)" } ?? ""))
+        return try Self.reading("GET", path, response) {
+            let (value, members) = try JSONValue.parsingMembers(data)
+            guard let mapRange = members["map"], let manifestRange = members["manifest"] else {
+                guard let known else { throw HoardClientError(.badResponse, "the session came without its map") }
+                let state = try SessionState(fieldsOf: value, map: { (try? JSONValue(parsing: known.map)) ?? .null }, manifest: {
+                    (try? JSONValueDecoder.decode(SessionManifest.self, from: known.manifest)) ?? SessionManifest()
+                })
+                guard state.mapDigest == known.mapDigest else { throw HoardClientError(.badResponse, "the session came without its new map") }
+                return (state, nil)
+            }
+            let base = data.startIndex
+            let received = (map: data[(base + mapRange.lowerBound)..<(base + mapRange.upperBound)],
+                            manifest: data[(base + manifestRange.lowerBound)..<(base + manifestRange.upperBound)])
+            return (try JSONValueDecoder.decode(SessionState.self, from: value), received)
+        }
     }
 
     /// Creates a game session from a map (needs a member's token). When the server lacks blobs the map
@@ -184,6 +213,15 @@ public final class HoardClient: Sendable {
     func call<T: Decodable>(
         _ method: String, _ path: String, json: (any Encodable & Sendable)? = nil, retrying: Bool? = nil
     ) async throws -> T {
+        let (response, data) = try await exchange(method, path, json: json, retrying: retrying)
+        return try Self.reading(method, path, response) { try JSONValueDecoder.decode(T.self, from: data) }
+    }
+
+    /// Sends a request (retrying network failures: GETs always, others when `retrying`) and gives the 2xx answer's
+    /// bytes; throws the server's error for any other status.
+    func exchange(
+        _ method: String, _ path: String, json: (any Encodable & Sendable)? = nil, retrying: Bool? = nil
+    ) async throws -> (HTTPURLResponse, Data) {
         var request = request(method, path)
         if let json {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -208,8 +246,13 @@ public final class HoardClient: Sendable {
             }
         }()
         try Self.check(response, data, request)
+        return (response, data)
+    }
+
+    /// Runs `read` on an answer's bytes; a failure means the server speaks another version of the API.
+    static func reading<T>(_ method: String, _ path: String, _ response: HTTPURLResponse, _ read: () throws -> T) throws -> T {
         do {
-            return try JSONValueDecoder.decode(T.self, from: data)
+            return try read()
         } catch {
             throw HoardClientError(.badResponse, "cannot read the answer to \(method) \(path): is this a Hoard server of a matching version?",
                                    status: response.statusCode, cause: SendableError(error))

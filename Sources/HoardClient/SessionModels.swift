@@ -79,14 +79,22 @@ public struct SessionState: Sendable, Hashable, Decodable {
     public var visibility: String?
     /// The digest of the current map document.
     public var mapDigest: Digest
-    /// The current map document.
-    public var map: JSONValue
+    /// The current map document. After a warm join it comes from the cache and is read on first use.
+    public var map: JSONValue {
+        get { mapSource.value }
+        set { mapSource = Deferred(newValue) }
+    }
     /// The sequence number of the last event: open the live channel with `since` = this.
     public var seq: Int64
-    /// Everything the map references.
-    public var manifest: SessionManifest
+    /// Everything the map references. After a warm join it comes from the cache and is read on first use.
+    public var manifest: SessionManifest {
+        get { manifestSource.value }
+        set { manifestSource = Deferred(newValue) }
+    }
     /// Who joined, when the server lists them.
     public var participants: [Participant]
+    private var mapSource: Deferred<JSONValue>
+    private var manifestSource: Deferred<SessionManifest>
 
     /// Someone in a session.
     public struct Participant: Sendable, Hashable, Codable {
@@ -129,16 +137,63 @@ public struct SessionState: Sendable, Hashable, Decodable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Keys.self)
+        try self.init(
+            fields: container, map: Deferred(try container.decode(JSONValue.self, forKey: .map)),
+            manifest: Deferred(try container.decodeIfPresent(SessionManifest.self, forKey: .manifest) ?? SessionManifest()))
+    }
+
+    /// The fields of an answer to `GET /v1/sessions/{id}?known=…` that left out the map and its manifest, with those
+    /// two made on first use from what the client keeps.
+    init(fieldsOf value: JSONValue, map: @escaping @Sendable () -> JSONValue, manifest: @escaping @Sendable () -> SessionManifest) throws {
+        struct Fields: Decodable {
+            let container: KeyedDecodingContainer<Keys>
+            init(from decoder: any Decoder) throws { container = try decoder.container(keyedBy: Keys.self) }
+        }
+        let fields = try JSONValueDecoder.decode(Fields.self, from: value)
+        try self.init(fields: fields.container, map: Deferred(making: map), manifest: Deferred(making: manifest))
+    }
+
+    private init(fields container: KeyedDecodingContainer<Keys>, map: Deferred<JSONValue>, manifest: Deferred<SessionManifest>) throws {
         id = try container.decode(String.self, forKey: .id)
         name = try container.decode(String.self, forKey: .name)
         host = try container.decodeIfPresent(String.self, forKey: .host) ?? ""
         visibility = try container.decodeIfPresent(String.self, forKey: .visibility)
         mapDigest = try container.decode(Digest.self, forKey: .mapDigest)
-        map = try container.decode(JSONValue.self, forKey: .map)
         seq = try Int64(exactly: container.decode(Double.self, forKey: .seq)) ?? 0
-        manifest = try container.decodeIfPresent(SessionManifest.self, forKey: .manifest) ?? SessionManifest()
         participants = try container.decodeIfPresent([Participant].self, forKey: .participants) ?? []
+        mapSource = map
+        manifestSource = manifest
     }
+}
+
+/// A value made on first use, then kept: what leaves a warm join's map and manifest unread until the app asks.
+final class Deferred<Value: Sendable>: Sendable {
+    private enum State {
+        case ready(Value)
+        case pending(@Sendable () -> Value)
+    }
+    private let state: Locked<State>
+
+    init(_ value: Value) { state = Locked(.ready(value)) }
+    init(making: @escaping @Sendable () -> Value) { state = Locked(.pending(making)) }
+
+    var value: Value {
+        state.withLock { state in
+            switch state {
+            case .ready(let value):
+                return value
+            case .pending(let make):
+                let value = make()
+                state = .ready(value)
+                return value
+            }
+        }
+    }
+}
+
+extension Deferred: Equatable, Hashable where Value: Hashable {
+    static func == (lhs: Deferred, rhs: Deferred) -> Bool { lhs.value == rhs.value }
+    func hash(into hasher: inout Hasher) { hasher.combine(value) }
 }
 
 /// What `join(code:name:)` gives: who you are in the session, the session itself, and a client that acts as you.
@@ -153,10 +208,31 @@ public struct JoinedSession: Sendable {
     public var session: SessionState
     /// A client on the same connections that authenticates with ``participantToken``.
     public var client: HoardClient
+    /// What the cache held of the map when the join found it there (a warm join).
+    var snapshot: SessionSnapshot?
+    /// The map's and manifest's JSON as the server sent them, when it did.
+    var received: (map: Data, manifest: Data)?
 
-    /// Fetches the session's blobs into `cache` (see ``HoardClient/sync(_:into:progress:)``).
+    /// Fetches the session's blobs into `cache` (see ``HoardClient/sync(_:into:progress:)``). After a warm join,
+    /// when the cache still holds every blob, it answers without reading the manifest or making a request; after a
+    /// sync that leaves every blob cached, the cache keeps the map and manifest for the next join of this map.
     public func sync(into cache: BlobCacheDirectory, progress: AsyncStream<SyncProgress>.Continuation? = nil) async throws -> SyncSummary {
-        try await client.sync(session.manifest, into: cache, progress: progress)
+        let started = ContinuousClock.now
+        if let snapshot, snapshot.mapDigest == session.mapDigest, let summary = snapshot.summaryIfCached(in: cache, started: started) {
+            progress?.yield(SyncProgress(
+                phase: .done, blobsDone: 0, blobsTotal: 0, bytesDone: 0, bytesTotal: 0, blobsCached: summary.blobs, isFirstRenderReached: true))
+            progress?.finish()
+            return summary
+        }
+        let manifest = session.manifest
+        let summary = try await client.sync(manifest, into: cache, progress: progress)
+        if let received {
+            // Best effort: without it the next join is only as fast as this one.
+            let blobs = SyncPlan(manifest: manifest, isCached: { _ in true }).wanted.map(\.digest)
+            try? cache.save(SessionSnapshot(
+                mapDigest: session.mapDigest, map: received.map, assets: manifest.assets.count, blobs: blobs, manifest: received.manifest))
+        }
+        return summary
     }
 
     /// The session's live channel from where the fetched state ends, prefetching new art into `cache` if given.

@@ -16,10 +16,16 @@ public struct Digest: Sendable, Hashable, Comparable, LosslessStringConvertible,
 
     /// Creates a digest from exactly 32 raw bytes, or nil for any other count.
     public init?<Bytes: Collection>(bytes: Bytes) where Bytes.Element == UInt8 {
-        guard bytes.count == 32 else { return nil }
-        var w: [UInt64] = [0, 0, 0, 0]
-        for (i, byte) in bytes.enumerated() { w[i / 8] = w[i / 8] << 8 | UInt64(byte) }
-        words = (w[0], w[1], w[2], w[3])
+        guard let digest = Array(bytes).withUnsafeBytes({ Self(raw: $0) }) else { return nil }
+        self = digest
+    }
+
+    /// Creates a digest from exactly 32 raw bytes in memory, or nil for any other count (not generic: thousands of
+    /// digests read from a file cost microseconds, where the generic path spends them on type metadata).
+    public init?(raw: UnsafeRawBufferPointer) {
+        guard raw.count == 32 else { return nil }
+        func word(_ index: Int) -> UInt64 { UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)) }
+        words = (word(0), word(1), word(2), word(3))
     }
 
     /// Parses `sha256:<64 lowercase hex>`; returns nil for anything else (uppercase hex included).
@@ -55,7 +61,7 @@ public struct Digest: Sendable, Hashable, Comparable, LosslessStringConvertible,
 
     /// The 32 raw bytes.
     public var bytes: [UInt8] {
-        [words.0, words.1, words.2, words.3].flatMap { word in (0..<8).reversed().map { UInt8(truncatingIfNeeded: word >> ($0 * 8)) } }
+        withUnsafeBytes(of: (words.0.bigEndian, words.1.bigEndian, words.2.bigEndian, words.3.bigEndian)) { Array($0) }
     }
 
     /// The 64 lowercase hex characters, without the algorithm prefix.

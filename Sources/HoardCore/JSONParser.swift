@@ -20,11 +20,27 @@ extension JSONValue {
     }
 }
 
-/// A recursive-descent reader over the bytes; ``JSONValue/init(parsing:maxDepth:)`` is its only entry point.
+extension JSONValue {
+    /// Parses like ``init(parsing:maxDepth:)`` and also tells, for a top-level object, where each member's value lies
+    /// in `data` (offsets from its first byte), so a caller can keep parts of the text exactly as they were sent.
+    public static func parsingMembers(_ data: Data, maxDepth: Int = 512) throws -> (value: JSONValue, members: [String: Range<Int>]) {
+        try data.withUnsafeBytes { bytes in
+            var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+            parser.memberRanges = [:]
+            let value = try parser.document()
+            return (value, parser.memberRanges ?? [:])
+        }
+    }
+}
+
+/// A recursive-descent reader over the bytes, behind ``JSONValue/init(parsing:maxDepth:)`` and
+/// ``JSONValue/parsingMembers(_:maxDepth:)``.
 struct JSONParser {
     let bytes: UnsafeRawBufferPointer
     let maxDepth: Int
     var index = 0
+    /// When not nil, the byte range of each value of the top-level object is recorded here.
+    var memberRanges: [String: Range<Int>]?
 
     init(bytes: UnsafeRawBufferPointer, maxDepth: Int) {
         self.bytes = bytes
@@ -84,7 +100,9 @@ struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("':' expected after an object key") }
             index += 1
             skipSpace()
+            let start = index
             members[key] = try value(depth: depth)
+            if depth == 1, memberRanges != nil { memberRanges?[key] = start..<index }
         } while try continues(closing: UInt8(ascii: "}"), in: "object")
         return .object(members)
     }

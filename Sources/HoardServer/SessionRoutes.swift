@@ -24,7 +24,7 @@ struct SessionRoutes: Sendable {
         endpoints.on(.post, "/v1/sessions") { request, context in try await create(request, context) }
         endpoints.on(.get, "/v1/sessions") { _, context in try await lobby(context) }
         endpoints.on(.post, "/v1/sessions/join") { request, context in try await join(request, context) }
-        endpoints.on(.get, "/v1/sessions/{id}") { _, context in try await show(context) }
+        endpoints.on(.get, "/v1/sessions/{id}") { request, context in try await show(request, context) }
         endpoints.on(.put, "/v1/sessions/{id}/map") { request, context in try await replaceMap(request, context) }
         endpoints.on(.post, "/v1/maps") { request, context in try await saveMap(request, context) }
         endpoints.on(.get, "/v1/maps") { _, context in try listMaps(context) }
@@ -149,7 +149,9 @@ struct SessionRoutes: Sendable {
         try hoard.catalog.addParticipant(participant)
         access.add(Principal(participant: participant.id, name: name, session: session.id), tokenHash: participant.tokenHash)
         context.logger.info("participant joined", metadata: ["session": "\(session.id)", "participant": "\(participant.id)"])
-        return try JSONBody.response(["sessionId": session.id, "participantId": participant.id, "participantToken": token])
+        return try JSONBody.response([
+            "sessionId": session.id, "participantId": participant.id, "participantToken": token, "mapDigest": session.mapDigest.description,
+        ])
     }
 
     /// The session, when the caller is one of its participants or a member of its group.
@@ -207,13 +209,20 @@ struct SessionRoutes: Sendable {
     /// The session: its fields, the map document as stored (canonical JSON) and the map's manifest. The manifest is
     /// a function of the immutable map, so it is encoded once per map digest and kept in ``manifests``; a join of a
     /// warm map costs two small queries and a copy, however many assets the map references.
-    func show(_ context: HoardRequestContext) async throws -> Response {
+    ///
+    /// With `?known=<map digest>` equal to the current map's, `map` and `manifest` are left out: the caller holds them
+    /// (a client's warm join), and the answer is a few hundred bytes whatever the map's size.
+    func show(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
         let (session, _) = try visibleSession(context)
-        guard let mapSize = try await hoard.store.info(session.mapDigest)?.size else {
-            throw APIError.internalError("the map blob \(session.mapDigest) is missing")
+        let known = request.uri.queryParameters.get("known").flatMap(Digest.init)
+        var document: (map: ByteBuffer, manifest: ByteBuffer)?
+        if known != session.mapDigest {
+            guard let mapSize = try await hoard.store.info(session.mapDigest)?.size else {
+                throw APIError.internalError("the map blob \(session.mapDigest) is missing")
+            }
+            let map = try await reader.buffer(session.mapDigest, size: mapSize, logger: context.logger)
+            document = (map, try encodedManifest(of: session.mapDigest, map: map))
         }
-        let map = try await reader.buffer(session.mapDigest, size: mapSize, logger: context.logger)
-        let manifest = try encodedManifest(of: session.mapDigest, map: map)
         let connected = await hub.connected(session: session.id)
         let participants = try hoard.catalog.participants(session: session.id).map {
             ["id": $0.id, "name": $0.name, "connected": connected.contains($0.id) ? "yes" : "no"]
@@ -222,6 +231,10 @@ struct SessionRoutes: Sendable {
             id: session.id, name: session.name, host: session.host, visibility: session.visibility, mapDigest: session.mapDigest,
             seq: session.lastSeq, participants: participants))
         var body = ByteBuffer()
+        guard let (map, manifest) = document else {
+            body.writeBytes(fields)
+            return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
+        }
         body.reserveCapacity(fields.count + map.readableBytes + manifest.readableBytes + 32)
         body.writeBytes(fields.dropLast())
         body.writeString(#","manifest":"#)

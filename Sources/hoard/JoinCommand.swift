@@ -31,7 +31,7 @@ struct JoinCommand: AsyncParsableCommand {
     @Flag(help: "Print live events after the sync, until interrupted.")
     var follow = false
 
-    @Flag(help: "Print the summary as JSON (requests counts the join's own two).")
+    @Flag(help: "Print the summary as JSON (requests counts every request, the join's own included).")
     var json = false
 
     /// The summary `--json` prints.
@@ -51,10 +51,9 @@ struct JoinCommand: AsyncParsableCommand {
         let cache: BlobCacheDirectory
         do { cache = try BlobCacheDirectory(path: self.cache) } catch { throw CLIError("\(error)") }
         let joined: JoinedSession
-        do { joined = try await client.join(code: code, name: name) } catch { throw CLIError("cannot join: \(error)") }
+        do { joined = try await client.join(code: code, name: name, cache: cache) } catch { throw CLIError("cannot join: \(error)") }
         let session = joined.session
-        Terminal.err("Joined '\(session.name)' hosted by \(session.host) as \(name): \(session.manifest.assets.count) assets, "
-            + "\(session.manifest.blobs.count) other blobs")
+        Terminal.err("Joined '\(session.name)' hosted by \(session.host) as \(name)")
 
         let (progress, continuation) = AsyncStream.makeStream(of: SyncProgress.self, bufferingPolicy: .bufferingNewest(1))
         let bar = ProgressBar(label: "Syncing")
@@ -78,7 +77,7 @@ struct JoinCommand: AsyncParsableCommand {
             Terminal.out(try JSONOutput.encode(Output(
                 session: session.id, assets: summary.assets, blobs: summary.blobs, blobsFetched: summary.blobsFetched,
                 bytesFetched: summary.bytesFetched, firstRenderSeconds: summary.firstRenderSeconds, totalSeconds: summary.totalSeconds,
-                requests: summary.requests + 2)).replacingOccurrences(of: "\n", with: ""))
+                requests: client.requestCount)).replacingOccurrences(of: "\n", with: ""))
         } else {
             Terminal.out(SyncText.summary(summary, cache: cache))
         }

@@ -79,6 +79,7 @@ final class RequestLog: Sendable {
     struct Entry: Sendable {
         var method: String
         var path: String
+        var query: String?
         var range: String?
         var batch: [String]
 
@@ -96,7 +97,9 @@ final class RequestLog: Sendable {
         }
         let path = request.url?.path.removingPercentEncoding ?? ""
         entries.withLock {
-            $0.append(Entry(method: request.httpMethod ?? "GET", path: path, range: request.value(forHTTPHeaderField: "Range"), batch: batch))
+            $0.append(Entry(
+                method: request.httpMethod ?? "GET", path: path, query: request.url?.query?.removingPercentEncoding,
+                range: request.value(forHTTPHeaderField: "Range"), batch: batch))
         }
     }
 

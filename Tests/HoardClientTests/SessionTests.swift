@@ -2,6 +2,10 @@ import Foundation
 import HoardCore
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 @testable import HoardClient
 
 /// Creating, joining and syncing game sessions end to end against the real server.
@@ -126,6 +130,85 @@ import Testing
                 #expect(log.all.map { "\($0.method) \($0.path)" } == ["POST /v1/sessions/join", "GET /v1/sessions/\(created.id)"])
             }
         }
+    }
+
+    @Test func aWarmJoinTakesTheMapAndManifestFromTheCacheUntilTheMapChanges() async throws {
+        try await ServerFixture.with { fixture in
+            try await fixture.importPack("dungeon-basics")
+            let chosen = Array(try fixture.hoard.catalog.assets(pack: "dungeon-basics").prefix(4))
+            let picture = try await fixture.upload(sizes: [2_000])[0]
+            let map = Self.map(assets: chosen.map(\.digest), picture: picture.digest)
+            let created = try await fixture.client().createSession(name: "Crypt", map: map)
+
+            try await withCache { cache in
+                let cold = try await HoardClient(baseURL: fixture.baseURL).join(code: created.code, name: "Ann", cache: cache)
+                #expect(cold.snapshot == nil)
+                _ = try await cold.sync(into: cache)
+                #expect(FileManager.default.fileExists(atPath: cache.snapshotPath(of: created.mapDigest)))
+                #expect(cache.contains(created.mapDigest), "the map is kept as a blob of the cache")
+
+                // Warm: the server leaves the map and manifest out; they are read from the cache only when asked for.
+                let log = RequestLog()
+                let player = fixture.client(log: log)
+                let warm = try await player.authenticated(with: nil).join(code: created.code, name: "Bo", cache: cache)
+                #expect(log.all.map { "\($0.method) \($0.path) \($0.query ?? "")" } == [
+                    "POST /v1/sessions/join ", "GET /v1/sessions/\(created.id) known=\(created.mapDigest)",
+                ])
+                #expect(warm.snapshot != nil && warm.received == nil)
+                let summary = try await warm.sync(into: cache)
+                #expect(summary.requests == 0 && summary.blobsFetched == 0)
+                #expect(summary.assets == chosen.count && summary.blobs == Set(chosen.flatMap(\.variants).map(\.digest)).count + 1)
+                #expect(log.all.count == 2)
+                #expect(warm.session.map == map)
+                #expect(warm.session.manifest == cold.session.manifest)
+
+                // A blob gone from the cache: the sync reads the cached manifest and fetches just that one.
+                let lost = try #require(chosen.first?.variants.first?.digest)
+                try cache.remove(lost)
+                let patched = try await HoardClient(baseURL: fixture.baseURL).join(code: created.code, name: "Cy", cache: cache)
+                let refetch = try await patched.sync(into: cache)
+                #expect(refetch.blobsFetched == 1 && cache.contains(lost))
+
+                // A damaged snapshot is ignored: the session comes whole from the server.
+                let path = cache.snapshotPath(of: created.mapDigest)
+                var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+                bytes[bytes.count - 2] ^= 0x20
+                try bytes.write(to: URL(fileURLWithPath: path))
+                let damaged = try await HoardClient(baseURL: fixture.baseURL).join(code: created.code, name: "Di", cache: cache)
+                #expect(damaged.snapshot == nil && damaged.received != nil)
+                #expect(damaged.session.manifest == cold.session.manifest)
+
+                // The host changes the map: the next join gets the new one whole, whatever the cache holds.
+                let newMap: JSONValue = .array([.string(picture.digest.description)])
+                var request = URLRequest(url: fixture.baseURL.appendingPathComponent("v1/sessions/\(created.id)/map"))
+                request.httpMethod = "PUT"
+                request.setValue("Bearer \(fixture.token)", forHTTPHeaderField: "Authorization")
+                request.httpBody = try JSONEncoder().encode(newMap)
+                let (_, response) = try await URLSession.shared.data(for: request)
+                #expect((response as? HTTPURLResponse)?.statusCode == 200)
+                let changed = try await HoardClient(baseURL: fixture.baseURL).join(code: created.code, name: "Ed", cache: cache)
+                #expect(changed.session.map == newMap && changed.snapshot == nil)
+                #expect(changed.session.manifest.blobs.map(\.digest) == [picture.digest] && changed.session.manifest.assets.isEmpty)
+            }
+        }
+    }
+
+    @Test func aSnapshotFileReadsBackAndRefusesDamage() throws {
+        let manifest = Data(#"{"assets":[],"blobs":[]}"#.utf8)
+        let map = Data("[]".utf8)
+        let blobs = [digest(of: Data("a".utf8)), digest(of: Data("b".utf8))]
+        let snapshot = SessionSnapshot(mapDigest: digest(of: map), map: map, assets: 7, blobs: blobs, manifest: manifest)
+        let encoded = snapshot.encoded()
+        let read = try #require(SessionSnapshot(decoding: encoded, mapDigest: snapshot.mapDigest, map: map))
+        #expect(read.assets == 7 && read.blobs == blobs && read.manifest == manifest)
+        // A slice that does not start at index 0 reads the same.
+        let shifted = (Data([0]) + encoded).dropFirst()
+        #expect(SessionSnapshot(decoding: shifted, mapDigest: snapshot.mapDigest, map: map)?.blobs == blobs)
+        var flipped = encoded
+        flipped[flipped.count - 3] ^= 1
+        #expect(SessionSnapshot(decoding: flipped, mapDigest: snapshot.mapDigest, map: map) == nil)
+        #expect(SessionSnapshot(decoding: encoded.dropLast(), mapDigest: snapshot.mapDigest, map: map) == nil)
+        #expect(SessionSnapshot(decoding: Data("hoard-session-snapshot 2\n".utf8) + encoded, mapDigest: snapshot.mapDigest, map: map) == nil)
     }
 
     @Test func aParticipantTokenReadsItsSessionButCannotCreateOne() async throws {

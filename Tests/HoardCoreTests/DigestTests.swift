@@ -37,6 +37,17 @@ func parsingThenPrintingADigestGivesBackTheSameText(_ hex: String) throws {
 @Test(arguments: [0, 1, 31, 33, 64])
 func digestFromRawBytesNeedsExactly32Bytes(_ count: Int) {
     #expect(Digest(bytes: [UInt8](repeating: 0xAB, count: count)) == nil)
+    #expect([UInt8](repeating: 0xAB, count: count).withUnsafeBytes { Digest(raw: $0) } == nil)
+}
+
+@Test func rawMemoryAndByteCollectionsGiveTheSameDigest() throws {
+    let bytes = (0..<40).map { UInt8(truncatingIfNeeded: $0 * 37 + 11) }
+    for start in 0...8 {  // unaligned starts too
+        let slice = bytes[start..<(start + 32)]
+        let fromMemory = try #require(bytes.withUnsafeBytes { Digest(raw: UnsafeRawBufferPointer(rebasing: $0[start..<(start + 32)])) })
+        #expect(fromMemory == Digest(bytes: slice))
+        #expect(fromMemory.bytes == Array(slice))
+    }
 }
 
 @Test func parsingRejectsUppercaseHex() {

@@ -39,6 +39,22 @@ import Testing
         #expect(try Self.parsed(#"{"k":1,"k":2}"#) == .object(["k": .number(2)]))
     }
 
+    @Test func tellsWhereEachTopLevelMemberLies() throws {
+        let text = #" { "map" : {"a":[1,{"b":"}"}]} , "seq":12,"name":"x\"y" ,"empty":[] } "#
+        let data = Data(text.utf8)
+        let (value, members) = try JSONValue.parsingMembers(data)
+        #expect(value == (try Self.parsed(text)))
+        #expect(Set(members.keys) == ["map", "seq", "name", "empty"])
+        for (key, range) in members {
+            let piece = try JSONValue(parsing: data[range])
+            guard case .object(let all) = value else { Issue.record("not an object"); return }
+            #expect(piece == all[key], "\(key)")
+        }
+        #expect(String(decoding: data[try #require(members["name"])], as: UTF8.self) == #""x\"y""#)
+        #expect(try JSONValue.parsingMembers(Data("[1,{\"a\":2}]".utf8)).members.isEmpty, "only a top-level object has members")
+        #expect(throws: JSONParseError.self) { try JSONValue.parsingMembers(Data("{\"a\":}".utf8)) }
+    }
+
     @Test func refusesWhatIsNotJSON() throws {
         let bad = [
             "", " ", "[1,]", "{\"a\":1,}", "[01]", "[1.]", "[.5]", "[1e]", "[-]", "[+1]", "NaN", "[Infinity]", "tru", "nul",

@@ -47,6 +47,17 @@ struct SessionTests {
             let id = try #require(created.json["id"] as? String)
             let session = try await client.json(.get, "/v1/sessions/\(id)", token: participant)
             #expect(session.status == .ok)
+            let mapDigest = try #require(session.json["mapDigest"] as? String)
+            #expect(joined.json["mapDigest"] as? String == mapDigest, "the join names the current map")
+            // A caller that holds the current map and its manifest gets the session without them; any other
+            // `known` (an older map, or not a digest) gets them whole.
+            let light = try await client.json(.get, "/v1/sessions/\(id)?known=\(mapDigest)", token: participant)
+            #expect(light.status == .ok && light.json["map"] == nil && light.json["manifest"] == nil)
+            #expect(light.json["mapDigest"] as? String == mapDigest && light.json["seq"] != nil && light.json["participants"] != nil)
+            for known in [tokens[0], "nonsense"] {
+                let whole = try await client.json(.get, "/v1/sessions/\(id)?known=\(known)", token: participant)
+                #expect(whole.status == .ok && whole.json["map"] != nil && whole.json["manifest"] != nil)
+            }
             let manifest = try #require(session.json["manifest"] as? [String: Any])
             let assets = try #require(manifest["assets"] as? [[String: Any]])
             #expect(assets.map { $0["digest"] as? String } == [tokens[0]])
