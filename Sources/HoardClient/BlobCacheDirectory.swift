@@ -8,6 +8,7 @@ import HoardCore
 ///     ROOT/
 ///       sha256/ab/<64 hex>    verified blobs, sharded by the first two hex digits
 ///       partial/<64 hex>      an interrupted download: the blob's first bytes, continued with `Range: bytes=N-`
+///       sessions/<64 hex>     the snapshot of a map synced completely (`SessionSnapshot`), named by the map's digest
 ///       tmp/<hex>.<uuid>      a blob being written; renamed into sha256/ once it hashed to its digest
 ///
 /// Invariants: a file under `sha256/` MUST hold exactly the bytes of its digest — every write hashes the bytes, then
@@ -97,29 +98,38 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
             throw HoardClientError(.digestMismatch, "the bytes received for \(digest) hash to \(actual); they were not cached", digests: [digest])
         }
         guard !contains(digest) else { return }
-        let temporary = root.appendingPathComponent("tmp").appendingPathComponent("\(digest.hex).\(UUID().uuidString.lowercased())")
+        // POSIX calls on string paths: a cold join inserts thousands of small blobs, and Foundation's file handles,
+        // URLs and `moveItem` checks cost more than the writes themselves.
+        let temporary = rootPath + "tmp/" + digest.hex + "." + UUID().uuidString.lowercased()
         do {
-            guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-                throw CocoaError(.fileWriteUnknown)
-            }
-            let handle = try FileHandle(forWritingTo: temporary)
-            do {
-                try handle.write(contentsOf: Data(bytes))
-                if isDurable { try handle.synchronize() }
-                try handle.close()
-            } catch {
-                try? handle.close()
-                throw error
-            }
-            try publish(temporary, as: digest)
-        } catch let error as HoardClientError {
-            try? FileManager.default.removeItem(at: temporary)
-            throw error
+            try Self.write(bytes, toNewFile: temporary, synchronizing: isDurable)
+            try publish(path: temporary, as: digest)
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
+            unlink(temporary)
             throw HoardClientError(.io, "cannot write \(digest) into the cache at \(root.path); check free space and permissions",
-                                   digests: [digest], cause: error)
+                                   digests: [digest], cause: SendableError(error))
         }
+    }
+
+    /// Writes `bytes` into a file that must not exist yet, optionally synced to disk.
+    private static func write(_ bytes: some DataProtocol, toNewFile path: String, synchronizing: Bool) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw posixError(errno) }
+        defer { close(fd) }
+        for region in bytes.regions {
+            try region.withUnsafeBytes { buffer in
+                var done = 0
+                while done < buffer.count {
+                    let written = systemWrite(fd, buffer.baseAddress! + done, buffer.count - done)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        throw posixError(errno)
+                    }
+                    done += written
+                }
+            }
+        }
+        if synchronizing, fsync(fd) != 0 { throw posixError(errno) }
     }
 
     /// Hashes the file at `url` and, when it matches `digest`, moves it into the cache (it must be on the cache's
@@ -145,18 +155,26 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
     /// Renames a file the caller already verified into its sharded place; when a twin got there first, the file is
     /// dropped. The file must be on the cache's file system.
     func publish(_ file: URL, as digest: Digest) throws {
-        let destination = url(for: digest)
-        let shard = destination.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: shard, withIntermediateDirectories: true)
-        do {
-            try FileManager.default.moveItem(at: file, to: destination)
-        } catch {
-            // Content-addressed: a blob already there holds the same bytes.
-            guard contains(digest) else { throw error }
-            try? FileManager.default.removeItem(at: file)
-            return
+        try publish(path: file.path, as: digest)
+    }
+
+    /// ``publish(_:as:)`` by path; the shard folder is made when the first rename into it finds none.
+    func publish(path file: String, as digest: Digest) throws {
+        let destination = path(for: digest)
+        let shard = String(destination[..<destination.lastIndex(of: "/")!])
+        if rename(file, destination) != 0 {
+            let first = errno
+            if first == ENOENT, mkdir(shard, 0o755) == 0 || errno == EEXIST, rename(file, destination) == 0 {
+                // Published into a shard made just now.
+            } else if contains(digest) {
+                // Content-addressed: a blob already there holds the same bytes.
+                unlink(file)
+                return
+            } else {
+                throw posixError(first)
+            }
         }
-        if isDurable { Self.synchronizeDirectory(shard) }
+        if isDurable { Self.synchronizeDirectory(URL(fileURLWithPath: shard, isDirectory: true)) }
     }
 
     /// Best effort: makes the rename itself durable (fsync of the directory).
@@ -230,4 +248,18 @@ public struct BlobFolder: LocalBlobSource {
         ]
         return candidates.first { FileManager.default.fileExists(atPath: $0.path) }
     }
+}
+
+/// `write(2)`, named apart from Foundation's methods.
+private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.write(fd, buffer, count)
+    #else
+    Darwin.write(fd, buffer, count)
+    #endif
+}
+
+/// The error for a failed system call's `errno`.
+private func posixError(_ code: Int32) -> POSIXError {
+    POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
 }

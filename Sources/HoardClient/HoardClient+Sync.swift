@@ -24,7 +24,8 @@ extension HoardClient {
     ) async throws -> SyncSummary {
         let plan = SyncPlan(
             manifest: manifest, isCached: cache.contains, batchThreshold: configuration.batchThreshold,
-            batchMaxCount: min(configuration.batchMaxCount, 1000), batchMaxBytes: configuration.batchMaxBytes)
+            batchMaxCount: min(configuration.batchMaxCount, 1000), batchMaxBytes: configuration.batchMaxBytes,
+            spreadOver: configuration.maxParallelFetches)
         let run = SyncRun(plan: plan, progress: progress)
         run.emit()
         do {

@@ -5,8 +5,9 @@ import HoardCore
 /// Phase 1 (``Phase/firstRender``) holds the smallest variant of every asset: once they are cached the map can be
 /// drawn. Phase 2 (``Phase/rest``) holds the plain blobs, then every other variant, lower scales first. A digest
 /// that appears twice is fetched once, in the earliest place it appears. Blobs under the batch threshold are
-/// grouped into batch requests; larger ones are fetched one GET each. Every unit of phase 1 comes before any unit
-/// of phase 2.
+/// grouped into batch requests; larger ones are fetched one GET each. A phase's small blobs are spread over at least
+/// `spreadOver` batches when there are enough of them, so that they travel (and are written to the cache) on that many
+/// connections at once rather than one after the other. Every unit of phase 1 comes before any unit of phase 2.
 public struct SyncPlan: Sendable {
     /// Which part of a sync a blob belongs to.
     public enum Phase: Int, Sendable, Comparable {
@@ -54,7 +55,7 @@ public struct SyncPlan: Sendable {
     /// Plans a sync of `manifest` against `isCached`.
     public init(
         manifest: SessionManifest, isCached: (Digest) -> Bool, batchThreshold: Int64 = 64 << 10, batchMaxCount: Int = 1000,
-        batchMaxBytes: Int64 = 4 << 20
+        batchMaxBytes: Int64 = 4 << 20, spreadOver: Int = 1
     ) {
         var seen = Set<Digest>()
         var wanted: [Item] = []
@@ -76,10 +77,14 @@ public struct SyncPlan: Sendable {
         var units: [Unit] = []
         for phase in [Phase.firstRender, .rest] {
             let items = missing.filter { $0.phase == phase }
+            let small = items.filter { $0.size < batchThreshold }
+            // At least 16 blobs a batch: below that a request costs more than the parallelism gains.
+            let spread = max(16, (small.count + max(1, spreadOver) - 1) / max(1, spreadOver))
+            let maxCount = min(batchMaxCount, spread)
             var batch: [Item] = []
             var batchBytes: Int64 = 0
-            for item in items where item.size < batchThreshold {
-                if !batch.isEmpty, batch.count >= batchMaxCount || batchBytes + item.size > batchMaxBytes {
+            for item in small {
+                if !batch.isEmpty, batch.count >= maxCount || batchBytes + item.size > batchMaxBytes {
                     units.append(.batch(batch))
                     batch = []
                     batchBytes = 0

@@ -46,6 +46,18 @@ import Testing
         for unit in plan.units { #expect(unit.items.reduce(0) { $0 + $1.size } <= 100_000) }
     }
 
+    @Test func manySmallBlobsAreSpreadOverAsManyBatchesAsConnections() {
+        let blobs = (0..<1000).map { Self.blob("t\($0)", 5_000) }
+        let manifest = SessionManifest(assets: blobs.map { asset("t", [$0]) })
+        let spread = SyncPlan(manifest: manifest, isCached: { _ in false }, spreadOver: 8)
+        #expect(spread.units.count == 8)
+        #expect(spread.units.allSatisfy { $0.items.count == 125 })
+        #expect(spread.missing.map(\.digest) == blobs.map(\.digest), "same blobs, same order")
+        #expect(SyncPlan(manifest: manifest, isCached: { _ in false }).units.count == 2, "one connection: the 4 MiB budget decides")
+        let few = SessionManifest(assets: blobs.prefix(20).map { asset("t", [$0]) })
+        #expect(SyncPlan(manifest: few, isCached: { _ in false }, spreadOver: 8).units.count == 2, "at least 16 blobs a batch")
+    }
+
     @Test func cachedBlobsAreNotFetchedAndSharedBlobsAreFetchedOnce() {
         let shared = Self.blob("shared", 10)
         let cached = Self.blob("cached", 10)
