@@ -7,14 +7,16 @@ import HoardCore
 ///
 ///     ROOT/
 ///       sha256/ab/<64 hex>    verified blobs, sharded by the first two hex digits
-///       partial/<64 hex>      an interrupted download: the blob's first bytes, continued with `Range: bytes=N-`
+///       partial/ab/<64 hex>   an interrupted download: the blob's first bytes, continued with `Range: bytes=N-`
 ///       sessions/<64 hex>     the snapshot of a map synced completely (`SessionSnapshot`), named by the map's digest
-///       tmp/<hex>.<uuid>      a blob being written; renamed into sha256/ once it hashed to its digest
+///       sha256/ab/.<hex>.<uuid>  a blob being written, hidden in its shard; renamed to its name once written
+///       tmp/                  other files being written (session snapshots)
 ///
-/// Invariants: a file under `sha256/` MUST hold exactly the bytes of its digest — every write hashes the bytes, then
-/// writes a temporary file, syncs it and renames it into place, so neither a wrong blob nor a half-written one can
-/// ever appear there. Presence of the file is therefore the cache's only index: ``contains(_:)`` is one `stat`.
-/// Files under `partial/` and `tmp/` are scratch space; deleting them loses nothing but time.
+/// Invariants: a file under `sha256/` named by a digest MUST hold exactly the bytes of that digest — every write
+/// hashes the bytes, then writes a hidden temporary file, and renames it to its name, so neither a wrong blob nor a
+/// half-written one can ever appear under a digest's name. Presence of the file is therefore the cache's only index:
+/// ``contains(_:)`` is one `stat`. Hidden files, `partial/` and `tmp/` are scratch space; deleting them loses nothing
+/// but time.
 /// Several processes or tasks may fill the same cache at once: the last rename of identical bytes wins harmlessly.
 public struct BlobCacheDirectory: Sendable, LocalBlobSource {
     /// The cache's root folder.
@@ -57,9 +59,18 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
         return rootPath + "sha256/" + hex.prefix(2) + "/" + hex
     }
 
-    /// Where an interrupted download of `digest` is kept: `ROOT/partial/<hex>`.
+    /// Where an interrupted download of `digest` is kept: `ROOT/partial/ab/<hex>`. Its folder exists once this
+    /// returns (sharded like `sha256/`, so parallel downloads do not queue on one folder's lock).
     public func partialURL(for digest: Digest) -> URL {
-        root.appendingPathComponent("partial").appendingPathComponent(digest.hex)
+        let path = partialPath(for: digest)
+        mkdir(String(path[..<path.lastIndex(of: "/")!]), 0o755)
+        return URL(fileURLWithPath: path, isDirectory: false)
+    }
+
+    /// The path of ``partialURL(for:)``, without making its folder.
+    func partialPath(for digest: Digest) -> String {
+        let hex = digest.hex
+        return rootPath + "partial/" + hex.prefix(2) + "/" + hex
     }
 
     /// Whether the blob is in the cache (and therefore verified).
@@ -84,7 +95,7 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
 
     /// Bytes of `digest` already downloaded into `partial/`, 0 when there are none.
     public func partialSize(of digest: Digest) -> Int64 {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: partialURL(for: digest).path)
+        let attributes = try? FileManager.default.attributesOfItem(atPath: partialPath(for: digest))
         return (attributes?[.size] as? NSNumber)?.int64Value ?? 0
     }
 
@@ -99,10 +110,19 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
         }
         guard !contains(digest) else { return }
         // POSIX calls on string paths: a cold join inserts thousands of small blobs, and Foundation's file handles,
-        // URLs and `moveItem` checks cost more than the writes themselves.
-        let temporary = rootPath + "tmp/" + digest.hex + "." + UUID().uuidString.lowercased()
+        // URLs and `moveItem` checks cost more than the writes themselves. The temporary file is a hidden one in the
+        // blob's own shard: parallel inserts then lock 256 folders instead of queueing on one, and the rename stays
+        // inside its folder.
+        let destination = path(for: digest)
+        let shard = String(destination[..<destination.lastIndex(of: "/")!])
+        let temporary = shard + "/." + digest.hex + "." + UUID().uuidString.lowercased()
         do {
-            try Self.write(bytes, toNewFile: temporary, synchronizing: isDurable)
+            do {
+                try Self.write(bytes, toNewFile: temporary, synchronizing: isDurable)
+            } catch let error as POSIXError where error.code == .ENOENT {
+                guard mkdir(shard, 0o755) == 0 || errno == EEXIST else { throw posixError(errno) }
+                try Self.write(bytes, toNewFile: temporary, synchronizing: isDurable)
+            }
             try publish(path: temporary, as: digest)
         } catch {
             unlink(temporary)
@@ -186,7 +206,7 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
 
     /// Removes a cached blob and any partial download of it.
     public func remove(_ digest: Digest) throws {
-        for url in [url(for: digest), partialURL(for: digest)] where FileManager.default.fileExists(atPath: url.path) {
+        for url in [url(for: digest), URL(fileURLWithPath: partialPath(for: digest))] where FileManager.default.fileExists(atPath: url.path) {
             do {
                 try FileManager.default.removeItem(at: url)
             } catch {
@@ -206,7 +226,8 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
     }
 
     /// Re-hashes every cached blob, removes those whose bytes changed on disk (a bad disk, a hand edit), and
-    /// returns their digests. Also clears `tmp/`, which only a crashed writer leaves behind.
+    /// returns their digests. Also clears `tmp/` and the hidden files in `sha256/`, which only a crashed writer leaves
+    /// behind.
     @discardableResult
     public func verify() throws -> [Digest] {
         var removed: [Digest] = []
@@ -220,6 +241,13 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
         let tmp = root.appendingPathComponent("tmp")
         for name in (try? FileManager.default.contentsOfDirectory(atPath: tmp.path)) ?? [] {
             try? FileManager.default.removeItem(at: tmp.appendingPathComponent(name))
+        }
+        let blobs = root.appendingPathComponent("sha256")
+        for shard in (try? FileManager.default.contentsOfDirectory(atPath: blobs.path)) ?? [] {
+            let folder = blobs.appendingPathComponent(shard)
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasPrefix(".") {
+                try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+            }
         }
         return removed
     }

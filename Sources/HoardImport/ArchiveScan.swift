@@ -84,6 +84,17 @@ struct ArchiveScan: Sendable {
         return bytes
     }
 
+    /// ``checkHeader(_:isComplete:claimed:limits:)`` of a staged picture: from the first bytes its writer kept
+    /// (``Importer/quickPrefix``), and only when those do not settle it, from up to ``Importer/headerPrefix`` bytes
+    /// read back from the file (a JPEG whose size comes after a large EXIF block).
+    static func checkHeader(of writer: BlobWriter, _ blob: StagedBlob, claimed: MediaType, limits: ImportLimits) -> Result<ImageInfo, Problem> {
+        let quick = checkHeader(writer.prefix, isComplete: blob.size <= Int64(writer.prefix.count), claimed: claimed, limits: limits)
+        guard case .failure = quick, blob.size > Int64(writer.prefix.count), let more = try? writer.leadingBytes(Importer.headerPrefix) else {
+            return quick
+        }
+        return checkHeader(more, isComplete: blob.size <= Int64(more.count), claimed: claimed, limits: limits)
+    }
+
     /// Reads a picture's header: its type must be the one its name claims, its size within the limits.
     static func checkHeader(_ prefix: [UInt8], isComplete: Bool, claimed: MediaType, limits: ImportLimits) -> Result<ImageInfo, Problem> {
         let info: ImageInfo

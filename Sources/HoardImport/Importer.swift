@@ -16,8 +16,11 @@ public struct Importer: Sendable {
     /// Kinds, conventions and processors.
     public let registry: PluginRegistry
 
-    /// How much of a picture's start is kept for header checks (JPEG headers may follow large EXIF blocks).
+    /// How much of a picture's start a header check may read (JPEG headers may follow large EXIF blocks).
     static let headerPrefix = 256 << 10
+    /// How much of a picture's start is kept in memory while it is staged: enough for the headers of PNG, WebP and
+    /// nearly every JPEG; the rest are read back (``ArchiveScan/checkHeader(of:_:claimed:limits:)``).
+    static let quickPrefix = 16 << 10
 
     /// Creates an importer.
     public init(store: any BlobStore, catalog: Catalog, registry: PluginRegistry = .builtIn()) {

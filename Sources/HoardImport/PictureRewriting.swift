@@ -66,7 +66,7 @@ struct PictureRewriting: Sendable {
             } catch {
                 return .failure(error)
             }
-            let writer = try area.makeWriter(keepingPrefix: Importer.headerPrefix)
+            let writer = try area.makeWriter(keepingPrefix: Importer.quickPrefix)
             for piece in edit.pieces {
                 switch piece {
                 case .original(let range):
@@ -79,8 +79,7 @@ struct PictureRewriting: Sendable {
                 }
             }
             let blob = try writer.finish()
-            let check = ArchiveScan.checkHeader(
-                writer.prefix, isComplete: blob.size <= Int64(writer.prefix.count), claimed: type, limits: limits)
+            let check = ArchiveScan.checkHeader(of: writer, blob, claimed: type, limits: limits)
             guard case .success(let info) = check, info == picture.info else {
                 return .failure(Problem(.pluginFailure, "the rewriter \(rewriter.id) changed the picture's type or size; its output was not kept"))
             }

@@ -46,7 +46,7 @@ final class StagingPipeline: @unchecked Sendable {
         queue.async { [self] in
             guard !hasFailed else { return }
             do {
-                writer = try area.makeWriter(keepingPrefix: Importer.headerPrefix)
+                writer = try area.makeWriter(keepingPrefix: Importer.quickPrefix)
                 claimed = mediaType
                 entry = path
             } catch {
@@ -88,8 +88,7 @@ final class StagingPipeline: @unchecked Sendable {
             self.writer = nil
             do {
                 let blob = try writer.finish()
-                let result = ArchiveScan.checkHeader(
-                    writer.prefix, isComplete: blob.size <= Int64(writer.prefix.count), claimed: claimed, limits: limits)
+                let result = ArchiveScan.checkHeader(of: writer, blob, claimed: claimed, limits: limits)
                 lock.withLock {
                     switch result {
                     case .success(let info): pictures.append(StagedPicture(path: entry, blob: blob, info: info))

@@ -100,6 +100,24 @@ public final class BlobWriter {
         size += Int64(bytes.count)
     }
 
+    /// The blob's first `count` bytes (all of it when shorter): the kept ``prefix``, topped up from the file when more
+    /// is asked for than was kept. Call it after ``finish()``.
+    public func leadingBytes(_ count: Int) throws -> [UInt8] {
+        guard count > prefix.count, size > Int64(prefix.count) else { return Array(prefix.prefix(count)) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw BlobStoreError(.io, "cannot reopen \(path)", cause: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: Int(min(Int64(count), size)))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, $0.count - done, off_t(done)) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { throw BlobStoreError(.io, "cannot read back \(path)", cause: String(cString: strerror(errno))) }
+            done += n
+        }
+        return bytes
+    }
+
     /// Below this size a finished blob's write-out is left to the publish's one sync: starting it file by file would
     /// send thousands of separate 4 KiB writes (descriptors) to the disk.
     static let writebackThreshold: Int64 = 64 << 10

@@ -54,6 +54,28 @@ struct MetadataStrippingTests {
         #expect(try await test.hoard.store.read(BlobHasher.digest(of: ogre.clean), range: nil) == ogre.clean)
     }
 
+    /// A JPEG whose frame header comes after 120 KB of colour-profile segments: past the bytes kept in memory while
+    /// staging, so its size is read back from the staged file (at the scan, and again after metadata stripping).
+    @Test func aJpegWhoseSizeComesAfterLargeSegmentsIsReadBackAndImported() async throws {
+        let test = try TestHoard()
+        defer { test.remove() }
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func segment(_ marker: UInt8, _ payload: [UInt8]) -> [UInt8] {
+            [0xFF, marker, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
+        }
+        let profile = segment(0xE2, Array("ICC_PROFILE\0".utf8) + [UInt8](repeating: 7, count: 60_000))
+        let exif = segment(0xE1, Array("Exif\0\0".utf8) + Dirty.gpsTIFF)
+        let jpeg = [0xFF, 0xD8] + exif + profile + profile + segment(0xC0, [8, 1, 0, 0, 128, 1, 1, 0x11, 0])
+            + segment(0xDA, [1, 1, 0, 0, 63, 0]) + [0x12, 0x34, 0xFF, 0xD9]
+        #expect(jpeg.count > 120_000 && jpeg.count < 256 << 10, "past the 16 KiB kept while staging, within the 256 KiB a header may take")
+        try Fixtures.zip(at: directory + "/deep.zip", [("tokens/ogre.jpg", jpeg)])
+        let report = try await test.hoard.importPack(at: directory + "/deep.zip")
+        #expect(report.assets == 1 && report.rewrittenFiles == 1 && report.gpsFiles == 1)
+        let asset = try #require(try test.hoard.catalog.assets(pack: "deep").first)
+        #expect(asset.variants.map { "\($0.width)x\($0.height)" } == ["128x256"])
+    }
+
     @Test func aPackThatOptsOutInPackJSONKeepsItsPicturesByteForByte() async throws {
         let test = try TestHoard()
         defer { test.remove() }
