@@ -115,7 +115,7 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
         // inside its folder.
         let destination = path(for: digest)
         let shard = String(destination[..<destination.lastIndex(of: "/")!])
-        let temporary = shard + "/." + digest.hex + "." + UUID().uuidString.lowercased()
+        let temporary = shard + "/." + digest.hex + "." + Self.uniqueSuffix()
         do {
             do {
                 try Self.write(bytes, toNewFile: temporary, synchronizing: isDurable)
@@ -129,6 +129,13 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
             throw HoardClientError(.io, "cannot write \(digest) into the cache at \(root.path); check free space and permissions",
                                    digests: [digest], cause: SendableError(error))
         }
+    }
+
+    private static let written = Locked(0)
+
+    /// A name part no other writer uses: this process's id and a counter (a UUID costs a random read per blob).
+    private static func uniqueSuffix() -> String {
+        "\(getpid()).\(written.withLock { count in count += 1; return count })"
     }
 
     /// Writes `bytes` into a file that must not exist yet, optionally synced to disk.

@@ -17,7 +17,7 @@ public final class HoardClient: Sendable {
         /// Blobs fetched at once (and connections per host).
         public var maxParallelFetches = 8
         /// Blobs smaller than this travel in batch requests rather than one GET each.
-        public var batchThreshold: Int64 = 64 << 10
+        public var batchThreshold: Int64 = 256 << 10
         /// Most digests in one batch request (the server allows 1000).
         public var batchMaxCount = 1000
         /// Most bytes in one batch request, so that several batches can run side by side.

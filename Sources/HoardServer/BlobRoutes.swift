@@ -17,6 +17,8 @@ struct BlobRoutes: Sendable {
 
     /// Media type of a batch response.
     static let batchMediaType = "application/vnd.hoard.blob-batch"
+    /// Bytes of frames a batch response gathers before writing them.
+    static let batchWriteSize = 256 << 10
 
     func register(on endpoints: Endpoints) {
         endpoints.on(.get, "/v1/blobs/{digest}") { request, context in try await get(request, context, isHead: false) }
@@ -118,19 +120,30 @@ struct BlobRoutes: Sendable {
         let reader = self.reader
         let logger = context.logger
         let body = ResponseBody { writer in
+            // Frames are gathered into writes of about 256 KiB: one write (and one wake-up of the client) per small
+            // blob cost more than the blob itself.
+            var pending = ByteBuffer()
             for digest in digests {
-                guard let entry = access.readable(digest, by: principal) else {
-                    try await writer.write(ByteBuffer(string: "\(digest) -\n"))
-                    continue
+                if let entry = access.readable(digest, by: principal) {
+                    if entry.size <= Int64(reader.cache.maxEntry) {
+                        var bytes = try await reader.buffer(digest, size: entry.size, logger: logger)
+                        pending.writeString("\(digest) \(entry.size)\n")
+                        pending.writeBuffer(&bytes)
+                        pending.writeString("\n")
+                        reader.metrics.bytesServed.increment(by: entry.size)
+                    } else {
+                        pending.writeString("\(digest) >\n")
+                    }
+                } else {
+                    pending.writeString("\(digest) -\n")
                 }
-                guard entry.size <= Int64(reader.cache.maxEntry) else {
-                    try await writer.write(ByteBuffer(string: "\(digest) >\n"))
-                    continue
+                if pending.readableBytes >= Self.batchWriteSize {
+                    try await writer.write(pending)
+                    pending = ByteBuffer()
+                    pending.reserveCapacity(Self.batchWriteSize + (64 << 10))
                 }
-                let bytes = try await reader.buffer(digest, size: entry.size, logger: logger)
-                try await writer.write(contentsOf: [ByteBuffer(string: "\(digest) \(entry.size)\n"), bytes, ByteBuffer(string: "\n")])
-                reader.metrics.bytesServed.increment(by: entry.size)
             }
+            if pending.readableBytes > 0 { try await writer.write(pending) }
             try await writer.finish(nil)
         }
         return Response(status: .ok, headers: [.contentType: Self.batchMediaType], body: body)

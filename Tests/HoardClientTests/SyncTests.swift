@@ -6,9 +6,10 @@ import Testing
 
 /// Syncs against a real server over loopback, with manifests built here from uploaded blobs.
 @Suite(.timeLimit(.minutes(2))) struct SyncTests {
-    /// Two assets with a small and a large variant each, plus a plain blob: 5 blobs, 2 of them over 64 KiB.
+    /// Two assets with a small and a large variant each, plus a plain blob: 5 blobs, 2 of them over the batch
+    /// threshold (256 KiB).
     static func scene(_ fixture: ServerFixture) async throws -> (SessionManifest, [(digest: Digest, bytes: Data)]) {
-        let blobs = try await fixture.upload(sizes: [2_000, 300_000, 5_000, 200_000, 1_000])
+        let blobs = try await fixture.upload(sizes: [2_000, 600_000, 5_000, 400_000, 1_000])
         let manifest = SessionManifest(
             assets: [asset("goblin", [blobs[0], blobs[1]]), asset("ogre", [blobs[2], blobs[3]])],
             blobs: [ManifestBlob(digest: blobs[4].digest, size: 1_000, mediaType: "image/png")])
@@ -41,7 +42,7 @@ import Testing
     @Test func theSmallestVariantsAreCachedBeforeAnythingElseIsRequested() async throws {
         try await ServerFixture.with { fixture in
             // Small variants large enough to need GETs of their own, so that every blob is one request.
-            let blobs = try await fixture.upload(sizes: [70_000, 90_000, 80_000, 100_000, 75_000, 95_000])
+            let blobs = try await fixture.upload(sizes: [280_000, 360_000, 320_000, 400_000, 300_000, 380_000])
             let manifest = SessionManifest(assets: [
                 asset("a", [blobs[0], blobs[1]]), asset("b", [blobs[2], blobs[3]]), asset("c", [blobs[4], blobs[5]]),
             ])
@@ -102,7 +103,7 @@ import Testing
 
     @Test func aCorruptPartialDownloadIsDiscardedAndFetchedWhole() async throws {
         try await ServerFixture.with { fixture in
-            let blob = try await fixture.upload(sizes: [200_000])[0]
+            let blob = try await fixture.upload(sizes: [400_000])[0]
             let manifest = SessionManifest(assets: [asset("big", [blob])])
             try await withCache { cache in
                 var corrupt = blob.bytes.prefix(50_000)
@@ -118,12 +119,12 @@ import Testing
 
     @Test func aPartialFileAsLongAsTheBlobIsVerifiedAndKept() async throws {
         try await ServerFixture.with { fixture in
-            let blob = try await fixture.upload(sizes: [100_000])[0]
+            let blob = try await fixture.upload(sizes: [300_000])[0]
             try await withCache { cache in
                 try blob.bytes.write(to: cache.partialURL(for: blob.digest))
                 let log = RequestLog()
                 let summary = try await fixture.client(log: log).sync(SessionManifest(assets: [asset("a", [blob])]), into: cache)
-                #expect(log.all.map(\.range) == ["bytes=100000-"])
+                #expect(log.all.map(\.range) == ["bytes=300000-"])
                 #expect(summary.bytesFetched == 0)
                 #expect(try cache.read(blob.digest) == blob.bytes)
             }
