@@ -62,6 +62,17 @@ let package = Package(
             resources: [.copy("Web")]
         ),
         .target(name: "HoardClient", dependencies: ["HoardCore", .product(name: "Crypto", package: "swift-crypto")]),
+        // The client's requests over SwiftNIO instead of URLSession (what the command line uses).
+        .target(
+            name: "HoardClientNIO",
+            dependencies: [
+                "HoardClient",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "hoard",
             dependencies: [
@@ -69,6 +80,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                "HoardClientNIO",
             ]
         ),
         .testTarget(name: "HoardCoreTests", dependencies: ["HoardCore"]),
@@ -89,7 +101,7 @@ let package = Package(
         .testTarget(name: "hoardTests", dependencies: ["hoard"]),
         .testTarget(
             name: "HoardClientTests",
-            dependencies: ["HoardClient", "HoardServer", .product(name: "HummingbirdTesting", package: "hummingbird")]
+            dependencies: ["HoardClient", "HoardClientNIO", "HoardServer", .product(name: "HummingbirdTesting", package: "hummingbird")]
         ),
     ]
 )

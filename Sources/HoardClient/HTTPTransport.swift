@@ -5,36 +5,41 @@ import HoardCore
 import FoundationNetworking
 #endif
 
-/// One `URLSession` for every request of a client (keep-alive connections, a bounded number per host), whose
-/// bodies arrive as a stream of chunks so that large blobs go straight to disk and batches are parsed as they come.
-final class HTTPTransport: Sendable {
-    /// A response whose body is still arriving.
-    struct Streamed: Sendable {
-        var response: HTTPURLResponse
-        var body: AsyncThrowingStream<Data, any Error>
-    }
+/// How a client's requests go over the wire. ``URLSessionExchange`` unless ``HoardClient/Configuration/exchange``
+/// brings another: the `hoard` command line brings SwiftNIO, where URLSession on Linux spends more per received chunk
+/// than a small blob costs.
+public protocol HTTPExchange: Sendable {
+    /// Sends `request` (with the bytes of `uploadFile` as its body, if given) and returns once the response head
+    /// arrived; the body follows as chunks. A body left unread before its end must not hold a connection forever.
+    func stream(_ request: URLRequest, uploadFile: URL?) async throws -> HTTPStreamedResponse
+}
 
-    private let session: URLSession
-    private let delegate: Delegate
+/// A response whose body is still arriving.
+public struct HTTPStreamedResponse: Sendable {
+    /// Status and headers.
+    public var response: HTTPURLResponse
+    /// The body, chunk by chunk.
+    public var body: AsyncThrowingStream<Data, any Error>
+
+    /// A response.
+    public init(response: HTTPURLResponse, body: AsyncThrowingStream<Data, any Error>) {
+        self.response = response
+        self.body = body
+    }
+}
+
+/// What every request of a client (and of the clients sharing its connections) goes through: the exchange, the
+/// request counter and the observer.
+final class HTTPTransport: Sendable {
+    typealias Streamed = HTTPStreamedResponse
+
+    private let exchange: any HTTPExchange
     private let observer: (@Sendable (URLRequest) -> Void)?
     private let counter = Locked(0)
 
-    init(maxConnections: Int, timeout: TimeInterval, observer: (@Sendable (URLRequest) -> Void)?) {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpMaximumConnectionsPerHost = maxConnections
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.urlCache = nil
-        configuration.timeoutIntervalForRequest = timeout
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        delegate = Delegate()
-        // The session holds the delegate, never the other way round: deinit below can end the session.
-        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+    init(exchange: any HTTPExchange, observer: (@Sendable (URLRequest) -> Void)?) {
+        self.exchange = exchange
         self.observer = observer
-    }
-
-    deinit {
-        session.finishTasksAndInvalidate()
     }
 
     /// Requests sent so far.
@@ -44,19 +49,8 @@ final class HTTPTransport: Sendable {
     func stream(_ request: URLRequest, uploadFile: URL? = nil) async throws -> Streamed {
         counter.withLock { $0 += 1 }
         observer?(request)
-        let task = uploadFile.map { session.uploadTask(with: request, fromFile: $0) } ?? session.dataTask(with: request)
-        let (body, bodyContinuation) = AsyncThrowingStream.makeStream(of: Data.self, throwing: (any Error).self)
-        bodyContinuation.onTermination = { _ in task.cancel() }
         do {
-            return try await withTaskCancellationHandler {
-                let response = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPURLResponse, any Error>) in
-                    delegate.register(task.taskIdentifier, head: continuation, body: bodyContinuation)
-                    task.resume()
-                }
-                return Streamed(response: response, body: body)
-            } onCancel: {
-                task.cancel()
-            }
+            return try await exchange.stream(request, uploadFile: uploadFile)
         } catch {
             throw Self.wrap(error, request)
         }
@@ -81,6 +75,47 @@ final class HTTPTransport: Sendable {
         let target = request.url.map { "\($0.host ?? "?"):\($0.port.map(String.init) ?? "default")" } ?? "the server"
         return HoardClientError(.network, "the request \(request.httpMethod ?? "GET") \(request.url?.path ?? "") to \(target) failed; check the "
             + "server address and the network, then retry", cause: SendableError(error))
+    }
+}
+
+/// The default exchange: one `URLSession` per client family (keep-alive connections, a bounded number per host),
+/// bodies handed over chunk by chunk so that large blobs go straight to disk and batches are parsed as they come.
+public final class URLSessionExchange: HTTPExchange {
+    private let session: URLSession
+    private let delegate: Delegate
+
+    /// An exchange with at most `maxConnections` connections per host, failing a request after `timeout` seconds
+    /// without data.
+    public init(maxConnections: Int, timeout: TimeInterval) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = maxConnections
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        configuration.timeoutIntervalForRequest = timeout
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        delegate = Delegate()
+        // The session holds the delegate, never the other way round: deinit below can end the session.
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    public func stream(_ request: URLRequest, uploadFile: URL?) async throws -> HTTPStreamedResponse {
+        let task = uploadFile.map { session.uploadTask(with: request, fromFile: $0) } ?? session.dataTask(with: request)
+        let (body, bodyContinuation) = AsyncThrowingStream.makeStream(of: Data.self, throwing: (any Error).self)
+        bodyContinuation.onTermination = { _ in task.cancel() }
+        return try await withTaskCancellationHandler {
+            let response = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPURLResponse, any Error>) in
+                delegate.register(task.taskIdentifier, head: continuation, body: bodyContinuation)
+                task.resume()
+            }
+            return HTTPStreamedResponse(response: response, body: body)
+        } onCancel: {
+            task.cancel()
+        }
     }
 
     /// Dispatches URLSession's callbacks to the request that owns each task.

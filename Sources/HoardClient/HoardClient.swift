@@ -8,7 +8,8 @@ import FoundationNetworking
 /// What an app uses to talk to a Hoard server: join a game session, sync its art into a local cache, follow its
 /// live channel, and (for a host) create sessions, uploading the custom art the server lacks.
 ///
-/// One client keeps one `URLSession`, so its requests share keep-alive connections; clients made with
+/// One client keeps one connection pool (a `URLSession` unless the configuration brings another ``HTTPExchange``),
+/// so its requests share keep-alive connections; clients made with
 /// ``authenticated(with:)`` (and the one a ``JoinedSession`` carries) share them too. A client is `Sendable`:
 /// use it from any task.
 public final class HoardClient: Sendable {
@@ -28,6 +29,8 @@ public final class HoardClient: Sendable {
         public var timeout: TimeInterval = 60
         /// Called with every HTTP request just before it is sent (for logging and tests).
         public var onRequest: (@Sendable (URLRequest) -> Void)?
+        /// How requests go over the wire; nil for a ``URLSessionExchange`` with ``maxParallelFetches`` connections.
+        public var exchange: (any HTTPExchange)?
 
         /// The defaults.
         public init() {}
@@ -43,8 +46,9 @@ public final class HoardClient: Sendable {
 
     /// A client for the server at `baseURL`, acting with `token` (nil for a player who has not joined yet).
     public convenience init(baseURL: URL, token: String? = nil, configuration: Configuration = Configuration()) {
-        let transport = HTTPTransport(
-            maxConnections: max(1, configuration.maxParallelFetches), timeout: configuration.timeout, observer: configuration.onRequest)
+        let exchange = configuration.exchange
+            ?? URLSessionExchange(maxConnections: max(1, configuration.maxParallelFetches), timeout: configuration.timeout)
+        let transport = HTTPTransport(exchange: exchange, observer: configuration.onRequest)
         self.init(baseURL: baseURL, token: token, configuration: configuration, transport: transport)
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HoardClient
+import HoardClientNIO
 import HoardCore
 
 /// `hoard join URL CODE --cache DIR`: what a player's app does on join, from the command line.
@@ -47,7 +48,7 @@ struct JoinCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let client = HoardClient(baseURL: try ServerURL.parse(url))
+        let client = HoardClient(baseURL: try ServerURL.parse(url), configuration: .commandLine)
         let cache: BlobCacheDirectory
         do { cache = try BlobCacheDirectory(path: self.cache) } catch { throw CLIError("\(error)") }
         let joined: JoinedSession
@@ -152,7 +153,7 @@ struct CreateSessionCommand: AsyncParsableCommand {
             throw CLIError("cannot read the map \(map) as JSON: \(error)")
         }
         let sessionName = name ?? ((map as NSString).lastPathComponent as NSString).deletingPathExtension
-        let client = HoardClient(baseURL: try ServerURL.parse(url), token: token)
+        let client = HoardClient(baseURL: try ServerURL.parse(url), token: token, configuration: .commandLine)
         let source = blobs.map { BlobFolder(directory: URL(fileURLWithPath: $0, isDirectory: true)) }
         let created: CreatedSession
         do {
@@ -212,5 +213,14 @@ enum SyncText {
             return "fetched new art: \(summary.blobsFetched) blobs (\(ByteFormat.string(summary.bytesFetched)))"
         case .prefetchFailed(let error): return "could not fetch new art: \(error)"
         }
+    }
+}
+
+extension HoardClient.Configuration {
+    /// The command line's client: its requests go over SwiftNIO (``NIOHTTPExchange``) rather than URLSession.
+    static var commandLine: Self {
+        var configuration = Self()
+        configuration.exchange = NIOHTTPExchange(maxConnections: configuration.maxParallelFetches, timeout: configuration.timeout)
+        return configuration
     }
 }
