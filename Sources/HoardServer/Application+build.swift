@@ -35,10 +35,10 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         ws: .init(maxFrameSize: LiveRoutes.maxMessage, autoPing: .enabled(timePeriod: .seconds(10))))
     let server = HTTPServerBuilder { responder -> any ServerChildChannel in
         let inner = HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: channel)
-        guard hasFastPath else { return inner }
-        return FastPathChildChannel(inner: inner) {
+        guard hasFastPath else { return BadRequestAnsweringChildChannel(inner: inner) }
+        return BadRequestAnsweringChildChannel(inner: FastPathChildChannel(inner: inner) {
             BlobFastPath(access: access, cache: cache, metrics: metrics, serverName: serverName)
-        }
+        })
     }
     let app = Application(
         router: router,

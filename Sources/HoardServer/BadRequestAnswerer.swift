@@ -1,0 +1,76 @@
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Answers a request that NIO's HTTP decoder cannot read (bare LF line ends, a request line that is not one, …)
+/// with `400 Bad Request` and closes the connection — after the answers to the requests before it, which it lets
+/// finish (it counts request heads going in and response ends going out).
+///
+/// Without it such a request got no answer at all: on a connection that may still become a WebSocket, the upgrade
+/// handler waits for a request head that never comes and swallows the decoder's error, so the client hung until
+/// it gave up, holding a connection.
+final class BadRequestAnswerer: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// Requests passed on whose response has not ended.
+    private var unanswered = 0
+    /// Set once the decoder failed: nothing more is passed on, and the 400 goes out when `unanswered` is 0.
+    private var failed = false
+    private var answered = false
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !failed else { return }
+        if case .head = unwrapInboundIn(data) { unanswered += 1 }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let isEnd = if case .end = unwrapOutboundIn(data) { true } else { false }
+        context.write(data, promise: promise)
+        if isEnd {
+            unanswered = max(0, unanswered - 1)
+            if failed { answerIfDue(context: context) }
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard error is HTTPParserError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        failed = true
+        answerIfDue(context: context)
+    }
+
+    private func answerIfDue(context: ChannelHandlerContext) {
+        guard unanswered == 0, !answered else { return }
+        answered = true
+        let head = HTTPResponseHead(version: .http1_1, status: .badRequest, headers: ["Connection": "close", "Content-Length": "0"])
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+    }
+}
+
+/// Any child channel with a ``BadRequestAnswerer`` right after its HTTP decoder.
+struct BadRequestAnsweringChildChannel<Inner: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Inner.Value
+
+    let inner: Inner
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let pipeline = channel.pipeline.syncOperations
+            let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try pipeline.addHandler(BadRequestAnswerer(), position: .after(decoder))
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await inner.handle(value: value, logger: logger)
+    }
+}
