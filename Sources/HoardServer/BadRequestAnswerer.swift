@@ -20,34 +20,55 @@ final class BadRequestAnswerer: ChannelDuplexHandler, RemovableChannelHandler {
     private var unanswered = 0
     /// Set once the decoder failed: nothing more is passed on, and the 400 goes out when `unanswered` is 0.
     private var failed = false
+    /// Whether a response to the unreadable request went out (ours, or the router's own when it saw the error).
     private var answered = false
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !failed else { return }
-        if case .head = unwrapInboundIn(data) { unanswered += 1 }
+        guard case .head(let head) = unwrapInboundIn(data) else {
+            context.fireChannelRead(data)
+            return
+        }
+        unanswered += 1
         context.fireChannelRead(data)
+        if head.headers.contains(name: "upgrade") {
+            // The connection may become a WebSocket: once the decoder leaves, what arrives is not HTTP, so this
+            // handler leaves first. (The upgrade handler answers what it cannot upgrade itself.)
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        }
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        let isEnd = if case .end = unwrapOutboundIn(data) { true } else { false }
-        context.write(data, promise: promise)
-        if isEnd {
+        let part = unwrapOutboundIn(data)
+        switch part {
+        case .head:
+            if failed, unanswered == 0 { answered = true }
+            context.write(data, promise: promise)
+        case .body:
+            context.write(data, promise: promise)
+        case .end:
+            context.write(data, promise: promise)
             unanswered = max(0, unanswered - 1)
-            if failed { answerIfDue(context: context) }
+            guard failed, unanswered == 0 else { return }
+            if answered {
+                context.flush()
+                context.close(promise: nil)
+            } else {
+                answer(context: context)
+            }
         }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        guard error is HTTPParserError else {
-            context.fireErrorCaught(error)
-            return
-        }
+        // Passed on either way: a request whose body the decoder could not finish must fail where it is read.
+        context.fireErrorCaught(error)
+        guard error is HTTPParserError, !failed else { return }
         failed = true
-        answerIfDue(context: context)
+        if unanswered == 0 { answer(context: context) }
     }
 
-    private func answerIfDue(context: ChannelHandlerContext) {
-        guard unanswered == 0, !answered else { return }
+    private func answer(context: ChannelHandlerContext) {
+        guard !answered else { return }
         answered = true
         let head = HTTPResponseHead(version: .http1_1, status: .badRequest, headers: ["Connection": "close", "Content-Length": "0"])
         context.write(wrapOutboundOut(.head(head)), promise: nil)

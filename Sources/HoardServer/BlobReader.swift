@@ -50,14 +50,24 @@ struct BlobReader: Sendable {
 
     /// A whole small blob, from the cache or from disk (verified, then cached).
     func buffer(_ digest: Digest, size: Int64, logger: Logger) async throws -> ByteBuffer {
-        if let cached = cache.get(digest) {
-            metrics.cacheHits.increment()
-            return cached
+        try await buffers([(digest, size)], logger: logger)[0]
+    }
+
+    /// Whole small blobs, in order, from the cache or from disk (verified, then cached). The ones not cached are read
+    /// and checked in one job on the blocking-I/O pool rather than one hop per blob: a batch request of 125 small
+    /// blobs on a cold cache spent most of its time on the hops.
+    func buffers(_ wanted: [(digest: Digest, size: Int64)], logger: Logger) async throws -> [ByteBuffer] {
+        var found = wanted.map { cache.get($0.digest) }
+        let missing = found.indices.filter { found[$0] == nil }
+        metrics.cacheHits.increment(by: Int64(wanted.count - missing.count))
+        guard !missing.isEmpty else { return found.map { $0! } }
+        metrics.cacheMisses.increment(by: Int64(missing.count))
+        let loaded = try await load(missing.map { (wanted[$0].digest, wanted[$0].size, wanted[$0].size >= cache.minFileSize ?? .max) }, logger: logger)
+        for (index, (buffer, file)) in zip(missing, loaded) {
+            cache.put(wanted[index].digest, buffer, file: file)
+            found[index] = buffer
         }
-        metrics.cacheMisses.increment()
-        let (buffer, file) = try await load(digest, size: size, logger: logger, keepingFile: size >= cache.minFileSize ?? .max)
-        cache.put(digest, buffer, file: file)
-        return buffer
+        return found.map { $0! }
     }
 
     private func slice(_ buffer: ByteBuffer, _ range: ClosedRange<Int64>?) -> ByteBuffer {
@@ -68,26 +78,45 @@ struct BlobReader: Sendable {
     /// Reads a whole blob and checks it hashes to its name: corrupt bytes are never served. From a file store, and
     /// when `keepingFile`, also the file it was read from, still open, for ``BlobFastPath`` to send.
     func load(_ digest: Digest, size: Int64, logger: Logger, keepingFile: Bool = false) async throws -> (ByteBuffer, VerifiedBlobFile?) {
-        let buffer: ByteBuffer
-        var descriptor: CInt = -1
-        if let fileStore = store as? FileBlobStore {
-            let path = fileStore.path(of: digest)
-            (buffer, descriptor) = try await NIOThreadPool.singleton.runIfActive {
-                try Self.readFile(path, digest: digest, size: Int(size), keepingOpen: keepingFile, logger: logger)
+        try await load([(digest, size, keepingFile)], logger: logger)[0]
+    }
+
+    /// ``load(_:size:logger:keepingFile:)`` of several blobs; from a file store in one job on the blocking-I/O pool.
+    private func load(_ items: [(digest: Digest, size: Int64, keepingFile: Bool)], logger: Logger) async throws -> [(ByteBuffer, VerifiedBlobFile?)] {
+        guard let fileStore = store as? FileBlobStore else {
+            var loaded: [(ByteBuffer, VerifiedBlobFile?)] = []
+            for item in items {
+                guard let bytes = try await store.read(item.digest, range: nil) else { throw APIError.notFound("no blob \(item.digest)") }
+                let buffer = ByteBuffer(bytes: bytes)
+                try Self.verify(buffer, item.digest, size: item.size, logger: logger)
+                loaded.append((buffer, nil))
             }
-        } else {
-            guard let bytes = try await store.read(digest, range: nil) else { throw APIError.notFound("no blob \(digest)") }
-            buffer = ByteBuffer(bytes: bytes)
+            return loaded
         }
+        let files = items.map { (path: fileStore.path(of: $0.digest), item: $0) }
+        let loaded = try await NIOThreadPool.singleton.runIfActive {
+            var loaded: [(ByteBuffer, CInt)] = []
+            do {
+                for (path, item) in files {
+                    let (buffer, descriptor) = try Self.readFile(
+                        path, digest: item.digest, size: Int(item.size), keepingOpen: item.keepingFile, logger: logger)
+                    loaded.append((buffer, descriptor))
+                    try Self.verify(buffer, item.digest, size: item.size, logger: logger)
+                }
+            } catch {
+                for (_, descriptor) in loaded where descriptor >= 0 { close(descriptor) }
+                throw error
+            }
+            return loaded
+        }
+        return loaded.map { buffer, descriptor in (buffer, descriptor >= 0 ? VerifiedBlobFile(verified: descriptor) : nil) }
+    }
+
+    /// Throws unless `buffer` hashes to `digest` and has `size` bytes.
+    private static func verify(_ buffer: ByteBuffer, _ digest: Digest, size: Int64, logger: Logger) throws {
         var hasher = BlobHasher()
         buffer.withUnsafeReadableBytes { hasher.update($0) }
-        do {
-            try Self.check(hasher.finalize(), Int64(buffer.readableBytes), against: digest, size: size, logger: logger)
-        } catch {
-            if descriptor >= 0 { close(descriptor) }
-            throw error
-        }
-        return (buffer, descriptor >= 0 ? VerifiedBlobFile(verified: descriptor) : nil)
+        try check(hasher.finalize(), Int64(buffer.readableBytes), against: digest, size: size, logger: logger)
     }
 
     /// Refuses bytes that do not hash to their name (or have another size): they are never served.

@@ -122,25 +122,31 @@ struct BlobRoutes: Sendable {
         let body = ResponseBody { writer in
             // Frames are gathered into writes of about 256 KiB: one write (and one wake-up of the client) per small
             // blob cost more than the blob itself.
+            // Blobs are fetched 32 at a time: those not in the cache are read together (BlobReader.buffers).
             var pending = ByteBuffer()
-            for digest in digests {
-                if let entry = access.readable(digest, by: principal) {
-                    if entry.size <= Int64(reader.cache.maxEntry) {
-                        var bytes = try await reader.buffer(digest, size: entry.size, logger: logger)
-                        pending.writeString("\(digest) \(entry.size)\n")
-                        pending.writeBuffer(&bytes)
-                        pending.writeString("\n")
-                        reader.metrics.bytesServed.increment(by: entry.size)
-                    } else {
-                        pending.writeString("\(digest) >\n")
+            for group in stride(from: 0, to: digests.count, by: 32).map({ digests[$0..<min($0 + 32, digests.count)] }) {
+                let entries = group.map { digest in (digest, access.readable(digest, by: principal)) }
+                let servable = entries.compactMap { digest, entry in
+                    entry.flatMap { $0.size <= Int64(reader.cache.maxEntry) ? (digest, $0.size) : nil }
+                }
+                var loaded = try await reader.buffers(servable, logger: logger)[...]
+                for (digest, entry) in entries {
+                    guard let entry else {
+                        pending.writeString("\(digest) -\n")
+                        continue
                     }
-                } else {
-                    pending.writeString("\(digest) -\n")
+                    guard entry.size <= Int64(reader.cache.maxEntry), var bytes = loaded.popFirst() else {
+                        pending.writeString("\(digest) >\n")
+                        continue
+                    }
+                    pending.writeString("\(digest) \(entry.size)\n")
+                    pending.writeBuffer(&bytes)
+                    pending.writeString("\n")
+                    reader.metrics.bytesServed.increment(by: entry.size)
                 }
                 if pending.readableBytes >= Self.batchWriteSize {
                     try await writer.write(pending)
                     pending = ByteBuffer()
-                    pending.reserveCapacity(Self.batchWriteSize + (64 << 10))
                 }
             }
             if pending.readableBytes > 0 { try await writer.write(pending) }
