@@ -41,6 +41,18 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
                                        cause: error)
             }
         }
+        // The 256 shards are made once, up front, rather than by the first blob of each: on a cold join that is 256
+        // folder creations fewer between the join and the first render.
+        let blobs = rootPath + "sha256/"
+        if access(blobs + "ff", F_OK) != 0 {
+            for shard in 0..<256 {
+                let name = blobs + String(shard, radix: 16).leftPadded(to: 2)
+                guard mkdir(name, 0o755) == 0 || errno == EEXIST else {
+                    throw HoardClientError(.io, "cannot create the cache folder \(name); check free space and permissions",
+                                           cause: posixError(errno))
+                }
+            }
+        }
     }
 
     /// Opens (creating if needed) a cache at a path.
@@ -297,4 +309,11 @@ private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) 
 /// The error for a failed system call's `errno`.
 private func posixError(_ code: Int32) -> POSIXError {
     POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+}
+
+extension String {
+    /// The string with zeros in front up to `width` characters.
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
 }

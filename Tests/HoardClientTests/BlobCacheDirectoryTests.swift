@@ -9,6 +9,17 @@ import Testing
         FileManager.default.subpaths(atPath: folder.path)?.filter { !$0.hasSuffix("/") } ?? []
     }
 
+    @Test func aNewCacheHasItsShardsAndReopensWithItsBlobs() async throws {
+        try await withCache { cache in
+            let shards = try FileManager.default.contentsOfDirectory(atPath: cache.root.appendingPathComponent("sha256").path)
+            #expect(Set(shards) == Set((0..<256).map { String(format: "%02x", $0) }))
+            let bytes = randomData(100)
+            try cache.insert(bytes, as: digest(of: bytes))
+            let reopened = try BlobCacheDirectory(root: cache.root)
+            #expect(try reopened.read(digest(of: bytes)) == bytes && reopened.digests() == [digest(of: bytes)])
+        }
+    }
+
     @Test func bytesThatDoNotMatchTheirDigestNeverEnterTheCache() async throws {
         try await withCache { cache in
             let claimed = digest(of: Data("the real blob".utf8))
