@@ -6,7 +6,8 @@
 # allocated past the inodes deleted in the last 60 to 360 seconds, one by one; right after a test run or a
 # benchmark deleted thousands of files, creating files is several times slower for everyone. Both sides of each
 # comparison pay it, but unequally (an import creates two files per asset: the picture and its descriptor).
-# 370 seconds lets that window pass.
+# 370 seconds lets that window pass; it is waited before the import and again before the join (the two that create
+# thousands of files), after the import, upload and live runs have deleted theirs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SETTLE=0
@@ -21,5 +22,6 @@ HOARD="$(swift build -c release --show-bin-path)/hoard"
   echo "## serve"; Benchmarks/serve.sh --duration 10s 2>&1 | grep -vE "distributed-tracing|CMakeLists"
   echo "## upload"; Benchmarks/upload.sh --runs 3 2>&1 | tail -1
   echo "## live"; python3 Benchmarks/live.py "$HOARD" --participants 200 --rate 50 --seconds 10 2>&1 | tail -1
+  [ "$SETTLE" -gt 0 ] && { echo "settling for $SETTLE s" >&2; sleep "$SETTLE"; }
   echo "## join"; python3 Benchmarks/join.py "$HOARD" 2>&1 | tail -4
 } | tee Benchmarks/out/all.txt
