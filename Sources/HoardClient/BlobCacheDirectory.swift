@@ -46,10 +46,11 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
         let blobs = rootPath + "sha256/"
         if access(blobs + "ff", F_OK) != 0 {
             for shard in 0..<256 {
-                let name = blobs + String(shard, radix: 16).leftPadded(to: 2)
-                guard mkdir(name, 0o755) == 0 || errno == EEXIST else {
-                    throw HoardClientError(.io, "cannot create the cache folder \(name); check free space and permissions",
-                                           cause: posixError(errno))
+                let name = blobs + String(format: "%02x", shard)
+                do {
+                    try Self.makeFolder(name)
+                } catch {
+                    throw HoardClientError(.io, "cannot create the cache folder \(name); check free space and permissions", cause: error)
                 }
             }
         }
@@ -75,7 +76,7 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
     /// returns (sharded like `sha256/`, so parallel downloads do not queue on one folder's lock).
     public func partialURL(for digest: Digest) -> URL {
         let path = partialPath(for: digest)
-        mkdir(String(path[..<path.lastIndex(of: "/")!]), 0o755)
+        try? Self.makeFolder(String(path[..<path.lastIndex(of: "/")!]))
         return URL(fileURLWithPath: path, isDirectory: false)
     }
 
@@ -130,10 +131,11 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
         let temporary = shard + "/." + digest.hex + "." + Self.uniqueSuffix()
         do {
             do {
-                try Self.write(bytes, toNewFile: temporary, synchronizing: isDurable)
+                try Self.writeNewFile(temporary, bytes, synchronizing: isDurable)
             } catch let error as POSIXError where error.code == .ENOENT {
-                guard mkdir(shard, 0o755) == 0 || errno == EEXIST else { throw posixError(errno) }
-                try Self.write(bytes, toNewFile: temporary, synchronizing: isDurable)
+                // The shard is made when the cache is created; this one was removed since.
+                try Self.makeFolder(shard)
+                try Self.writeNewFile(temporary, bytes, synchronizing: isDurable)
             }
             try publish(path: temporary, as: digest)
         } catch {
@@ -150,8 +152,13 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
         "\(getpid()).\(written.withLock { count in count += 1; return count })"
     }
 
+    /// Makes a folder unless it exists.
+    private static func makeFolder(_ path: String) throws {
+        guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw posixError(errno) }
+    }
+
     /// Writes `bytes` into a file that must not exist yet, optionally synced to disk.
-    private static func write(_ bytes: some DataProtocol, toNewFile path: String, synchronizing: Bool) throws {
+    private static func writeNewFile(_ path: String, _ bytes: some DataProtocol, synchronizing: Bool) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw posixError(errno) }
         defer { close(fd) }
@@ -159,7 +166,7 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
             try region.withUnsafeBytes { buffer in
                 var done = 0
                 while done < buffer.count {
-                    let written = systemWrite(fd, buffer.baseAddress! + done, buffer.count - done)
+                    let written = write(fd, buffer.baseAddress! + done, buffer.count - done)
                     if written < 0 {
                         if errno == EINTR { continue }
                         throw posixError(errno)
@@ -203,7 +210,7 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
         let shard = String(destination[..<destination.lastIndex(of: "/")!])
         if rename(file, destination) != 0 {
             let first = errno
-            if first == ENOENT, mkdir(shard, 0o755) == 0 || errno == EEXIST, rename(file, destination) == 0 {
+            if first == ENOENT, (try? Self.makeFolder(shard)) != nil, rename(file, destination) == 0 {
                 // Published into a shard made just now.
             } else if contains(digest) {
                 // Content-addressed: a blob already there holds the same bytes.
@@ -297,23 +304,7 @@ public struct BlobFolder: LocalBlobSource {
     }
 }
 
-/// `write(2)`, named apart from Foundation's methods.
-private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.write(fd, buffer, count)
-    #else
-    Darwin.write(fd, buffer, count)
-    #endif
-}
-
 /// The error for a failed system call's `errno`.
 private func posixError(_ code: Int32) -> POSIXError {
     POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
-}
-
-extension String {
-    /// The string with zeros in front up to `width` characters.
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
-    }
 }

@@ -74,10 +74,9 @@ struct SessionSnapshot: Sendable {
     /// The summary of a sync that found every blob cached, when the cache holds them all; nil when any is missing.
     func summaryIfCached(in cache: BlobCacheDirectory, started: ContinuousClock.Instant) -> SyncSummary? {
         guard blobs.allSatisfy(cache.contains) else { return nil }
-        let elapsed = ContinuousClock.now - started
         return SyncSummary(
             assets: assets, blobs: blobs.count, blobsCached: blobs.count, blobsFetched: 0, bytesFetched: 0, firstRenderSeconds: 0,
-            totalSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, requests: 0)
+            totalSeconds: (ContinuousClock.now - started).seconds, requests: 0)
     }
 }
 

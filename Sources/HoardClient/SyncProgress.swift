@@ -137,12 +137,14 @@ final class SyncRun: Sendable {
             throw HoardClientError(first.code, "\(digests.count) blob(s) could not be fetched; the others are cached. First: \(first.message)",
                                    status: first.status, serverCode: first.serverCode, digests: digests, cause: first)
         }
-        func seconds(_ duration: Duration) -> Double {
-            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        }
         return SyncSummary(
             assets: assets, blobs: plan.wanted.count, blobsCached: plan.cached.count, blobsFetched: state.blobsDone,
-            bytesFetched: state.bytesFetched, firstRenderSeconds: state.firstRenderAt.map(seconds),
-            totalSeconds: seconds(ContinuousClock.now - started), requests: state.requests)
+            bytesFetched: state.bytesFetched, firstRenderSeconds: state.firstRenderAt.map(\.seconds),
+            totalSeconds: (ContinuousClock.now - started).seconds, requests: state.requests)
     }
+}
+
+extension Duration {
+    /// The duration in seconds, fractions included.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
