@@ -138,25 +138,59 @@ public struct Importer: Sendable {
     /// chosen from the catalog as it was read; a concurrent import of the same pack may commit that version first
     /// with other content. Then the version is chosen again from the new state (at most 10 times), so concurrent
     /// imports without a version each get their own version, or `unchanged` when their content is the same.
+    ///
+    /// The catalog rows are written while the blobs are published, in a transaction that waits for the publish and
+    /// commits only when it succeeded (``Catalog/record(_:commitIf:)``).
     private func publishAndRecord(
         _ plan: PackPlanner.Plan, area: StagingArea, packName: String, group: String, phase: (ImportProgress.Phase) -> Void
     ) async throws -> (PackWriter.Written, PublishSummary, RecordOutcome) {
         var attempt = 1
         while true {
-            let written = try PackWriter(plan: plan, area: area).write(
-                packName: packName, group: group, state: try catalog.packState(named: packName))
+            let state = try catalog.packState(named: packName)
+            let written = try await offloaded {
+                try PackWriter(plan: plan, area: area).write(packName: packName, group: group, state: state)
+            }
             phase(.publishing)
-            let summary = try await store.publish(written.blobs)
+            let published = Published()
+            let catalog = catalog
+            async let recording = offloaded { try catalog.record(written.commit, commitIf: published.succeeded) }
+            let summary: PublishSummary
+            do {
+                summary = try await store.publish(written.blobs)
+                published.finish(true)
+            } catch {
+                published.finish(false)
+                _ = try? await recording
+                throw error
+            }
             phase(.committing)
             let outcome: RecordOutcome
             do {
-                outcome = try catalog.record(written.commit)
-            } catch {
+                outcome = try await recording
+            } catch let error as CatalogError {
                 guard error.code == .conflict, plan.packFile.version == nil, attempt < 10 else { throw error }
                 attempt += 1
                 continue
             }
             return (written, summary, outcome)
+        }
+    }
+
+    /// Whether a publish succeeded, waited for by the catalog transaction that records it.
+    private final class Published: @unchecked Sendable {
+        private let done = DispatchSemaphore(value: 0)
+        private var success = false
+
+        /// Called once, when the publish has returned or thrown.
+        func finish(_ success: Bool) {
+            self.success = success
+            done.signal()
+        }
+
+        /// Waits for ``finish(_:)`` and answers what it was given.
+        func succeeded() -> Bool {
+            done.wait()
+            return success
         }
     }
 

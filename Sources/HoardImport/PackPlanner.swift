@@ -39,8 +39,8 @@ struct PackPlanner: Sendable {
         // (door_1x2 and door_2x1), and pictures without one join the only explicit footprint there is.
         var named: [String: [(AssetNaming, StagedPicture)]] = [:]
         var order: [String] = []
-        for picture in scan.pictures.sorted(by: { $0.path < $1.path }) {
-            let shown = picture.path.description
+        // Sorted by the path as shown (each joined once, not on every comparison).
+        for (shown, picture) in scan.pictures.map({ ($0.path.description, $0) }).sorted(by: { $0.0 < $1.0 }) {
             do {
                 guard let naming = try registry.name(picture.path, context: context) else {
                     problems.append(Problem(

@@ -28,16 +28,20 @@ struct PackWriter {
         var assets: [(descriptor: AssetDescriptor, digest: Digest)] = []
         var entries: [PackManifest.Entry] = []
         var pictureBytes: Int64 = 0
-        for (planned, asset) in zip(plan.assets, plan.plans) {
+        // Descriptors are encoded and staged several at once: each is its own small file.
+        let descriptors = try concurrentMap(plan.assets.count) { index in
+            let planned = plan.assets[index]
+            let descriptor = AssetDescriptor(
+                kind: planned.kind, name: planned.name, footprint: planned.footprint, variants: planned.variants,
+                preview: planned.preview, thumbnail: planned.thumbnail)
+            return (descriptor, try area.stage(try CanonicalJSON.encode(descriptor)))
+        }
+        for ((planned, asset), (descriptor, staged)) in zip(zip(plan.assets, plan.plans), descriptors) {
             for picture in asset.pictures.map(\.picture) + asset.renditions {
                 blobs.append(picture.blob)
                 records.append(BlobRecord(digest: picture.blob.digest, size: picture.blob.size, mediaType: picture.info.mediaType.rawValue))
                 pictureBytes += picture.blob.size
             }
-            let descriptor = AssetDescriptor(
-                kind: planned.kind, name: planned.name, footprint: planned.footprint, variants: planned.variants,
-                preview: planned.preview, thumbnail: planned.thumbnail)
-            let staged = try area.stage(try CanonicalJSON.encode(descriptor))
             blobs.append(staged)
             records.append(BlobRecord(digest: staged.digest, size: staged.size, mediaType: Self.descriptorMediaType))
             assets.append((descriptor, staged.digest))

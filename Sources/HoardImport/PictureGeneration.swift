@@ -22,42 +22,23 @@ struct PictureGeneration: Sendable {
         var count: Int { variants.count + (preview == nil ? 0 : 1) + (thumbnail == nil ? 0 : 1) }
     }
 
-    /// Results of the parallel pass; touched under `lock` while it runs, read alone after.
-    private final class Collected: @unchecked Sendable {
-        let lock = NSLock()
-        var results: [Result<Additions, Problem>?]
-        var failure: (any Error)?
-        init(count: Int) { results = Array(repeating: nil, count: count) }
-    }
-
     /// Adds the generated pictures to `plan`; returns the problems and how many pictures were added. Throws only
     /// when staging fails.
     func run(_ plan: inout PackPlanner.Plan) throws -> (problems: [Problem], generated: Int) {
         guard !generators.isEmpty, !plan.assets.isEmpty else { return ([], 0) }
-        let collected = Collected(count: plan.assets.count)
         let snapshot = plan
-        DispatchQueue.concurrentPerform(iterations: snapshot.assets.count) { index in
-            do {
-                let result = try additions(for: snapshot.assets[index], snapshot.plans[index], tilePixels: snapshot.packFile.effectiveTilePixels) {
-                    bytes in try collected.lock.withLock { try area.stage(bytes) }
-                }
-                collected.lock.withLock { collected.results[index] = result }
-            } catch {
-                collected.lock.withLock { if collected.failure == nil { collected.failure = error } }
-            }
+        let results = try concurrentMap(snapshot.assets.count) { index in
+            try additions(for: snapshot.assets[index], snapshot.plans[index], tilePixels: snapshot.packFile.effectiveTilePixels)
         }
-        if let error = collected.failure { throw error }
         var problems: [Problem] = []
         var generated = 0
-        for (index, result) in collected.results.enumerated() {
+        for (index, result) in results.enumerated() {
             switch result {
-            case .success(let additions)?:
+            case .success(let additions):
                 generated += additions.count
                 apply(additions, to: &plan, at: index)
-            case .failure(let problem)?:
+            case .failure(let problem):
                 problems.append(problem)
-            case nil:
-                break
             }
         }
         return (problems, generated)
@@ -65,7 +46,7 @@ struct PictureGeneration: Sendable {
 
     /// Runs every generator on one asset and checks what they made.
     private func additions(
-        for asset: PlannedAsset, _ assetPlan: AssetPlan, tilePixels: Int, stage: ([UInt8]) throws -> StagedBlob
+        for asset: PlannedAsset, _ assetPlan: AssetPlan, tilePixels: Int
     ) throws -> Result<Additions, Problem> {
         guard let top = assetPlan.pictures.max(by: { $0.scale < $1.scale }),
             let source = asset.variants.first(where: { $0.scale == top.scale })
@@ -96,7 +77,7 @@ struct PictureGeneration: Sendable {
                 guard info.width <= source.width, info.height <= source.height else {
                     return refuse(generator, "made a \(info.width)×\(info.height) picture from a \(source.width)×\(source.height) source")
                 }
-                let staged = StagedPicture(path: top.picture.path, blob: try stage(picture.bytes), info: info)
+                let staged = StagedPicture(path: top.picture.path, blob: try area.stage(picture.bytes), info: info)
                 let rendition = AssetDescriptor.Rendition(
                     digest: staged.blob.digest, width: info.width, height: info.height, size: staged.blob.size, mediaType: info.mediaType)
                 switch picture.role {

@@ -23,33 +23,45 @@ struct PictureRewriting: Sendable {
         var rewritten = 0
     }
 
-    /// Rewrites every picture; a picture a rewriter refuses is reported and left out. Throws only when staging fails.
+    /// Rewrites every picture, several at once; a picture a rewriter refuses is reported and left out. Throws only
+    /// when staging fails.
     func run(_ pictures: [StagedPicture]) throws -> Outcome {
         var outcome = Outcome()
         guard !rewriters.isEmpty else {
             outcome.pictures = pictures
             return outcome
         }
-        next: for picture in pictures {
-            var current = picture
-            var hadGPSPosition = false
-            for rewriter in rewriters {
-                switch try rewrite(current, with: rewriter) {
-                case .success(nil):
-                    continue
-                case .success(let (rewritten, edit)?):
-                    current = rewritten
-                    hadGPSPosition = hadGPSPosition || edit.hadGPSPosition
-                case .failure(let problem):
-                    outcome.problems.append(Problem(problem.code, problem.message, entry: picture.path.description))
-                    continue next
-                }
+        let results = try concurrentMap(pictures.count) { try rewriteAll(pictures[$0]) }
+        for (picture, result) in zip(pictures, results) {
+            switch result {
+            case .success(let (current, hadGPSPosition)):
+                if current.blob != picture.blob { outcome.rewritten += 1 }
+                if hadGPSPosition { outcome.gpsPictures += 1 }
+                outcome.pictures.append(current)
+            case .failure(let problem):
+                outcome.problems.append(problem)
             }
-            if current.blob != picture.blob { outcome.rewritten += 1 }
-            if hadGPSPosition { outcome.gpsPictures += 1 }
-            outcome.pictures.append(current)
         }
         return outcome
+    }
+
+    /// Runs every rewriter on one picture, each on the previous one's output: the picture to keep and whether removed
+    /// metadata held a GPS position, or the problem that leaves it out.
+    private func rewriteAll(_ picture: StagedPicture) throws -> Result<(StagedPicture, hadGPSPosition: Bool), Problem> {
+        var current = picture
+        var hadGPSPosition = false
+        for rewriter in rewriters {
+            switch try rewrite(current, with: rewriter) {
+            case .success(nil):
+                continue
+            case .success(let (rewritten, edit)?):
+                current = rewritten
+                hadGPSPosition = hadGPSPosition || edit.hadGPSPosition
+            case .failure(let problem):
+                return .failure(Problem(problem.code, problem.message, entry: picture.path.description))
+            }
+        }
+        return .success((current, hadGPSPosition))
     }
 
     /// Runs one rewriter on one staged picture; stages its output when it changed something.

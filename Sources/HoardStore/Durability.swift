@@ -1,4 +1,5 @@
 import CHoardSystem
+import Dispatch
 import Foundation
 
 #if canImport(Glibc)
@@ -26,6 +27,70 @@ enum Durability {
         #else
         for path in directories { try syncPath(path) }
         #endif
+    }
+
+    /// Starts writing a finished file's bytes to the disk without waiting for them, so the publish's sync finds little
+    /// left to do. Starting a write-out makes the caller allocate blocks and submit the I/O, so a background queue does
+    /// it on a `dup` of `fd` (the caller may close its own at once) while the caller goes on with the next file. At
+    /// most 64 wait there, each holding a descriptor; past that the caller starts its own.
+    ///
+    /// Every ``flushEvery`` bytes started, the disk is also asked to empty its volatile cache (one `fdatasync`, on a
+    /// queue of its own, never two at once): a disk that acknowledges writes into a cache (most SSDs, virtual disks)
+    /// otherwise writes all of an import's bytes during the publish's one sync. These early flushes only move work
+    /// earlier; the publish still syncs everything before any blob becomes visible.
+    static func startWriteOut(_ fd: Int32, bytes: Int64) {
+        var copy: Int32 = -1
+        if WriteOut.slots.wait(timeout: .now()) == .success {
+            copy = dup(fd)
+            if copy < 0 { WriteOut.slots.signal() }
+        }
+        guard copy >= 0 else {
+            hoard_start_writeback(fd)
+            return
+        }
+        let descriptor = copy
+        WriteOut.queue.async {
+            hoard_start_writeback(descriptor)
+            WriteOut.started(descriptor, bytes: bytes)
+            close(descriptor)
+            WriteOut.slots.signal()
+        }
+    }
+
+    /// How many bytes of started write-outs call for an early flush of the disk's cache (measured on the import
+    /// benchmark: 64 MiB left 0.11 s for the publish's sync, 16 MiB 0.05 s, none 0.5–0.7 s).
+    static let flushEvery: Int64 = 16 << 20
+
+    /// How many early flushes have finished in this process.
+    static var earlyFlushes: Int { WriteOut.queue.sync { WriteOut.flushes } }
+
+    /// State of ``startWriteOut(_:bytes:)``: touched only on `queue`.
+    private enum WriteOut {
+        static let queue = DispatchQueue(label: "hoard.write-out")
+        static let slots = DispatchSemaphore(value: 64)
+        static let flusher = DispatchQueue(label: "hoard.flush")
+        nonisolated(unsafe) static var unflushed: Int64 = 0
+        nonisolated(unsafe) static var isFlushing = false
+        nonisolated(unsafe) static var flushes = 0
+
+        static func started(_ descriptor: Int32, bytes: Int64) {
+            #if os(Linux)
+            unflushed += bytes
+            guard unflushed >= flushEvery, !isFlushing else { return }
+            let flushed = dup(descriptor)
+            guard flushed >= 0 else { return }
+            unflushed = 0
+            isFlushing = true
+            flusher.async {
+                _ = fdatasync(flushed)
+                close(flushed)
+                queue.async {
+                    isFlushing = false
+                    flushes += 1
+                }
+            }
+            #endif
+        }
     }
 
     /// `fsync` of one file or directory.

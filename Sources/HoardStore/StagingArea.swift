@@ -19,10 +19,11 @@ public struct StagedBlob: Sendable, Hashable {
 }
 
 /// A private local folder where an import writes blobs before they are published. Nothing in it is visible
-/// to readers. Used from one thread at a time.
+/// to readers. Blobs may be staged from several threads at once; ``discard()`` comes after all of them.
 public final class StagingArea: @unchecked Sendable {
     /// The folder.
     public let directory: String
+    private let lock = NSLock()
     private var counter = 0
     private var isDiscarded = false
 
@@ -41,8 +42,11 @@ public final class StagingArea: @unchecked Sendable {
 
     /// Opens a writer for one new blob. `keepingPrefix` bytes of the start are kept in memory for header checks.
     public func makeWriter(keepingPrefix prefixLimit: Int = 0) throws -> BlobWriter {
-        counter += 1
-        return try BlobWriter(path: "\(directory)/\(counter).blob", prefixLimit: prefixLimit)
+        let number = lock.withLock {
+            counter += 1
+            return counter
+        }
+        return try BlobWriter(path: "\(directory)/\(number).blob", prefixLimit: prefixLimit)
     }
 
     /// Stages a small blob held in memory (descriptors, manifests).
@@ -121,33 +125,11 @@ public final class BlobWriter {
     /// Below this size a finished blob's write-out is left to the publish's one sync: starting it file by file would
     /// send thousands of separate 4 KiB writes (descriptors) to the disk.
     static let writebackThreshold: Int64 = 64 << 10
-    /// Where write-outs are started, one after another.
-    private static let writeback = DispatchQueue(label: "hoard.writeback")
-    private static let writebackSlots = DispatchSemaphore(value: 64)
 
-    /// Closes the file and returns the staged blob with its digest. Large blobs start going to disk at once, so the
-    /// publish's sync has less left to wait for.
+    /// Closes the file and returns the staged blob with its digest. Large blobs start going to disk at once
+    /// (``Durability/startWriteOut(_:bytes:)``), so the publish's sync has little left to wait for.
     public func finish() throws -> StagedBlob {
-        if size >= Self.writebackThreshold {
-            // Starting the write-out makes the caller allocate blocks and submit the I/O; a background queue does it
-            // on its own descriptor, so the staging thread goes on with the next picture. At most 64 wait there (each
-            // holds a descriptor); past that the caller starts its own.
-            var copy: Int32 = -1
-            if Self.writebackSlots.wait(timeout: .now()) == .success {
-                copy = dup(fd)
-                if copy < 0 { Self.writebackSlots.signal() }
-            }
-            if copy >= 0 {
-                let descriptor = copy
-                Self.writeback.async {
-                    hoard_start_writeback(descriptor)
-                    close(descriptor)
-                    Self.writebackSlots.signal()
-                }
-            } else {
-                hoard_start_writeback(fd)
-            }
-        }
+        if size >= Self.writebackThreshold { Durability.startWriteOut(fd, bytes: size) }
         close(fd)
         fd = -1
         let digest = hasher.finalize()

@@ -146,3 +146,25 @@ private func contents(of directory: String) throws -> [String] {
         #expect(try await store.allDigests() == [digest])
     }
 }
+
+#if os(Linux)
+@Test func largeStagedBlobsAskTheDiskToFlushEarly() async throws {
+    try await withFileStore { store, _ in
+        let before = Durability.earlyFlushes
+        let area = try store.makeStagingArea()
+        defer { area.discard() }
+        // Past the flush threshold in blobs above the write-out threshold.
+        let block = [UInt8](repeating: 7, count: 1 << 20)
+        let count = Int(Durability.flushEvery >> 20) + 2
+        for index in 0..<count {
+            let writer = try area.makeWriter()
+            try block.withUnsafeBytes { try writer.write($0) }
+            try [UInt8(truncatingIfNeeded: index)].withUnsafeBytes { try writer.write($0) }
+            _ = try writer.finish()
+        }
+        let deadline = Date().addingTimeInterval(20)
+        while Durability.earlyFlushes == before, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(Durability.earlyFlushes > before)
+    }
+}
+#endif
