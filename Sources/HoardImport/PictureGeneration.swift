@@ -55,12 +55,11 @@ struct PictureGeneration: Sendable {
         func refuse(_ generator: any PictureGenerator, _ message: String) -> Result<Additions, Problem> {
             .failure(Problem(.pluginFailure, "the generator \(generator.id) \(message); nothing it made was kept", entry: entry))
         }
-        let data = try Data(contentsOf: URL(fileURLWithPath: top.picture.blob.path), options: .alwaysMapped)
         var additions = Additions()
         var scales = Set(asset.variants.map(\.scale))
         let request = GenerationRequest(asset: asset, source: source, tilePixels: tilePixels)
         for generator in generators {
-            let outcome = data.withUnsafeBytes { buffer in
+            let outcome = try top.picture.blob.withMappedBytes { buffer in
                 Result { () throws(Problem) -> [GeneratedPicture] in try generator.generate(request, source: buffer) }
             }
             let made: [GeneratedPicture]

@@ -68,9 +68,8 @@ struct PictureRewriting: Sendable {
     private func rewrite(_ picture: StagedPicture, with rewriter: any PictureRewriter) throws
         -> Result<(StagedPicture, PictureEdit)?, Problem>
     {
-        let data = try Data(contentsOf: URL(fileURLWithPath: picture.blob.path), options: .alwaysMapped)
         let type = picture.info.mediaType
-        return try data.withUnsafeBytes { buffer in
+        return try picture.blob.withMappedBytes { buffer in
             let edit: PictureEdit
             do throws(Problem) {
                 guard let found = try rewriter.rewrite(buffer, mediaType: type) else { return .success(nil) }

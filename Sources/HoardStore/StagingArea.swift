@@ -18,6 +18,23 @@ public struct StagedBlob: Sendable, Hashable {
     public var path: String
 }
 
+extension StagedBlob {
+    /// Calls `body` with the staged file's bytes, memory-mapped read-only (memory stays bounded whatever the size;
+    /// `mmap` directly, which costs a third of what `Data(contentsOf:options: .alwaysMapped)` does per file).
+    public func withMappedBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw BlobStoreError(.io, "cannot reopen \(path)", cause: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        guard size > 0 else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        let length = Int(size)
+        guard let base = mmap(nil, length, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else {
+            throw BlobStoreError(.io, "cannot map \(path)", cause: String(cString: strerror(errno)))
+        }
+        defer { munmap(base, length) }
+        return try body(UnsafeRawBufferPointer(start: base, count: length))
+    }
+}
+
 /// A private local folder where an import writes blobs before they are published. Nothing in it is visible
 /// to readers. Blobs may be staged from several threads at once; ``discard()`` comes after all of them.
 public final class StagingArea: @unchecked Sendable {

@@ -168,3 +168,16 @@ private func contents(of directory: String) throws -> [String] {
     }
 }
 #endif
+
+@Test func aStagedBlobIsMappedWithExactlyItsBytes() async throws {
+    try await withFileStore { store, _ in
+        let area = try store.makeStagingArea()
+        defer { area.discard() }
+        let bytes = (0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        #expect(try area.stage(bytes).withMappedBytes { Array($0) } == bytes)
+        #expect(try area.stage([]).withMappedBytes { $0.count } == 0)
+        var gone = try area.stage([1, 2, 3])
+        gone.path += ".missing"
+        #expect(throws: BlobStoreError.self) { try gone.withMappedBytes { $0.count } }
+    }
+}
