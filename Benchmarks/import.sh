@@ -37,6 +37,8 @@ PACK="$OUT/bench-${FILES}x${MB}mb.zip"
 swift build -c release --product hoard >/dev/null
 HOARD=$(swift build -c release --show-bin-path)/hoard
 
+# Before every run the pack is read once, so each command starts with it in the page cache: this VM pages out cold
+# page cache on its own (DAMON), which otherwise makes some runs read the pack from disk.
 # Every run writes into a new folder and nothing is deleted until the end: deleting thousands of files just
 # before creating thousands more makes ext4 scan its recently-deleted inodes on every create, which would
 # measure the benchmark's own clean-up rather than either command.
@@ -44,7 +46,7 @@ NOGEN="--plugin hoard.generate-lods=off"
 echo 0 > "$WORK/n"
 echo "== import of $(du -h "$PACK" | cut -f1) pack, $FILES files, $RUNS runs each"
 hyperfine --runs "$RUNS" --warmup 1 --export-json "$OUT/import.json" \
-  --prepare "echo \$(( \$(cat $WORK/n) + 1 )) > $WORK/n; mkdir -p $WORK/x\$(cat $WORK/n); sync" \
+  --prepare "echo \$(( \$(cat $WORK/n) + 1 )) > $WORK/n; mkdir -p $WORK/x\$(cat $WORK/n); sync; cat $PACK > /dev/null" \
   -n reference "bsdtar -xf $PACK -C $WORK/x\$(cat $WORK/n) && find $WORK/x\$(cat $WORK/n) -type f -print0 | xargs -0 openssl dgst -sha256 > /dev/null" \
   -n floor "dd if=$PACK of=$WORK/x\$(cat $WORK/n)/floor bs=1M conv=fdatasync status=none" \
   -n hoard "$HOARD import $PACK --data-dir $WORK/data\$(cat $WORK/n) $NOGEN > /dev/null"
