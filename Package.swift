@@ -80,7 +80,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-                "HoardClientNIO",
+                "HoardClientNIO", "CHoardSystem",
             ]
         ),
         .testTarget(name: "HoardCoreTests", dependencies: ["HoardCore"]),

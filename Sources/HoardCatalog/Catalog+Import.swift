@@ -78,7 +78,7 @@ extension Catalog {
                 // The bulk rows go through cached statements: encoding thousands of Codable records cost more than SQLite.
                 let insertBlob = try db.cachedStatement(sql: "INSERT OR IGNORE INTO blob (digest, size, mediaType, createdAt) VALUES (?, ?, ?, ?)")
                 for blob in commit.blobs {
-                    try insertBlob.execute(arguments: [blob.digest, blob.size, blob.mediaType, blob.createdAt])
+                    try insertBlob.execute(arguments: [blob.digest, blob.size, blob.mediaType, StoredDate.text(blob.createdAt)])
                 }
                 let insertAsset = try db.cachedStatement(
                     sql: "INSERT OR IGNORE INTO asset (digest, kind, name, footprintWidth, footprintHeight) VALUES (?, ?, ?, ?, ?)")

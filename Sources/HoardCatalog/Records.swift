@@ -10,9 +10,48 @@ extension Digest: DatabaseValueConvertible {
     }
 }
 
+/// Dates as the catalog stores them: GRDB's own text format (`yyyy-MM-dd HH:mm:ss.SSS`, UTC, to the nearest millisecond),
+/// written without GRDB's `DateFormatter`. That formatter is ICU's: about 10 µs a row, and its first use maps 5 MB of
+/// ICU data, a tenth of an import's memory budget. Rows an import writes use it (bulk rows through ``text(_:)``,
+/// records through ``strategy``); both formats read back alike.
+enum StoredDate {
+    /// The stored text of `date`.
+    static func text(_ date: Date) -> String {
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        var seconds = time_t(milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000)
+        let fraction = Int(milliseconds - Int64(seconds) * 1000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        var text = ""
+        text.reserveCapacity(23)
+        func append(_ value: Int, width: Int) {
+            let digits = String(value)
+            text += String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        append(Int(parts.tm_year) + 1900, width: 4)
+        text += "-"
+        append(Int(parts.tm_mon) + 1, width: 2)
+        text += "-"
+        append(Int(parts.tm_mday), width: 2)
+        text += " "
+        append(Int(parts.tm_hour), width: 2)
+        text += ":"
+        append(Int(parts.tm_min), width: 2)
+        text += ":"
+        append(Int(parts.tm_sec), width: 2)
+        text += "."
+        append(fraction, width: 3)
+        return text
+    }
+
+    /// The encoding strategy of records an import writes.
+    static let strategy = DatabaseDateEncodingStrategy.custom { text($0) }
+}
+
 /// A row of `group`: the people of one table.
 public struct GroupRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersistableRecord {
     public static let databaseTableName = "group"
+    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredDate.strategy }
     /// Row id.
     public var id: Int64?
     /// Unique name (case-insensitive).
@@ -85,6 +124,7 @@ public struct BlobRecord: Codable, Sendable, Hashable, FetchableRecord, Persista
 /// A row of `pack`: a named pack owned by a group, pointing at its current version.
 struct PackRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersistableRecord {
     static let databaseTableName = "pack"
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredDate.strategy }
     var id: Int64?
     var name: String
     var groupId: Int64
@@ -103,6 +143,7 @@ struct PackRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersista
 /// A row of `packVersion`: one imported version of a pack, named by its manifest blob.
 struct PackVersionRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersistableRecord {
     static let databaseTableName = "packVersion"
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredDate.strategy }
     var id: Int64?
     var packId: Int64
     var version: String

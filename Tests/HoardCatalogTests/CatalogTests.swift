@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import HoardCore
 import Testing
 
@@ -246,4 +247,23 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogError.
     #expect(pack.isPublic)
     #expect(try reopened.assets(pack: "goblins").count == 2)
     #expect(Set(try reopened.blobs().map(\.digest)) == fixture.blobDigests)
+}
+
+@Test func storedDatesAreTheTextGRDBWritesAndReadsBack() throws {
+    var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+    let random = (0..<500).map { _ -> Double in
+        seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return Double(seed >> 11) / Double(1 << 53) * 4_102_444_800
+    }
+    let dates = ([0, 1.5, -1.5, 86_399.999, 951_782_400.25, 1_700_000_000.123, 1_700_000_000.9999, 4_102_444_799.5] + random).map {
+        Date(timeIntervalSince1970: $0)
+    }
+    for date in dates {
+        let text = StoredDate.text(date)
+        // GRDB's own encoding (its DateFormatter) gives the same text…
+        #expect(text == String.fromDatabaseValue(date.databaseValue), "\(date.timeIntervalSince1970)")
+        // …and GRDB reads it back to the millisecond.
+        let back = try #require(Date.fromDatabaseValue(text.databaseValue))
+        #expect(abs(back.timeIntervalSince1970 - date.timeIntervalSince1970) < 0.001)
+    }
 }

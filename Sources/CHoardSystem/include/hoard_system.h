@@ -10,4 +10,9 @@ int hoard_syncfs(int fd);
 /// SYNC_FILE_RANGE_WRITE); a later `hoard_syncfs` then has less left to wait for. Does nothing elsewhere.
 void hoard_start_writeback(int fd);
 
+/// Makes glibc serve every allocation of `bytes` or more with its own mapping, given back to the system when freed.
+/// By default glibc raises that threshold after the first such free, so later large arrays come from the heap and
+/// their freed space stays resident. Does nothing elsewhere.
+void hoard_fix_mmap_threshold(int bytes);
+
 #endif
