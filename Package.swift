@@ -39,7 +39,7 @@ let package = Package(
         .target(
             name: "HoardArchive", dependencies: ["HoardCore", "CArchive", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "HoardImaging", dependencies: ["HoardCore", "CVips"]),
-        .target(name: "HoardPlugins", dependencies: ["HoardCore"]),
+        .target(name: "HoardPlugins", dependencies: ["HoardCore", "CHoardSystem"]),
         .target(
             name: "HoardStore",
             dependencies: ["HoardCore", "CHoardSystem", .product(name: "Crypto", package: "swift-crypto")]

@@ -1,5 +1,8 @@
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
+#include <spawn.h>
+#include <sys/types.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -28,4 +31,32 @@ void hoard_fix_mmap_threshold(int bytes) {
 #else
     (void)bytes;
 #endif
+}
+
+int hoard_spawn(const char *path, char *const argv[], char *const envp[], const char *directory, int input, int output) {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    int status = posix_spawn_file_actions_init(&actions);
+    if (status != 0) { errno = status; return -1; }
+    status = posix_spawnattr_init(&attributes);
+    if (status != 0) {
+        posix_spawn_file_actions_destroy(&actions);
+        errno = status;
+        return -1;
+    }
+    if (status == 0) status = posix_spawn_file_actions_adddup2(&actions, input, 0);
+    if (status == 0) status = posix_spawn_file_actions_adddup2(&actions, output, 1);
+    if (status == 0) status = posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    if (status == 0) status = posix_spawn_file_actions_addchdir_np(&actions, directory);
+#if defined(__linux__)
+    if (status == 0) status = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+#elif defined(__APPLE__)
+    if (status == 0) status = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_CLOEXEC_DEFAULT);
+#endif
+    pid_t pid = -1;
+    if (status == 0) status = posix_spawn(&pid, path, &actions, &attributes, argv, envp);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    if (status != 0) { errno = status; return -1; }
+    return (int)pid;
 }

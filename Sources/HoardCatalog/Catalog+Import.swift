@@ -38,85 +38,68 @@ public enum RecordOutcome: Sendable, Hashable {
     case recorded
     /// The same version with the same manifest was already there: nothing changed.
     case alreadyRecorded
-    /// The caller's `commitIf` answered false: nothing was recorded.
-    case abandoned
 }
 
 extension Catalog {
     /// Records an import in one transaction. Throws `conflict` when the pack belongs to another group or this
     /// version was imported with other content.
-    ///
-    /// `commitIf` runs inside the transaction once every row is written, just before it commits; when it answers
-    /// false the transaction is rolled back and the outcome is ``RecordOutcome/abandoned``. The importer waits there
-    /// for its blobs' publish, so the rows are written while the disk syncs and still commit only after the blobs are
-    /// durable. Other writers wait meanwhile; readers do not.
-    public func record(_ commit: ImportCommit, commitIf shouldCommit: () -> Bool = { true }) throws(CatalogError) -> RecordOutcome {
-        var abandoned = false
-        do {
-            return try write { db in
-                let now = Date()
-                let group = try Self.ensureGroup(named: commit.group, db)
-                var pack: PackRecord
-                if let existing = try PackRecord.filter(PackRecord.Columns.name == commit.pack).fetchOne(db) {
-                    pack = existing
-                    if pack.groupId != group.id {
-                        let owner = try GroupRecord.fetchOne(db, key: pack.groupId)?.name ?? "another group"
-                        throw CatalogError(.conflict, "the pack name '\(commit.pack)' belongs to group '\(owner)'; rename the pack in pack.json")
-                    }
-                    if let old = try PackVersionRecord
-                        .filter(PackVersionRecord.Columns.packId == pack.id && PackVersionRecord.Columns.version == commit.version)
-                        .fetchOne(db) {
-                        if old.manifestDigest == commit.manifestDigest { return .alreadyRecorded }
-                        throw CatalogError(
-                            .conflict, "version \(commit.version) of '\(commit.pack)' was already imported with other content; "
-                                + "raise the version in pack.json")
-                    }
-                } else {
-                    pack = PackRecord(id: nil, name: commit.pack, groupId: group.id ?? 0, isPublic: false, currentVersionId: nil, createdAt: now)
-                    try pack.insert(db)
+    public func record(_ commit: ImportCommit) throws(CatalogError) -> RecordOutcome {
+        try write { db in
+            let now = Date()
+            let group = try Self.ensureGroup(named: commit.group, db)
+            var pack: PackRecord
+            if let existing = try PackRecord.filter(PackRecord.Columns.name == commit.pack).fetchOne(db) {
+                pack = existing
+                if pack.groupId != group.id {
+                    let owner = try GroupRecord.fetchOne(db, key: pack.groupId)?.name ?? "another group"
+                    throw CatalogError(.conflict, "the pack name '\(commit.pack)' belongs to group '\(owner)'; rename the pack in pack.json")
                 }
-                // The bulk rows go through cached statements: encoding thousands of Codable records cost more than SQLite.
-                let insertBlob = try db.cachedStatement(sql: "INSERT OR IGNORE INTO blob (digest, size, mediaType, createdAt) VALUES (?, ?, ?, ?)")
-                for blob in commit.blobs {
-                    try insertBlob.execute(arguments: [blob.digest, blob.size, blob.mediaType, StoredDate.text(blob.createdAt)])
+                if let old = try PackVersionRecord
+                    .filter(PackVersionRecord.Columns.packId == pack.id && PackVersionRecord.Columns.version == commit.version)
+                    .fetchOne(db) {
+                    if old.manifestDigest == commit.manifestDigest { return .alreadyRecorded }
+                    throw CatalogError(
+                        .conflict, "version \(commit.version) of '\(commit.pack)' was already imported with other content; "
+                            + "raise the version in pack.json")
                 }
-                let insertAsset = try db.cachedStatement(
-                    sql: "INSERT OR IGNORE INTO asset (digest, kind, name, footprintWidth, footprintHeight) VALUES (?, ?, ?, ?, ?)")
-                let insertVariant = try db.cachedStatement(
-                    sql: "INSERT OR IGNORE INTO variant (assetDigest, scale, blobDigest, width, height, isGenerated) VALUES (?, ?, ?, ?, ?, ?)")
-                let insertRendition = try db.cachedStatement(
-                    sql: "INSERT OR IGNORE INTO rendition (assetDigest, role, blobDigest, width, height) VALUES (?, ?, ?, ?, ?)")
-                for (descriptor, digest) in commit.assets {
-                    let footprint = descriptor.footprint
-                    try insertAsset.execute(arguments: [digest, descriptor.kind.rawValue, descriptor.name, footprint.width, footprint.height])
-                    for variant in descriptor.variants {
-                        try insertVariant.execute(
-                            arguments: [digest, variant.scale, variant.digest, variant.width, variant.height, variant.generated ?? false])
-                    }
-                    for (role, rendition) in [("preview", descriptor.preview), ("thumbnail", descriptor.thumbnail)] {
-                        guard let rendition else { continue }
-                        try insertRendition.execute(arguments: [digest, role, rendition.digest, rendition.width, rendition.height])
-                    }
-                }
-                var version = PackVersionRecord(
-                    id: nil, packId: pack.id ?? 0, version: commit.version, manifestDigest: commit.manifestDigest,
-                    assetCount: commit.assets.count, totalBytes: commit.totalBytes, importedAt: now)
-                try version.insert(db)
-                let insertMember = try db.cachedStatement(sql: "INSERT OR IGNORE INTO packVersionAsset (packVersionId, assetDigest) VALUES (?, ?)")
-                for (_, digest) in commit.assets {
-                    try insertMember.execute(arguments: [version.id ?? 0, digest])
-                }
-                pack.currentVersionId = version.id
-                try pack.update(db)
-                guard shouldCommit() else {
-                    abandoned = true
-                    throw CancellationError()
-                }
-                return .recorded
+            } else {
+                pack = PackRecord(id: nil, name: commit.pack, groupId: group.id ?? 0, isPublic: false, currentVersionId: nil, createdAt: now)
+                try pack.insert(db)
             }
-        } catch {
-            if abandoned { return .abandoned }
-            throw error
+            // The bulk rows go through cached statements: encoding thousands of Codable records cost more than SQLite.
+            let insertBlob = try db.cachedStatement(sql: "INSERT OR IGNORE INTO blob (digest, size, mediaType, createdAt) VALUES (?, ?, ?, ?)")
+            for blob in commit.blobs {
+                try insertBlob.execute(arguments: [blob.digest, blob.size, blob.mediaType, StoredDate.text(blob.createdAt)])
+            }
+            let insertAsset = try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO asset (digest, kind, name, footprintWidth, footprintHeight) VALUES (?, ?, ?, ?, ?)")
+            let insertVariant = try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO variant (assetDigest, scale, blobDigest, width, height, isGenerated) VALUES (?, ?, ?, ?, ?, ?)")
+            let insertRendition = try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO rendition (assetDigest, role, blobDigest, width, height) VALUES (?, ?, ?, ?, ?)")
+            for (descriptor, digest) in commit.assets {
+                let footprint = descriptor.footprint
+                try insertAsset.execute(arguments: [digest, descriptor.kind.rawValue, descriptor.name, footprint.width, footprint.height])
+                for variant in descriptor.variants {
+                    try insertVariant.execute(
+                        arguments: [digest, variant.scale, variant.digest, variant.width, variant.height, variant.generated ?? false])
+                }
+                for (role, rendition) in [("preview", descriptor.preview), ("thumbnail", descriptor.thumbnail)] {
+                    guard let rendition else { continue }
+                    try insertRendition.execute(arguments: [digest, role, rendition.digest, rendition.width, rendition.height])
+                }
+            }
+            var version = PackVersionRecord(
+                id: nil, packId: pack.id ?? 0, version: commit.version, manifestDigest: commit.manifestDigest,
+                assetCount: commit.assets.count, totalBytes: commit.totalBytes, importedAt: now)
+            try version.insert(db)
+            let insertMember = try db.cachedStatement(sql: "INSERT OR IGNORE INTO packVersionAsset (packVersionId, assetDigest) VALUES (?, ?)")
+            for (_, digest) in commit.assets {
+                try insertMember.execute(arguments: [version.id ?? 0, digest])
+            }
+            pack.currentVersionId = version.id
+            try pack.update(db)
+            return .recorded
         }
     }
 

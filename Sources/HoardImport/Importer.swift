@@ -139,8 +139,9 @@ public struct Importer: Sendable {
     /// with other content. Then the version is chosen again from the new state (at most 10 times), so concurrent
     /// imports without a version each get their own version, or `unchanged` when their content is the same.
     ///
-    /// The catalog rows are written while the blobs are published, in a transaction that waits for the publish and
-    /// commits only when it succeeded (``Catalog/record(_:commitIf:)``).
+    /// The catalog transaction starts only once the publish has returned: holding the catalog's writer while
+    /// awaiting the publish would block every other writer of that catalog meanwhile, and a writer blocked on a
+    /// Swift-concurrency thread can starve the very publish it waits for.
     private func publishAndRecord(
         _ plan: PackPlanner.Plan, area: StagingArea, packName: String, group: String, phase: (ImportProgress.Phase) -> Void
     ) async throws -> (PackWriter.Written, PublishSummary, RecordOutcome) {
@@ -151,46 +152,18 @@ public struct Importer: Sendable {
                 try PackWriter(plan: plan, area: area).write(packName: packName, group: group, state: state)
             }
             phase(.publishing)
-            let published = Published()
-            let catalog = catalog
-            async let recording = offloaded { try catalog.record(written.commit, commitIf: published.succeeded) }
-            let summary: PublishSummary
-            do {
-                summary = try await store.publish(written.blobs)
-                published.finish(true)
-            } catch {
-                published.finish(false)
-                _ = try? await recording
-                throw error
-            }
+            let summary = try await store.publish(written.blobs)
             phase(.committing)
             let outcome: RecordOutcome
             do {
-                outcome = try await recording
+                let (catalog, commit) = (catalog, written.commit)
+                outcome = try await offloaded { try catalog.record(commit) }
             } catch let error as CatalogError {
                 guard error.code == .conflict, plan.packFile.version == nil, attempt < 10 else { throw error }
                 attempt += 1
                 continue
             }
             return (written, summary, outcome)
-        }
-    }
-
-    /// Whether a publish succeeded, waited for by the catalog transaction that records it.
-    private final class Published: @unchecked Sendable {
-        private let done = DispatchSemaphore(value: 0)
-        private var success = false
-
-        /// Called once, when the publish has returned or thrown.
-        func finish(_ success: Bool) {
-            self.success = success
-            done.signal()
-        }
-
-        /// Waits for ``finish(_:)`` and answers what it was given.
-        func succeeded() -> Bool {
-            done.wait()
-            return success
         }
     }
 

@@ -40,19 +40,18 @@ final class StagingPipeline: @unchecked Sendable {
         for buffer in buffers { buffer.deallocate() }
     }
 
-    /// Starts a picture that claims `mediaType` by its name. Its file is created here, on the reading thread, which
-    /// has time to spare: the writing thread is the one the scan waits for.
+    /// Starts a picture that claims `mediaType` by its name.
     func begin(_ path: EntryPath, claiming mediaType: MediaType) throws {
         try rethrowFailure()
-        nonisolated(unsafe) let created = try area.makeWriter(keepingPrefix: Importer.quickPrefix)
-        // A slot, like a block: open files waiting for the writing thread stay few even when entries are empty.
-        slots.wait()
         queue.async { [self] in
-            defer { slots.signal() }
             guard !hasFailed else { return }
-            writer = created
-            claimed = mediaType
-            entry = path
+            do {
+                writer = try area.makeWriter(keepingPrefix: Importer.quickPrefix)
+                claimed = mediaType
+                entry = path
+            } catch {
+                fail(error)
+            }
         }
     }
 

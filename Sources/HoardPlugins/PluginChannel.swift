@@ -1,3 +1,4 @@
+import CHoardSystem
 import Dispatch
 import Foundation
 
@@ -31,16 +32,17 @@ public final class PluginChannel: @unchecked Sendable {
 
     /// A started process and the thread that reads its lines.
     private final class Running: @unchecked Sendable {
-        let process: Process
+        let pid: pid_t
         let input: FileHandle
         let lines = DispatchSemaphore(value: 0)
         let state = NSLock()
         var queue: [[UInt8]] = []
         var isClosed = false
         var isOverlong = false
+        private var isReaped = false
 
-        init(process: Process, input: FileHandle) {
-            self.process = process
+        init(pid: pid_t, input: FileHandle) {
+            self.pid = pid
             self.input = input
         }
 
@@ -82,10 +84,17 @@ public final class PluginChannel: @unchecked Sendable {
             }
         }
 
+        /// Kills the process and waits for it; only the first call does anything (after the wait its pid may be reused).
         func terminate() {
-            if process.isRunning { _ = kill(process.processIdentifier, SIGKILL) }
+            guard state.withLock({ () -> Bool in
+                defer { isReaped = true }
+                return !isReaped
+            }) else { return }
+            // A process that has already ended stays ours until it is waited for, so the kill cannot reach another.
+            _ = kill(pid, SIGKILL)
             try? input.close()
-            process.waitUntilExit()
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
         }
     }
 
@@ -148,26 +157,43 @@ public final class PluginChannel: @unchecked Sendable {
     }
 
     private func start() throws -> Running {
-        let process = Process()
-        let executable = manifest.command[0].hasPrefix("/") ? manifest.command[0] : folder + "/" + manifest.command[0]
         let usesPath = !manifest.command[0].contains("/")
-        process.executableURL = URL(fileURLWithPath: usesPath ? "/usr/bin/env" : executable)
-        process.arguments = (usesPath ? [manifest.command[0]] : []) + manifest.command.dropFirst()
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        process.environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "LANG": "C.UTF-8"]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw PluginError(.handshake, "cannot start plugin \(manifest.id) (\(manifest.command.joined(separator: " ")))", cause: "\(error)")
+        let executable = usesPath ? "/usr/bin/env" : manifest.command[0].hasPrefix("/") ? manifest.command[0] : folder + "/" + manifest.command[0]
+        let arguments = [executable] + (usesPath ? [manifest.command[0]] : []) + manifest.command.dropFirst()
+        let environment = ["PATH=" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"), "LANG=C.UTF-8"]
+        func failure(_ what: String) -> PluginError {
+            PluginError(.handshake, "cannot start plugin \(manifest.id) (\(manifest.command.joined(separator: " ")))",
+                        cause: "\(what): \(String(cString: strerror(errno)))")
         }
-        let running = Running(process: process, input: input.fileHandleForWriting)
-        let fd = output.fileHandleForReading.fileDescriptor
-        let reader = Thread { running.readLines(from: fd) }
+        // Both pipes close on exec: the child gets only the copies made its standard input and output.
+        var toChild: [Int32] = [-1, -1]
+        var fromChild: [Int32] = [-1, -1]
+        guard pipe(&toChild) == 0 else { throw failure("pipe") }
+        guard pipe(&fromChild) == 0 else {
+            toChild.forEach { close($0) }
+            throw failure("pipe")
+        }
+        for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        let pid = withCStrings(arguments) { argv in
+            withCStrings(environment) { envp in
+                hoard_spawn(executable, argv, envp, folder, toChild[0], fromChild[1])
+            }
+        }
+        let spawnError = errno
+        close(toChild[0])
+        close(fromChild[1])
+        guard pid > 0 else {
+            close(toChild[1])
+            close(fromChild[0])
+            errno = spawnError
+            throw failure("posix_spawn")
+        }
+        let running = Running(pid: pid_t(pid), input: FileHandle(fileDescriptor: toChild[1], closeOnDealloc: true))
+        let fd = fromChild[0]
+        let reader = Thread {
+            running.readLines(from: fd)
+            close(fd)
+        }
         reader.stackSize = 1 << 20
         reader.start()
         self.running = running
@@ -209,5 +235,15 @@ public final class PluginChannel: @unchecked Sendable {
         }
         if let failure = response.error { return .failure(failure) }
         return .answer(response.result)
+    }
+}
+
+/// Calls `body` with `strings` as a NULL-terminated array of C strings, valid during the call.
+private func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> T) -> T {
+    let pointers = strings.map { strdup($0) } + [nil]
+    defer { pointers.forEach { free($0) } }
+    return pointers.withUnsafeBufferPointer { buffer in
+        guard let base = buffer.baseAddress else { preconditionFailure("the array holds at least its terminator") }
+        return body(base)
     }
 }

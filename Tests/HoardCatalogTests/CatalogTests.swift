@@ -92,25 +92,6 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogError.
     #expect(try catalog.packState(named: "goblins")?.versions == ["1"])
 }
 
-@Test func aCommitTheCallerCallsOffRecordsNothing() throws {
-    let catalog = try Catalog.inMemory()
-    var asked = 0
-    let fixture = CommitFixture(assets: goblinAssets())
-    let outcome = try catalog.record(fixture.commit) {
-        asked += 1
-        // Inside the transaction: every row is already written, visible to this connection only.
-        return false
-    }
-    #expect(outcome == .abandoned)
-    #expect(asked == 1)
-    #expect(try catalog.packs().isEmpty)
-    #expect(try catalog.blobs().isEmpty)
-    #expect(try catalog.groups().isEmpty)
-    // Called on, the same commit records whole.
-    #expect(try catalog.record(fixture.commit) { true } == .recorded)
-    #expect(try catalog.assets(pack: "goblins").count == 2)
-}
-
 @Test func theSameVersionWithAnotherManifestIsAConflict() throws {
     let catalog = try Catalog.inMemory()
     #expect(try catalog.record(CommitFixture(assets: goblinAssets()).commit) == .recorded)

@@ -114,8 +114,12 @@ func withCache<T>(_ body: (BlobCacheDirectory) async throws -> T) async throws -
 }
 
 func randomData(_ count: Int) -> Data {
+    // One 64-bit draw per 8 bytes: a draw per byte is a system call per byte, and megabyte fixtures then held a
+    // Swift-concurrency thread for seconds while every other test's tasks waited.
     var generator = SystemRandomNumberGenerator()
-    return Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    var data = Data(capacity: count + 8)
+    while data.count < count { withUnsafeBytes(of: generator.next()) { data.append(contentsOf: $0) } }
+    return data.prefix(count)
 }
 
 func digest(of data: Data) -> Digest { BlobHashing.digest(of: data) }

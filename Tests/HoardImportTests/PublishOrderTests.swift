@@ -6,8 +6,8 @@ import Testing
 
 @testable import HoardImport
 
-/// The write order of an import's last steps: the catalog rows are written while the blobs are published, but they
-/// commit only once the publish has returned, and not at all when it fails.
+/// The write order of an import's last steps: the catalog rows commit only once the publish has returned, and not at
+/// all when it fails.
 @Suite("Publish before commit")
 struct PublishOrderTests {
     /// A file store whose publish does the real work, then holds on to the end or fails, and notes what the catalog
@@ -30,7 +30,7 @@ struct PublishOrderTests {
 
         func publish(_ blobs: [StagedBlob]) async throws -> PublishSummary {
             let summary = try await base.publish(blobs)
-            // Long enough for the importer's transaction to have written every row and be waiting.
+            // Long enough for a transaction begun with the publish to have written and committed its rows.
             try await Task.sleep(for: .milliseconds(300))
             let packs = try catalog.packs().map(\.name)
             lock.withLock { seen.append(packs) }

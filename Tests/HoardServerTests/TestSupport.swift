@@ -115,10 +115,14 @@ func buffer(_ bytes: [UInt8]) -> ByteBuffer { ByteBuffer(bytes: bytes) }
 func buffer(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
 func digest(of bytes: [UInt8]) -> Digest { BlobHasher.digest(of: bytes) }
 
-/// Random bytes, for blobs no pack holds.
+/// Random bytes, for blobs no pack holds. One 64-bit draw per 8 bytes: a draw per byte is a system call per byte, and
+/// megabyte fixtures then held a Swift-concurrency thread for seconds while every other test's tasks waited.
 func randomBytes(_ count: Int) -> [UInt8] {
     var generator = SystemRandomNumberGenerator()
-    return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(count + 8)
+    while bytes.count < count { withUnsafeBytes(of: generator.next()) { bytes += $0 } }
+    return Array(bytes.prefix(count))
 }
 
 /// The shape every error answers with.
