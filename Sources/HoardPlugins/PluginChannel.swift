@@ -170,8 +170,9 @@ public final class PluginChannel: @unchecked Sendable {
         var fromChild: [Int32] = [-1, -1]
         guard pipe(&toChild) == 0 else { throw failure("pipe") }
         guard pipe(&fromChild) == 0 else {
+            let error = failure("pipe")
             toChild.forEach { close($0) }
-            throw failure("pipe")
+            throw error
         }
         for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         let pid = withCStrings(arguments) { argv in

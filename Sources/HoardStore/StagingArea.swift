@@ -19,8 +19,9 @@ public struct StagedBlob: Sendable, Hashable {
 }
 
 extension StagedBlob {
-    /// Calls `body` with the staged file's bytes, memory-mapped read-only (memory stays bounded whatever the size;
-    /// `mmap` directly, which costs a third of what `Data(contentsOf:options: .alwaysMapped)` does per file).
+    /// Calls `body` with the staged file's bytes, memory-mapped read-only (memory stays bounded whatever the size).
+    /// `mmap` directly: `Data(contentsOf:options: .alwaysMapped)` added a URL and an object per file (the rewriting
+    /// pass over 2,000 pictures went from 0.085 s to 0.05 s).
     public func withMappedBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw BlobStoreError(.io, "cannot reopen \(path)", cause: String(cString: strerror(errno))) }

@@ -17,8 +17,8 @@ void hoard_fix_mmap_threshold(int bytes);
 
 /// Starts the program at `path` with `argv` and `envp` (both NULL-terminated) in `directory`: its standard input is
 /// `input`, its output `output`, its errors go to /dev/null, and no other descriptor of this process reaches it.
-/// `posix_spawn` directly: Foundation's `Process.run()` was seen to crash (a `memmove` inside it) when several
-/// plugins started at once. Returns the child's pid, or -1 with errno set.
+/// `posix_spawn` directly: Foundation's `Process.run()` was seen to crash (a `memmove` inside it) while the process
+/// held more than 1,024 descriptors. Returns the child's pid, or -1 with errno set.
 int hoard_spawn(const char *path, char *const argv[], char *const envp[], const char *directory, int input, int output);
 
 #endif
