@@ -44,7 +44,9 @@ let package = Package(
             name: "HoardStore",
             dependencies: ["HoardCore", "CHoardSystem", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        .target(name: "HoardCatalog", dependencies: ["HoardCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "HoardCatalog", dependencies: [
+            "HoardCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        ]),
         .target(name: "HoardImport", dependencies: ["HoardCore", "HoardArchive", "HoardStore", "HoardCatalog"]),
         .target(
             name: "HoardServer",

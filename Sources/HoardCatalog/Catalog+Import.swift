@@ -66,36 +66,66 @@ extension Catalog {
                 pack = PackRecord(id: nil, name: commit.pack, groupId: group.id ?? 0, isPublic: false, currentVersionId: nil, createdAt: now)
                 try pack.insert(db)
             }
-            // The bulk rows go through cached statements: encoding thousands of Codable records cost more than SQLite.
-            let insertBlob = try db.cachedStatement(sql: "INSERT OR IGNORE INTO blob (digest, size, mediaType, createdAt) VALUES (?, ?, ?, ?)")
+            // The bulk rows are bound straight into SQLite (``RowInserter``): GRDB's arguments cost more than SQLite.
+            let insertBlob = try RowInserter(db, "INSERT OR IGNORE INTO blob (digest, size, mediaType, createdAt) VALUES (?, ?, ?, ?)")
+            // Records made in the same millisecond share one stored text.
+            var createdAt = (milliseconds: Int64.min, text: "")
             for blob in commit.blobs {
-                try insertBlob.execute(arguments: [blob.digest, blob.size, blob.mediaType, StoredDate.text(blob.createdAt)])
+                let milliseconds = StoredDate.milliseconds(blob.createdAt)
+                if milliseconds != createdAt.milliseconds { createdAt = (milliseconds, StoredDate.text(blob.createdAt)) }
+                try insertBlob.insert { row in
+                    row.digest(blob.digest)
+                    row.int(blob.size)
+                    row.text(blob.mediaType)
+                    row.text(createdAt.text)
+                }
             }
-            let insertAsset = try db.cachedStatement(
-                sql: "INSERT OR IGNORE INTO asset (digest, kind, name, footprintWidth, footprintHeight) VALUES (?, ?, ?, ?, ?)")
-            let insertVariant = try db.cachedStatement(
-                sql: "INSERT OR IGNORE INTO variant (assetDigest, scale, blobDigest, width, height, isGenerated) VALUES (?, ?, ?, ?, ?, ?)")
-            let insertRendition = try db.cachedStatement(
-                sql: "INSERT OR IGNORE INTO rendition (assetDigest, role, blobDigest, width, height) VALUES (?, ?, ?, ?, ?)")
+            let insertAsset = try RowInserter(
+                db, "INSERT OR IGNORE INTO asset (digest, kind, name, footprintWidth, footprintHeight) VALUES (?, ?, ?, ?, ?)")
+            let insertVariant = try RowInserter(
+                db, "INSERT OR IGNORE INTO variant (assetDigest, scale, blobDigest, width, height, isGenerated) VALUES (?, ?, ?, ?, ?, ?)")
+            let insertRendition = try RowInserter(
+                db, "INSERT OR IGNORE INTO rendition (assetDigest, role, blobDigest, width, height) VALUES (?, ?, ?, ?, ?)")
             for (descriptor, digest) in commit.assets {
                 let footprint = descriptor.footprint
-                try insertAsset.execute(arguments: [digest, descriptor.kind.rawValue, descriptor.name, footprint.width, footprint.height])
+                try insertAsset.insert { row in
+                    row.digest(digest)
+                    row.text(descriptor.kind.rawValue)
+                    row.text(descriptor.name)
+                    row.int(footprint.width)
+                    row.int(footprint.height)
+                }
                 for variant in descriptor.variants {
-                    try insertVariant.execute(
-                        arguments: [digest, variant.scale, variant.digest, variant.width, variant.height, variant.generated ?? false])
+                    try insertVariant.insert { row in
+                        row.digest(digest)
+                        row.int(variant.scale)
+                        row.digest(variant.digest)
+                        row.int(variant.width)
+                        row.int(variant.height)
+                        row.bool(variant.generated ?? false)
+                    }
                 }
                 for (role, rendition) in [("preview", descriptor.preview), ("thumbnail", descriptor.thumbnail)] {
                     guard let rendition else { continue }
-                    try insertRendition.execute(arguments: [digest, role, rendition.digest, rendition.width, rendition.height])
+                    try insertRendition.insert { row in
+                        row.digest(digest)
+                        row.text(role)
+                        row.digest(rendition.digest)
+                        row.int(rendition.width)
+                        row.int(rendition.height)
+                    }
                 }
             }
             var version = PackVersionRecord(
                 id: nil, packId: pack.id ?? 0, version: commit.version, manifestDigest: commit.manifestDigest,
                 assetCount: commit.assets.count, totalBytes: commit.totalBytes, importedAt: now)
             try version.insert(db)
-            let insertMember = try db.cachedStatement(sql: "INSERT OR IGNORE INTO packVersionAsset (packVersionId, assetDigest) VALUES (?, ?)")
+            let insertMember = try RowInserter(db, "INSERT OR IGNORE INTO packVersionAsset (packVersionId, assetDigest) VALUES (?, ?)")
             for (_, digest) in commit.assets {
-                try insertMember.execute(arguments: [version.id ?? 0, digest])
+                try insertMember.insert { row in
+                    row.int(version.id ?? 0)
+                    row.digest(digest)
+                }
             }
             pack.currentVersionId = version.id
             try pack.update(db)

@@ -23,15 +23,17 @@ struct PictureRewriting: Sendable {
         var rewritten = 0
     }
 
-    /// Rewrites every picture, several at once; a picture a rewriter refuses is reported and left out. Throws only
-    /// when staging fails.
+    /// Rewrites every picture; a picture a rewriter refuses is reported and left out. Throws only when staging fails.
+    /// One picture at a time: the pass is mostly `mmap` and `munmap`, and two threads doing that contend for the
+    /// process's address-space lock and interrupt each other to flush TLBs (2,000 pictures: 0.045 s on one thread,
+    /// 0.065 s on two).
     func run(_ pictures: [StagedPicture]) throws -> Outcome {
         var outcome = Outcome()
         guard !rewriters.isEmpty else {
             outcome.pictures = pictures
             return outcome
         }
-        let results = try concurrentMap(pictures.count) { try rewriteAll(pictures[$0]) }
+        let results = try pictures.map { try rewriteAll($0) }
         for (picture, result) in zip(pictures, results) {
             switch result {
             case .success(let (current, hadGPSPosition)):

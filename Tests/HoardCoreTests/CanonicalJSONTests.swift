@@ -111,3 +111,102 @@ private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8
     #expect(a == b)
     #expect(a != c)
 }
+
+// MARK: - The direct writer against JSONEncoder, which defines the bytes
+
+/// Text drawn from characters that need care in JSON: quotes, backslashes, slashes, every control character, DEL,
+/// non-ASCII letters, astral emoji, line and paragraph separators, a byte-order mark.
+private func awkwardText(_ generator: inout some RandomNumberGenerator) -> String {
+    let pool: [Character] = ["a", "Z", "0", " ", "/", "\"", "\\", "é", "ß", "龍", "😀", "\u{7F}", "\u{2028}", "\u{2029}", "\u{FEFF}", "_", "-"]
+        + (0..<0x20).map { Character(Unicode.Scalar(UInt8($0))) }
+    return String((0..<Int.random(in: 0...12, using: &generator)).map { _ in pool.randomElement(using: &generator)! })
+}
+
+private func someDigest(_ generator: inout some RandomNumberGenerator) throws -> Digest {
+    try #require(Digest(bytes: (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }))
+}
+
+private func randomDescriptor(_ generator: inout some RandomNumberGenerator) throws -> AssetDescriptor {
+    let variants = try (0..<Int.random(in: 0...4, using: &generator)).map { index in
+        AssetDescriptor.Variant(
+            scale: index + 1, digest: try someDigest(&generator), width: Int.random(in: 1...16384, using: &generator),
+            height: Int.random(in: 1...16384, using: &generator), size: Int64.random(in: 0...Int64.max, using: &generator),
+            mediaType: [MediaType.png, .jpeg, .webp].randomElement(using: &generator)!,
+            generated: [nil, true, false].randomElement(using: &generator)!)
+    }
+    var descriptor = AssetDescriptor(
+        kind: AssetKind(rawValue: awkwardText(&generator)), name: awkwardText(&generator),
+        footprint: try #require(Footprint(width: Int.random(in: 1...4, using: &generator), height: Int.random(in: 1...4, using: &generator))),
+        variants: variants)
+    if Bool.random(using: &generator) {
+        descriptor.preview = AssetDescriptor.Rendition(digest: try someDigest(&generator), width: 32, height: 64, size: 999, mediaType: .webp)
+    }
+    if Bool.random(using: &generator) {
+        descriptor.thumbnail = AssetDescriptor.Rendition(digest: try someDigest(&generator), width: 256, height: 128, size: -1, mediaType: .png)
+    }
+    return descriptor
+}
+
+@Test func theDirectWriterGivesJSONEncodersBytesForDescriptorsAndManifests() throws {
+    var generator = SystemRandomNumberGenerator()
+    var entries: [PackManifest.Entry] = []
+    for _ in 0..<400 {
+        let descriptor = try randomDescriptor(&generator)
+        // `fast` must accept descriptors: were it to hand them all back, this test would prove nothing about it.
+        let direct = try CanonicalJSON.fast(descriptor)
+        #expect(direct == (try CanonicalJSON.reference(descriptor)), "\(descriptor)")
+        #expect(try CanonicalJSON.encode(descriptor) == direct)
+        entries.append(PackManifest.Entry(digest: try someDigest(&generator), kind: descriptor.kind, name: descriptor.name))
+    }
+    var packFile = PackFile()
+    packFile.author = awkwardText(&generator)
+    packFile.description = awkwardText(&generator)
+    packFile.tilePixels = 128
+    let manifest = PackManifest(name: awkwardText(&generator), version: "7", packFile: packFile, assets: entries)
+    #expect(try CanonicalJSON.fast(manifest) == (try CanonicalJSON.reference(manifest)))
+    // pack.json as a value, with dictionaries keyed by awkward ASCII.
+    packFile.kinds = ["Props": .object, "a/b": .token, "-x": .wall, "a10": .texture, "a9": .background]
+    packFile.plugins = ["hoard.strip-metadata": false, "Z": true]
+    packFile.overrides = ["tokens/ogre_2x2": PackFile.Override(kind: .token, name: "Ogre", footprint: .single), "~": PackFile.Override()]
+    #expect(try CanonicalJSON.fast(packFile) == (try CanonicalJSON.reference(packFile)))
+}
+
+@Test func theDirectWriterHandsBackWhatJSONEncoderTreatsItsOwnWay() throws {
+    struct WithSuper: Encodable {
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: AnyKey.self)
+            try container.encode(1, forKey: AnyKey("a"))
+            _ = container.superEncoder()
+        }
+    }
+    struct Twice: Encodable {
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: AnyKey.self)
+            try container.encode(1, forKey: AnyKey("a"))
+            try container.encode(2, forKey: AnyKey("a"))
+        }
+    }
+    struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ value: String) { stringValue = value }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+    func handsBack<T: Encodable>(_ value: T) throws {
+        #expect(throws: CanonicalJSON.Unsupported.self) { try CanonicalJSON.fast(value) }
+        #expect(try CanonicalJSON.encode(value) == CanonicalJSON.reference(value))
+    }
+    try handsBack(["x": 1.5])
+    try handsBack(["when": Date(timeIntervalSince1970: 12)])
+    try handsBack(["bytes": Data([1, 2, 3])])
+    try handsBack(["url": URL(string: "https://example.com/a")!])
+    try handsBack(["é": 1])
+    try handsBack(["a\"b": 1])
+    try handsBack(WithSuper())
+    try handsBack(Twice())
+    // Inside the subset both agree, nested and empty containers included.
+    let nested: [String: [[String: [Int]]]] = ["b": [["y": [], "x": [1, -2, Int.max]]], "a": [], "": [[:]]]
+    #expect(try CanonicalJSON.fast(nested) == CanonicalJSON.reference(nested))
+    #expect(try CanonicalJSON.fast([Int?.none, 3, nil]) == CanonicalJSON.reference([Int?.none, 3, nil]))
+}
