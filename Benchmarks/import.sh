@@ -3,6 +3,8 @@
 #   reference: bsdtar -xf pack.zip -C tmp && openssl dgst -sha256 (every extracted file)
 #   floor:     dd of the pack's bytes to a new file with fdatasync: what making 300 MB durable costs on this disk
 #              alone (the reference writes the same bytes but never waits for the disk; hoard must)
+#   durable reference: the reference followed by `sync -f` (syncfs) on its folder, i.e. the same extraction and
+#              hashing made as durable as hoard's import is
 #   hoard:     hoard import pack.zip (durable: data synced before the catalog commit), with preview and thumbnail
 #              generation off: the reference makes no pictures (Benchmarks/thumbnails.sh measures generation)
 # Usage: Benchmarks/import.sh [--files N] [--mb M] [--big-mb G] [--runs R]
@@ -17,7 +19,7 @@ while [ $# -gt 0 ]; do
     --mb) MB=$2; shift 2 ;;
     --big-mb) BIG_MB=$2; shift 2 ;;
     --runs) RUNS=$2; shift 2 ;;
-    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -48,15 +50,17 @@ echo "== import of $(du -h "$PACK" | cut -f1) pack, $FILES files, $RUNS runs eac
 hyperfine --runs "$RUNS" --warmup 1 --export-json "$OUT/import.json" \
   --prepare "echo \$(( \$(cat $WORK/n) + 1 )) > $WORK/n; mkdir -p $WORK/x\$(cat $WORK/n); sync; cat $PACK > /dev/null" \
   -n reference "bsdtar -xf $PACK -C $WORK/x\$(cat $WORK/n) && find $WORK/x\$(cat $WORK/n) -type f -print0 | xargs -0 openssl dgst -sha256 > /dev/null" \
+  -n "durable reference" "bsdtar -xf $PACK -C $WORK/x\$(cat $WORK/n) && find $WORK/x\$(cat $WORK/n) -type f -print0 | xargs -0 openssl dgst -sha256 > /dev/null && sync -f $WORK/x\$(cat $WORK/n)" \
   -n floor "dd if=$PACK of=$WORK/x\$(cat $WORK/n)/floor bs=1M conv=fdatasync status=none" \
   -n hoard "$HOARD import $PACK --data-dir $WORK/data\$(cat $WORK/n) $NOGEN > /dev/null"
 
 python3 - "$OUT/import.json" <<'PY'
 import json, sys
 results = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
-ref, floor, hoard = (results[name]["median"] for name in ("reference", "floor", "hoard"))
+ref, durable, floor, hoard = (results[name]["median"] for name in ("reference", "durable reference", "floor", "hoard"))
 print(f"median: reference {ref:.3f} s, hoard {hoard:.3f} s, ratio {hoard / ref:.2f}x (target <= 1.5x)")
 print(f"median: durable write of the same bytes alone {floor:.3f} s = {floor / ref:.2f}x the reference")
+print(f"median: reference made durable (sync -f) {durable:.3f} s = {durable / ref:.2f}x the reference; hoard {hoard / durable:.2f}x of it")
 PY
 
 peak() { # prints peak RSS in MB of a hoard import of $1
