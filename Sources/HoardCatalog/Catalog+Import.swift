@@ -43,7 +43,11 @@ public enum RecordOutcome: Sendable, Hashable {
 extension Catalog {
     /// Records an import in one transaction. Throws `conflict` when the pack belongs to another group or this
     /// version was imported with other content.
-    public func record(_ commit: ImportCommit) throws(CatalogError) -> RecordOutcome {
+    ///
+    /// `barrier` runs inside the transaction once every row is written, just before the commit; when it throws, nothing
+    /// is recorded. The importer waits there for its blobs' publish, which runs meanwhile on another thread (the
+    /// transaction holds the catalog's writer until then, so `barrier` must not need it).
+    public func record(_ commit: ImportCommit, committingAfter barrier: () throws -> Void = {}) throws(CatalogError) -> RecordOutcome {
         try write { db in
             let now = Date()
             let group = try Self.ensureGroup(named: commit.group, db)
@@ -129,6 +133,7 @@ extension Catalog {
             }
             pack.currentVersionId = version.id
             try pack.update(db)
+            try barrier()
             return .recorded
         }
     }

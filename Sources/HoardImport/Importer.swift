@@ -139,9 +139,11 @@ public struct Importer: Sendable {
     /// with other content. Then the version is chosen again from the new state (at most 10 times), so concurrent
     /// imports without a version each get their own version, or `unchanged` when their content is the same.
     ///
-    /// The catalog transaction starts only once the publish has returned: holding the catalog's writer while
-    /// awaiting the publish would block every other writer of that catalog meanwhile, and a writer blocked on a
-    /// Swift-concurrency thread can starve the very publish it waits for.
+    /// A store that publishes on the calling thread (``BlockingPublisher``, the local file system) publishes on a
+    /// thread of its own while the catalog rows are written on another; the transaction commits only once the publish
+    /// has returned, and rolls back when it fails. Both are threads of their own, never Swift-concurrency ones: the
+    /// transaction holds the catalog's writer while it waits, and the publish it waits for must not queue behind
+    /// tasks that wait for that writer. Other stores publish first, then the transaction runs.
     private func publishAndRecord(
         _ plan: PackPlanner.Plan, area: StagingArea, packName: String, group: String, phase: (ImportProgress.Phase) -> Void
     ) async throws -> (PackWriter.Written, PublishSummary, RecordOutcome) {
@@ -152,12 +154,29 @@ public struct Importer: Sendable {
                 try PackWriter(plan: plan, area: area).write(packName: packName, group: group, state: state)
             }
             phase(.publishing)
-            let summary = try await store.publish(written.blobs)
+            let (catalog, commit) = (catalog, written.commit)
+            let summary: PublishSummary
+            let recording: Task<RecordOutcome, any Error>
+            if let store = store as? any BlockingPublisher {
+                let published = PublishGate()
+                let blobs = written.blobs
+                Thread { published.open(Result { try store.publishBlocking(blobs) }) }.start()
+                recording = Task { try await offloaded { try catalog.record(commit, committingAfter: { _ = try published.wait() }) } }
+                do {
+                    summary = try await published.value
+                } catch {
+                    _ = await recording.result
+                    throw error
+                }
+            } else {
+                summary = try await store.publish(written.blobs)
+                recording = Task { try await offloaded { try catalog.record(commit) } }
+            }
+            area.removeInBackground(written.blobs)
             phase(.committing)
             let outcome: RecordOutcome
             do {
-                let (catalog, commit) = (catalog, written.commit)
-                outcome = try await offloaded { try catalog.record(commit) }
+                outcome = try await recording.value
             } catch let error as CatalogError {
                 guard error.code == .conflict, plan.packFile.version == nil, attempt < 10 else { throw error }
                 attempt += 1
@@ -179,5 +198,48 @@ public struct Importer: Sendable {
         let ok = !name.isEmpty && name.utf8.count <= 128 && !name.contains("/")
             && !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.value == 0x202E })
         return ok ? nil : Problem(.badManifest, "the pack name '\(name)' must be 1 to 128 characters without '/' or control characters")
+    }
+}
+
+/// The result of a publish running on its own thread, awaited by the catalog transaction (blocking) and by the import
+/// (suspending).
+private final class PublishGate: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var result: Result<PublishSummary, any Error>?
+    private var waiters: [CheckedContinuation<PublishSummary, any Error>] = []
+
+    /// Settles the gate; every waiter, present and future, gets `result`.
+    func open(_ result: Result<PublishSummary, any Error>) {
+        condition.lock()
+        self.result = result
+        let waiting = waiters
+        waiters = []
+        condition.broadcast()
+        condition.unlock()
+        for waiter in waiting { waiter.resume(with: result) }
+    }
+
+    /// Blocks the calling thread until the gate opens.
+    func wait() throws -> PublishSummary {
+        condition.lock()
+        defer { condition.unlock() }
+        while result == nil { condition.wait() }
+        return try result!.get()
+    }
+
+    /// Suspends until the gate opens.
+    var value: PublishSummary {
+        get async throws {
+            try await withCheckedThrowingContinuation { continuation in
+                condition.lock()
+                if let result {
+                    condition.unlock()
+                    continuation.resume(with: result)
+                } else {
+                    waiters.append(continuation)
+                    condition.unlock()
+                }
+            }
+        }
     }
 }

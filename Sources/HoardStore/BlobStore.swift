@@ -31,6 +31,14 @@ public protocol BlobStore: Sendable {
     func removeStaleStaging(olderThan age: TimeInterval) async throws -> Int
 }
 
+/// A store whose publish does its work on the calling thread (the local file system's). The importer then publishes
+/// on a thread of its own while the catalog rows are being written, and commits them once the publish has returned:
+/// the rows no longer wait for the publish, and the commit still comes after it.
+public protocol BlockingPublisher: BlobStore {
+    /// ``BlobStore/publish(_:)``, blocking the calling thread until it is done.
+    func publishBlocking(_ blobs: [StagedBlob]) throws -> PublishSummary
+}
+
 /// What a store knows of one blob without reading it.
 public struct BlobInfo: Sendable, Hashable {
     /// Size in bytes.

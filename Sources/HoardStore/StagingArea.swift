@@ -1,4 +1,5 @@
 import CHoardSystem
+import Dispatch
 import Foundation
 import HoardCore
 
@@ -74,8 +75,23 @@ public final class StagingArea: @unchecked Sendable {
         return try writer.finish()
     }
 
+    private let releasing = DispatchGroup()
+
+    /// Removes the staged files of `blobs`, once published, on a thread of its own: a store that linked them into place
+    /// leaves their staged names behind, and removing 4,000 names (0.04 s) need not delay the catalog commit.
+    /// ``discard()`` waits for it.
+    public func removeInBackground(_ blobs: [StagedBlob]) {
+        let paths = blobs.map(\.path)
+        releasing.enter()
+        Thread { [releasing] in
+            for path in paths { unlink(path) }
+            releasing.leave()
+        }.start()
+    }
+
     /// Removes the folder and everything in it. Safe to call twice.
     public func discard() {
+        releasing.wait()
         guard !isDiscarded else { return }
         isDiscarded = true
         try? FileManager.default.removeItem(atPath: directory)

@@ -12,7 +12,7 @@ import Testing
 struct PublishOrderTests {
     /// A file store whose publish does the real work, then holds on to the end or fails, and notes what the catalog
     /// showed another reader at that moment.
-    final class WatchedStore: BlobStore, @unchecked Sendable {
+    class WatchedStore: BlobStore, @unchecked Sendable {
         let base: FileBlobStore
         let catalog: Catalog
         let failing: Bool
@@ -32,6 +32,11 @@ struct PublishOrderTests {
             let summary = try await base.publish(blobs)
             // Long enough for a transaction begun with the publish to have written and committed its rows.
             try await Task.sleep(for: .milliseconds(300))
+            return try finish(summary)
+        }
+
+        /// Notes the packs a reader sees now, then returns `summary` or fails.
+        func finish(_ summary: PublishSummary) throws -> PublishSummary {
             let packs = try catalog.packs().map(\.name)
             lock.withLock { seen.append(packs) }
             if failing { throw BlobStoreError(.io, "the test disk refused the publish") }
@@ -50,27 +55,54 @@ struct PublishOrderTests {
         }
     }
 
-    static func importer(_ test: TestHoard, failing: Bool) throws -> (Importer, WatchedStore) {
-        let store = WatchedStore(base: try FileBlobStore(root: test.hoard.directory.blobsPath), catalog: test.hoard.catalog, failing: failing)
+    /// The same, publishing on the caller's thread: the importer then writes the catalog rows during the publish.
+    final class WatchedBlockingStore: WatchedStore, BlockingPublisher, @unchecked Sendable {
+        private let lock = NSLock()
+        private var asyncPublishes = 0
+
+        /// How often the importer used the suspending publish instead (it should not).
+        var suspendingPublishes: Int { lock.withLock { asyncPublishes } }
+
+        func publishBlocking(_ blobs: [StagedBlob]) throws -> PublishSummary {
+            let summary = try base.publishBlocking(blobs)
+            // Long enough for the rows written meanwhile to have been committed, were the commit not held back.
+            Thread.sleep(forTimeInterval: 0.3)
+            return try finish(summary)
+        }
+
+        override func publish(_ blobs: [StagedBlob]) async throws -> PublishSummary {
+            lock.withLock { asyncPublishes += 1 }
+            return try await super.publish(blobs)
+        }
+    }
+
+    static func importer(_ test: TestHoard, failing: Bool, blocking: Bool) throws -> (Importer, WatchedStore) {
+        let base = try FileBlobStore(root: test.hoard.directory.blobsPath)
+        let store = blocking
+            ? WatchedBlockingStore(base: base, catalog: test.hoard.catalog, failing: failing)
+            : WatchedStore(base: base, catalog: test.hoard.catalog, failing: failing)
         return (Importer(store: store, catalog: test.hoard.catalog), store)
     }
 
-    @Test func theCatalogCommitsOnlyAfterThePublishReturns() async throws {
+    @Test(arguments: [false, true])
+    func theCatalogCommitsOnlyAfterThePublishReturns(blocking: Bool) async throws {
         let test = try TestHoard()
         defer { test.remove() }
-        let (importer, store) = try Self.importer(test, failing: false)
+        let (importer, store) = try Self.importer(test, failing: false, blocking: blocking)
         let report = try await importer.importPack(at: Fixtures.pack("dungeon-basics.zip"))
         #expect(report.outcome == .imported)
         // While the publish was finishing, a reader saw no pack; once the import returned, the pack is there.
         #expect(store.packsSeenWhilePublishing == [[]])
         #expect(try test.hoard.catalog.packs().map(\.name) == ["dungeon-basics"])
         #expect(try await test.hoard.verify().isHealthy)
+        #expect((store as? WatchedBlockingStore)?.suspendingPublishes ?? 0 == 0)
     }
 
-    @Test func aFailedPublishRecordsNothing() async throws {
+    @Test(arguments: [false, true])
+    func aFailedPublishRecordsNothing(blocking: Bool) async throws {
         let test = try TestHoard()
         defer { test.remove() }
-        let (importer, store) = try Self.importer(test, failing: true)
+        let (importer, store) = try Self.importer(test, failing: true, blocking: blocking)
         let error = await #expect(throws: ImportError.self) {
             try await importer.importPack(at: Fixtures.pack("dungeon-basics.zip"))
         }
@@ -79,6 +111,7 @@ struct PublishOrderTests {
         #expect(store.packsSeenWhilePublishing == [[]])
         #expect(try test.hoard.catalog.packs().isEmpty)
         #expect(try test.hoard.catalog.blobs().isEmpty)
+        #expect((store as? WatchedBlockingStore)?.suspendingPublishes ?? 0 == 0)
     }
 
     @Test func concurrentMapKeepsTheOrderAndRethrowsAfterEveryCall() throws {

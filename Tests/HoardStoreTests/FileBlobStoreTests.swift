@@ -181,3 +181,27 @@ private func contents(of directory: String) throws -> [String] {
         #expect(throws: BlobStoreError.self) { try gone.withMappedBytes { $0.count } }
     }
 }
+
+@Test func aPublishedBlobKeepsOnlyItsStoreNameOnceItsStagedNameIsRemoved() async throws {
+    func links(_ path: String) throws -> Int {
+        var status = stat()
+        try #require(stat(path, &status) == 0)
+        return Int(status.st_nlink)
+    }
+    try await withFileStore { store, root in
+        let area = try store.makeStagingArea()
+        let contents = (0..<20).map { pseudoRandomBytes(count: 1000 + $0, seed: UInt64($0)) }
+        let staged = try contents.map { try area.stage($0) }
+        let summary = try await store.publish(staged)
+        #expect(summary.newBlobs.count == 20)
+        // Published by a hard link: until the staged name goes, both names are the one file.
+        #expect(try links(store.path(of: staged[0].digest)) == 2)
+        area.removeInBackground(staged)
+        area.discard()
+        for (blob, bytes) in zip(staged, contents) {
+            #expect(try links(store.path(of: blob.digest)) == 1)
+            #expect(try await store.read(blob.digest, range: nil) == bytes)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(root)/v1/staging").isEmpty)
+    }
+}

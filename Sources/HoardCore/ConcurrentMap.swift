@@ -7,7 +7,7 @@ import Foundation
 /// The calling thread works too; the others are threads of their own, never `DispatchQueue.concurrentPerform`: on
 /// Linux that runs on the pool Swift concurrency shares with the HTTP server, and many imports at once filled it with
 /// file work (the server's own tasks then waited a minute).
-func concurrentMap<T: Sendable>(_ count: Int, _ transform: @escaping @Sendable (Int) throws -> T) throws -> [T] {
+public func concurrentMap<T: Sendable>(_ count: Int, _ transform: @escaping @Sendable (Int) throws -> T) throws -> [T] {
     guard count > 1 else { return try (0..<count).map(transform) }
     let slots = Slots<T>(count: count)
     let helpers = min(ProcessInfo.processInfo.activeProcessorCount, count) - 1
