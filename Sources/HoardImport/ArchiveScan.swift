@@ -25,12 +25,14 @@ struct ArchiveScan: Sendable {
             || name.hasPrefix("._")
     }
 
-    /// Reads the archive at `path`; throws ``ArchiveError`` for the first container-level violation.
+    /// Reads the archive at `path`; throws ``ArchiveError`` for the first container-level violation. `staged` is told
+    /// of each picture as soon as it is staged and its header passed, on another thread.
     static func read(
-        path: String, limits: ImportLimits, into area: StagingArea, progress: (@Sendable (ImportProgress) -> Void)?
+        path: String, limits: ImportLimits, into area: StagingArea, progress: (@Sendable (ImportProgress) -> Void)?,
+        staged: (@Sendable (StagedPicture) -> Void)? = nil
     ) throws -> ArchiveScan {
         let reader = try ArchiveFormats.open(path: path, limits: limits)
-        let pipeline = StagingPipeline(area: area, limits: limits)
+        let pipeline = StagingPipeline(area: area, limits: limits, staged: staged)
         do {
             return try read(reader, limits: limits, pipeline: pipeline, progress: progress)
         } catch {

@@ -63,13 +63,24 @@ public struct Importer: Sendable {
 
         var scan: ArchiveScan
         let rewritten: PictureRewriting.Outcome
+        let limits = options.limits
+        let defaultRewriters = registry.rewriters(for: PackFile())
+        let ahead = defaultRewriters.isEmpty ? nil : RewritingAhead(PictureRewriting(rewriters: defaultRewriters, area: area, limits: limits))
+        // Runs before the staging area is discarded: nothing may still be rewriting into it.
+        defer { ahead?.wait() }
         do {
-            let limits = options.limits
-            scan = try await offloaded { try ArchiveScan.read(path: path, limits: limits, into: area, progress: progress) }
+            var staged: (@Sendable (StagedPicture) -> Void)?
+            if let ahead { staged = { ahead.submit($0) } }
+            scan = try await offloaded { [staged] in
+                try ArchiveScan.read(path: path, limits: limits, into: area, progress: progress, staged: staged)
+            }
+            area.startSyncing()
             let packFile = scan.packFileBytes.flatMap { try? PackFile.parse($0).get() } ?? PackFile()
             let rewriting = PictureRewriting(rewriters: registry.rewriters(for: packFile), area: area, limits: limits)
             let pictures = scan.pictures
-            rewritten = try await offloaded { try rewriting.run(pictures) }
+            rewritten = try await offloaded {
+                try ahead?.outcome(of: pictures, rewriters: rewriting.rewriters) ?? rewriting.run(pictures)
+            }
         } catch let error as ArchiveError {
             throw refuse([error.problem], cause: error.cause)
         } catch {

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import HoardCore
 import HoardStore
@@ -33,7 +34,14 @@ struct PictureRewriting: Sendable {
             outcome.pictures = pictures
             return outcome
         }
-        let results = try pictures.map { try rewriteAll($0) }
+        return Self.outcome(of: pictures, try pictures.map { try rewriteAll($0) })
+    }
+
+    /// The outcome of rewriting `pictures`, given each one's result in the same order.
+    fileprivate static func outcome(
+        of pictures: [StagedPicture], _ results: [Result<(StagedPicture, hadGPSPosition: Bool), Problem>]
+    ) -> Outcome {
+        var outcome = Outcome()
         for (picture, result) in zip(pictures, results) {
             switch result {
             case .success(let (current, hadGPSPosition)):
@@ -49,7 +57,7 @@ struct PictureRewriting: Sendable {
 
     /// Runs every rewriter on one picture, each on the previous one's output: the picture to keep and whether removed
     /// metadata held a GPS position, or the problem that leaves it out.
-    private func rewriteAll(_ picture: StagedPicture) throws -> Result<(StagedPicture, hadGPSPosition: Bool), Problem> {
+    fileprivate func rewriteAll(_ picture: StagedPicture) throws -> Result<(StagedPicture, hadGPSPosition: Bool), Problem> {
         var current = picture
         var hadGPSPosition = false
         for rewriter in rewriters {
@@ -98,5 +106,44 @@ struct PictureRewriting: Sendable {
             }
             return .success((StagedPicture(path: picture.path, blob: blob, info: info), edit))
         }
+    }
+}
+
+/// Step 4b begun during the scan: each picture is rewritten on a queue of its own as soon as it is staged, while the
+/// archive is still being read (that part of an import waits on the disk, with a core to spare). The rewriters are
+/// those that apply when `pack.json` does not mention them, for `pack.json` may come after the pictures; when the
+/// pack turns out to want others, ``outcome(of:rewriters:)`` gives nil and the pass runs after the scan as before.
+final class RewritingAhead: @unchecked Sendable {
+    private let rewriting: PictureRewriting
+    private let queue = DispatchQueue(label: "hoard.rewriting-ahead")
+    private let lock = NSLock()
+    // Guarded by `lock`, keyed by staged file.
+    private var results: [String: Result<Result<(StagedPicture, hadGPSPosition: Bool), Problem>, any Error>] = [:]
+
+    init(_ rewriting: PictureRewriting) {
+        self.rewriting = rewriting
+    }
+
+    /// Queues a freshly staged picture.
+    func submit(_ picture: StagedPicture) {
+        queue.async { [self] in
+            let result = Result { try rewriting.rewriteAll(picture) }
+            lock.withLock { results[picture.blob.path] = result }
+        }
+    }
+
+    /// Waits until every queued picture is done; call it before the staging area is discarded.
+    func wait() {
+        queue.sync {}
+    }
+
+    /// The outcome for `pictures` when `rewriters` are the ones used ahead and every picture went through them;
+    /// otherwise nil. Rethrows a staging failure.
+    func outcome(of pictures: [StagedPicture], rewriters: [any PictureRewriter]) throws -> PictureRewriting.Outcome? {
+        wait()
+        guard rewriters.map(\.id) == rewriting.rewriters.map(\.id) else { return nil }
+        let found = lock.withLock { pictures.map { results[$0.blob.path] } }
+        guard !found.contains(where: { $0 == nil }) else { return nil }
+        return PictureRewriting.outcome(of: pictures, try found.map { try $0!.get() })
     }
 }

@@ -28,9 +28,13 @@ final class StagingPipeline: @unchecked Sendable {
     private var pictures: [StagedPicture] = []
     private var problems: [Problem] = []
 
-    init(area: StagingArea, limits: ImportLimits) {
+    /// Called on the staging queue with each picture whose header passed.
+    private let staged: (@Sendable (StagedPicture) -> Void)?
+
+    init(area: StagingArea, limits: ImportLimits, staged: (@Sendable (StagedPicture) -> Void)? = nil) {
         self.area = area
         self.limits = limits
+        self.staged = staged
         buffers = (0..<Self.depth).map { _ in UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 64) }
         free = Array(buffers.indices)
     }
@@ -88,12 +92,13 @@ final class StagingPipeline: @unchecked Sendable {
             self.writer = nil
             do {
                 let blob = try writer.finish()
-                let result = ArchiveScan.checkHeader(of: writer, blob, claimed: claimed, limits: limits)
-                lock.withLock {
-                    switch result {
-                    case .success(let info): pictures.append(StagedPicture(path: entry, blob: blob, info: info))
-                    case .failure(let problem): problems.append(Problem(problem.code, problem.message, entry: entry.description))
-                    }
+                switch ArchiveScan.checkHeader(of: writer, blob, claimed: claimed, limits: limits) {
+                case .success(let info):
+                    let picture = StagedPicture(path: entry, blob: blob, info: info)
+                    lock.withLock { pictures.append(picture) }
+                    staged?(picture)
+                case .failure(let problem):
+                    lock.withLock { problems.append(Problem(problem.code, problem.message, entry: entry.description)) }
                 }
             } catch {
                 fail(error)

@@ -75,6 +75,13 @@ public final class StagingArea: @unchecked Sendable {
         return try writer.finish()
     }
 
+    /// Starts making what is staged so far durable, in the background: the publish's own sync, which comes later and
+    /// is what durability rests on, then has less left to wait for. An import calls it once every picture is staged,
+    /// before the work that does not touch the disk much (planning, descriptors).
+    public func startSyncing() {
+        Durability.startSyncing(fileSystemOf: directory)
+    }
+
     private let releasing = DispatchGroup()
 
     /// Removes the staged files of `blobs`, once published, on a thread of its own: a store that linked them into place

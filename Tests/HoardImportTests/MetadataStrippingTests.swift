@@ -76,15 +76,18 @@ struct MetadataStrippingTests {
         #expect(asset.variants.map { "\($0.width)x\($0.height)" } == ["128x256"])
     }
 
-    @Test func aPackThatOptsOutInPackJSONKeepsItsPicturesByteForByte() async throws {
+    /// Pictures are stripped while the archive is still being read, before pack.json may have been seen: a pack.json
+    /// that comes after them and opts out must still keep them as they were.
+    @Test(arguments: [true, false])
+    func aPackThatOptsOutInPackJSONKeepsItsPicturesByteForByte(packJSONFirst: Bool) async throws {
         let test = try TestHoard()
         defer { test.remove() }
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let ogre = Dirty.png(width: 256, height: 256, seed: 1)
-        try Fixtures.zip(at: directory + "/raw.zip", [
-            ("pack.json", Array(#"{"name": "raw", "plugins": {"hoard.strip-metadata": false}}"#.utf8)), ("tokens/ogre.png", ogre.dirty),
-        ])
+        let packJSON = ("pack.json", Array(#"{"name": "raw", "plugins": {"hoard.strip-metadata": false}}"#.utf8))
+        let picture = ("tokens/ogre.png", ogre.dirty)
+        try Fixtures.zip(at: directory + "/raw.zip", packJSONFirst ? [packJSON, picture] : [picture, packJSON])
         let report = try await test.hoard.importPack(at: directory + "/raw.zip")
         #expect(report.rewrittenFiles == 0)
         #expect(report.gpsFiles == 0)
@@ -105,5 +108,41 @@ struct MetadataStrippingTests {
         #expect(error?.errors.map(\.code) == [.corruptMetadata])
         #expect(error?.errors.first?.entry == "tokens/liar.jpg")
         #expect(try test.snapshot() == before)
+    }
+
+    /// A rewriter that changes nothing and counts the pictures it is shown.
+    final class CountingRewriter: PictureRewriter, @unchecked Sendable {
+        let id = "test.counting"
+        let isEnabledByDefault = true
+        private let lock = NSLock()
+        private var seen = 0
+        var calls: Int { lock.withLock { seen } }
+
+        func rewrite(_ bytes: UnsafeRawBufferPointer, mediaType: MediaType) throws(Problem) -> PictureEdit? {
+            lock.withLock { seen += 1 }
+            return nil
+        }
+    }
+
+    /// Rewriting begins during the scan; when pack.json leaves the rewriters as they are, that work is kept, not
+    /// done again after the scan. When it turns one off, the pass runs again without it.
+    @Test func picturesRewrittenDuringTheScanAreNotRewrittenAgain() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let pictures = (1...6).map { ("tokens/goblin\($0).png", Fixtures.png(width: 256, height: 256, seed: $0)) }
+        try Fixtures.zip(at: directory + "/plain.zip", pictures)
+        let optOut = ("pack.json", Array(#"{"name": "plain2", "plugins": {"test.counting": false}}"#.utf8))
+        try Fixtures.zip(at: directory + "/plain2.zip", pictures + [optOut])
+        for (archive, expected) in [("plain.zip", 6), ("plain2.zip", 6)] {
+            let counting = CountingRewriter()
+            var registry = PluginRegistry.builtIn()
+            try registry.register(rewriter: counting)
+            let test = try TestHoard(registry: registry)
+            defer { test.remove() }
+            let report = try await test.hoard.importPack(at: directory + "/" + archive)
+            #expect(report.assets == 6)
+            // Six during the scan; for plain2, none after it (pack.json turned the rewriter off).
+            #expect(counting.calls == expected, "\(archive)")
+        }
     }
 }
