@@ -124,13 +124,13 @@ public struct Importer: Sendable {
         guard !problems.contains(where: { $0.severity == .error }) else { throw refuse(problems) }
 
         do {
-            let (written, summary, outcome) = try await publishAndRecord(plan, area: area, packName: packName, group: options.group) {
+            let (commit, summary, outcome) = try await publishAndRecord(plan, area: area, packName: packName, group: options.group) {
                 progress?(ImportProgress(phase: $0, bytesRead: scan.archiveSize, totalBytes: scan.archiveSize, entries: scan.entries))
             }
-            let allBytes = written.blobs.reduce(into: [Digest: Int64]()) { $0[$1.digest] = $1.size }
+            let allBytes = commit.blobs.reduce(into: [Digest: Int64]()) { $0[$1.digest] = $1.size }
             return ImportReport(
-                archive: archiveName, pack: packName, version: written.commit.version, group: options.group,
-                manifestDigest: written.commit.manifestDigest, outcome: outcome == .recorded ? .imported : .unchanged,
+                archive: archiveName, pack: packName, version: commit.version, group: options.group,
+                manifestDigest: commit.manifestDigest, outcome: outcome == .recorded ? .imported : .unchanged,
                 assets: plan.assets.count, assetsByKind: Dictionary(grouping: plan.assets, by: \.kind.rawValue).mapValues(\.count),
                 files: plan.assets.reduce(0) { $0 + $1.variants.count }, bytes: allBytes.values.reduce(0, +),
                 newBlobs: summary.newBlobs.count, newBytes: summary.newBytes,
@@ -145,45 +145,23 @@ public struct Importer: Sendable {
         }
     }
 
-    /// Steps 8–10: stage descriptors and manifest, publish, commit. When pack.json names no version, the version is
+    /// Steps 8–10: prepare descriptors and manifest, publish, commit. When pack.json names no version, the version is
     /// chosen from the catalog as it was read; a concurrent import of the same pack may commit that version first
     /// with other content. Then the version is chosen again from the new state (at most 10 times), so concurrent
     /// imports without a version each get their own version, or `unchanged` when their content is the same.
-    ///
-    /// A store that publishes on the calling thread (``BlockingPublisher``, the local file system) publishes on a
-    /// thread of its own while the catalog rows are written on another; the transaction commits only once the publish
-    /// has returned, and rolls back when it fails. Both are threads of their own, never Swift-concurrency ones: the
-    /// transaction holds the catalog's writer while it waits, and the publish it waits for must not queue behind
-    /// tasks that wait for that writer. Other stores publish first, then the transaction runs.
     private func publishAndRecord(
         _ plan: PackPlanner.Plan, area: StagingArea, packName: String, group: String, phase: (ImportProgress.Phase) -> Void
-    ) async throws -> (PackWriter.Written, PublishSummary, RecordOutcome) {
+    ) async throws -> (ImportCommit, PublishSummary, RecordOutcome) {
         var attempt = 1
         while true {
             let state = try catalog.packState(named: packName)
-            let written = try await offloaded {
-                try PackWriter(plan: plan, area: area).write(packName: packName, group: group, state: state)
-            }
+            let prepared = try await offloaded { try PackWriter(plan: plan).prepare(packName: packName, group: group, state: state) }
             phase(.publishing)
-            let (catalog, commit) = (catalog, written.commit)
-            let summary: PublishSummary
-            let recording: Task<RecordOutcome, any Error>
-            if let store = store as? any BlockingPublisher {
-                let published = PublishGate()
-                let blobs = written.blobs
-                Thread { published.open(Result { try store.publishBlocking(blobs) }) }.start()
-                recording = Task { try await offloaded { try catalog.record(commit, committingAfter: { _ = try published.wait() }) } }
-                do {
-                    summary = try await published.value
-                } catch {
-                    _ = await recording.result
-                    throw error
-                }
+            let (summary, recording) = if let store = store as? any BlockingPublisher {
+                try await publishWhileRecording(prepared, to: store, area: area)
             } else {
-                summary = try await store.publish(written.blobs)
-                recording = Task { try await offloaded { try catalog.record(commit) } }
+                try await publishThenRecord(prepared, area: area)
             }
-            area.removeInBackground(written.blobs)
             phase(.committing)
             let outcome: RecordOutcome
             do {
@@ -193,7 +171,65 @@ public struct Importer: Sendable {
                 attempt += 1
                 continue
             }
-            return (written, summary, outcome)
+            return (prepared.commit, summary, outcome)
+        }
+    }
+
+    /// The order for any store: stage the documents, publish everything, then write and commit the rows.
+    private func publishThenRecord(
+        _ prepared: PackWriter.Prepared, area: StagingArea
+    ) async throws -> (PublishSummary, Task<RecordOutcome, any Error>) {
+        let documents = prepared.documents
+        let staged = try await offloaded { try PackWriter.stage(documents, in: area) }
+        let blobs = prepared.pictures + staged
+        let summary = try await store.publish(blobs)
+        area.removeInBackground(blobs)
+        let (catalog, commit) = (catalog, prepared.commit)
+        return (summary, Task { try await offloaded { try catalog.record(commit) } })
+    }
+
+    /// The order for a store that publishes on the calling thread (``BlockingPublisher``, the local file system):
+    /// three threads of their own at once. One publishes the pictures, already staged; one writes the catalog rows
+    /// and then waits, inside the transaction, for both publishes before it commits (a failed publish rolls it
+    /// back); meanwhile the documents are staged, then published on a third. None is a Swift-concurrency thread: the
+    /// transaction holds the catalog's writer while it waits, and the publishes it waits for must not queue behind
+    /// tasks that wait for that writer. Everything that can refuse the import was checked by
+    /// ``PackWriter/prepare(packName:group:state:)`` before the pictures' publish begins.
+    private func publishWhileRecording(
+        _ prepared: PackWriter.Prepared, to store: any BlockingPublisher, area: StagingArea
+    ) async throws -> (PublishSummary, Task<RecordOutcome, any Error>) {
+        let picturesPublished = PublishGate(), documentsPublished = PublishGate()
+        let pictures = prepared.pictures
+        Thread { picturesPublished.open(Result { try store.publishBlocking(pictures) }) }.start()
+        let (catalog, commit) = (catalog, prepared.commit)
+        let recording = Task {
+            try await offloaded {
+                try catalog.record(commit, committingAfter: {
+                    _ = try picturesPublished.wait()
+                    _ = try documentsPublished.wait()
+                })
+            }
+        }
+        let documents = prepared.documents
+        do {
+            let staged: [StagedBlob]
+            do {
+                staged = try await offloaded { try PackWriter.stage(documents, in: area) }
+            } catch {
+                documentsPublished.open(.failure(error))
+                throw error
+            }
+            Thread { documentsPublished.open(Result { try store.publishBlocking(staged) }) }.start()
+            let first = try await picturesPublished.value
+            let second = try await documentsPublished.value
+            area.removeInBackground(pictures + staged)
+            return (first.merged(with: second), recording)
+        } catch {
+            // Both publishes have ended, and the transaction has rolled back, before the staging area may go.
+            _ = await picturesPublished.result
+            _ = await documentsPublished.result
+            _ = await recording.result
+            throw error
         }
     }
 
@@ -213,44 +249,53 @@ public struct Importer: Sendable {
 }
 
 /// The result of a publish running on its own thread, awaited by the catalog transaction (blocking) and by the import
-/// (suspending).
+/// (suspending). The first `open` settles it; later ones are ignored.
 private final class PublishGate: @unchecked Sendable {
     private let condition = NSCondition()
-    private var result: Result<PublishSummary, any Error>?
-    private var waiters: [CheckedContinuation<PublishSummary, any Error>] = []
+    private var settled: Result<PublishSummary, any Error>?
+    private var waiters: [CheckedContinuation<Result<PublishSummary, any Error>, Never>] = []
 
     /// Settles the gate; every waiter, present and future, gets `result`.
     func open(_ result: Result<PublishSummary, any Error>) {
         condition.lock()
-        self.result = result
+        guard settled == nil else {
+            condition.unlock()
+            return
+        }
+        settled = result
         let waiting = waiters
         waiters = []
         condition.broadcast()
         condition.unlock()
-        for waiter in waiting { waiter.resume(with: result) }
+        for waiter in waiting { waiter.resume(returning: result) }
     }
 
     /// Blocks the calling thread until the gate opens.
     func wait() throws -> PublishSummary {
         condition.lock()
         defer { condition.unlock() }
-        while result == nil { condition.wait() }
-        return try result!.get()
+        while settled == nil { condition.wait() }
+        return try settled!.get()
     }
 
     /// Suspends until the gate opens.
-    var value: PublishSummary {
-        get async throws {
-            try await withCheckedThrowingContinuation { continuation in
+    var result: Result<PublishSummary, any Error> {
+        get async {
+            await withCheckedContinuation { continuation in
                 condition.lock()
-                if let result {
+                if let settled {
                     condition.unlock()
-                    continuation.resume(with: result)
+                    continuation.resume(returning: settled)
                 } else {
                     waiters.append(continuation)
                     condition.unlock()
                 }
             }
         }
+    }
+
+    /// Suspends until the gate opens; throws what the publish threw.
+    var value: PublishSummary {
+        get async throws { try await result.get() }
     }
 }

@@ -3,58 +3,70 @@ import HoardCatalog
 import HoardCore
 import HoardStore
 
-/// The third pass of an import: descriptors and the manifest become blobs, the version is chosen, and the
-/// catalog commit is assembled. Writes only to staging.
+/// The third pass of an import: descriptors and the manifest are encoded, the version is chosen, and the catalog
+/// commit is assembled, all in memory (``prepare(packName:group:state:)``); then the documents are staged
+/// (``stage(_:in:)``). Writes only to staging.
 struct PackWriter {
     let plan: PackPlanner.Plan
-    let area: StagingArea
 
     /// Media type of descriptor blobs.
     static let descriptorMediaType = "application/vnd.hoard.asset+json"
     /// Media type of manifest blobs.
     static let manifestMediaType = "application/vnd.hoard.pack+json"
 
-    struct Written {
-        var blobs: [StagedBlob]
+    /// An import ready to publish: its pictures (already staged), its documents (descriptors and the manifest, not
+    /// yet staged) and the commit that records them.
+    struct Prepared {
+        var pictures: [StagedBlob]
+        var documents: [[UInt8]]
         var commit: ImportCommit
     }
 
-    func write(packName: String, group: String, state: PackState?) throws -> Written {
+    /// Encodes every descriptor and the manifest, and checks the owner and the version against `state`: everything
+    /// that can refuse the import happens here, before anything is published.
+    func prepare(packName: String, group: String, state: PackState?) throws -> Prepared {
         if let state, state.group.lowercased() != group.lowercased() {
             throw CatalogError(.conflict, "the pack name '\(packName)' belongs to group '\(state.group)'; rename the pack in pack.json")
         }
-        var blobs: [StagedBlob] = []
+        var pictures: [StagedBlob] = []
+        var documents: [[UInt8]] = []
         var records: [BlobRecord] = []
         var assets: [(descriptor: AssetDescriptor, digest: Digest)] = []
         var entries: [PackManifest.Entry] = []
         var pictureBytes: Int64 = 0
-        // Descriptors are encoded and staged several at once: each is its own small file.
-        let descriptors = try concurrentMap(plan.assets.count) { index in
+        // Descriptors are encoded and hashed several at once.
+        let descriptors = try concurrentMap(plan.assets.count) { [plan] index in
             let planned = plan.assets[index]
             let descriptor = AssetDescriptor(
                 kind: planned.kind, name: planned.name, footprint: planned.footprint, variants: planned.variants,
                 preview: planned.preview, thumbnail: planned.thumbnail)
-            return (descriptor, try area.stage(try CanonicalJSON.encode(descriptor)))
+            let bytes = try CanonicalJSON.encode(descriptor)
+            return (descriptor, bytes, BlobHasher.digest(of: bytes))
         }
-        for ((planned, asset), (descriptor, staged)) in zip(zip(plan.assets, plan.plans), descriptors) {
+        for ((planned, asset), (descriptor, bytes, digest)) in zip(zip(plan.assets, plan.plans), descriptors) {
             for picture in asset.pictures.map(\.picture) + asset.renditions {
-                blobs.append(picture.blob)
+                pictures.append(picture.blob)
                 records.append(BlobRecord(digest: picture.blob.digest, size: picture.blob.size, mediaType: picture.info.mediaType.rawValue))
                 pictureBytes += picture.blob.size
             }
-            blobs.append(staged)
-            records.append(BlobRecord(digest: staged.digest, size: staged.size, mediaType: Self.descriptorMediaType))
-            assets.append((descriptor, staged.digest))
-            entries.append(PackManifest.Entry(digest: staged.digest, kind: planned.kind, name: planned.name))
+            documents.append(bytes)
+            records.append(BlobRecord(digest: digest, size: Int64(bytes.count), mediaType: Self.descriptorMediaType))
+            assets.append((descriptor, digest))
+            entries.append(PackManifest.Entry(digest: digest, kind: planned.kind, name: planned.name))
         }
         let (version, manifestBytes) = try chooseVersion(packName: packName, entries: entries, state: state)
-        let manifest = try area.stage(manifestBytes)
-        blobs.append(manifest)
-        records.append(BlobRecord(digest: manifest.digest, size: manifest.size, mediaType: Self.manifestMediaType))
+        let manifestDigest = BlobHasher.digest(of: manifestBytes)
+        documents.append(manifestBytes)
+        records.append(BlobRecord(digest: manifestDigest, size: Int64(manifestBytes.count), mediaType: Self.manifestMediaType))
         let commit = ImportCommit(
-            group: group, pack: packName, version: version, manifestDigest: manifest.digest, blobs: records, assets: assets,
+            group: group, pack: packName, version: version, manifestDigest: manifestDigest, blobs: records, assets: assets,
             totalBytes: pictureBytes)
-        return Written(blobs: blobs, commit: commit)
+        return Prepared(pictures: pictures, documents: documents, commit: commit)
+    }
+
+    /// Stages documents, several at once: each is its own small file.
+    static func stage(_ documents: [[UInt8]], in area: StagingArea) throws -> [StagedBlob] {
+        try concurrentMap(documents.count) { try area.stage(documents[$0]) }
     }
 
     /// pack.json's version when given (a clash with other content is refused before anything is stored); otherwise the

@@ -62,6 +62,14 @@ public struct PublishSummary: Sendable, Hashable {
 
     /// An empty summary.
     public init() {}
+
+    /// What two publishes did together (a blob one of them stored is never new to the other, so the sums add up).
+    public func merged(with other: PublishSummary) -> PublishSummary {
+        var both = self
+        both.newBlobs.formUnion(other.newBlobs)
+        both.newBytes += other.newBytes
+        return both
+    }
 }
 
 /// An error of a blob store: a code, a message that says what to do, and the cause.
