@@ -221,8 +221,9 @@ public struct Importer: Sendable {
             }
             Thread { documentsPublished.open(Result { try store.publishBlocking(staged) }) }.start()
             let first = try await picturesPublished.value
+            area.removeInBackground(pictures)
             let second = try await documentsPublished.value
-            area.removeInBackground(pictures + staged)
+            area.removeInBackground(staged)
             return (first.merged(with: second), recording)
         } catch {
             // Both publishes have ended, and the transaction has rolled back, before the staging area may go.
