@@ -33,6 +33,14 @@ void hoard_fix_mmap_threshold(int bytes) {
 #endif
 }
 
+void hoard_limit_malloc_arenas(int count) {
+#if defined(__GLIBC__)
+    (void)mallopt(M_ARENA_MAX, count);
+#else
+    (void)count;
+#endif
+}
+
 int hoard_spawn(const char *path, char *const argv[], char *const envp[], const char *directory, int input, int output) {
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attributes;

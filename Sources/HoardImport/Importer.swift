@@ -179,8 +179,7 @@ public struct Importer: Sendable {
     private func publishThenRecord(
         _ prepared: PackWriter.Prepared, area: StagingArea
     ) async throws -> (PublishSummary, Task<RecordOutcome, any Error>) {
-        let documents = prepared.documents
-        let staged = try await offloaded { try PackWriter.stage(documents, in: area) }
+        let staged = try await offloaded { try PackWriter.stageDocuments(of: prepared, in: area) }
         let blobs = prepared.pictures + staged
         let summary = try await store.publish(blobs)
         area.removeInBackground(blobs)
@@ -210,11 +209,10 @@ public struct Importer: Sendable {
                 })
             }
         }
-        let documents = prepared.documents
         do {
             let staged: [StagedBlob]
             do {
-                staged = try await offloaded { try PackWriter.stage(documents, in: area) }
+                staged = try await offloaded { try PackWriter.stageDocuments(of: prepared, in: area) }
             } catch {
                 documentsPublished.open(.failure(error))
                 throw error

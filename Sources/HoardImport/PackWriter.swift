@@ -14,11 +14,12 @@ struct PackWriter {
     /// Media type of manifest blobs.
     static let manifestMediaType = "application/vnd.hoard.pack+json"
 
-    /// An import ready to publish: its pictures (already staged), its documents (descriptors and the manifest, not
-    /// yet staged) and the commit that records them.
+    /// An import ready to publish: its pictures (already staged), its manifest (not yet staged) and the commit that
+    /// records them, which holds the descriptors (their bytes are encoded again when staged, rather than held: one
+    /// array per asset).
     struct Prepared {
         var pictures: [StagedBlob]
-        var documents: [[UInt8]]
+        var manifest: [UInt8]
         var commit: ImportCommit
     }
 
@@ -29,7 +30,6 @@ struct PackWriter {
             throw CatalogError(.conflict, "the pack name '\(packName)' belongs to group '\(state.group)'; rename the pack in pack.json")
         }
         var pictures: [StagedBlob] = []
-        var documents: [[UInt8]] = []
         var records: [BlobRecord] = []
         var assets: [(descriptor: AssetDescriptor, digest: Digest)] = []
         var entries: [PackManifest.Entry] = []
@@ -41,32 +41,33 @@ struct PackWriter {
                 kind: planned.kind, name: planned.name, footprint: planned.footprint, variants: planned.variants,
                 preview: planned.preview, thumbnail: planned.thumbnail)
             let bytes = try CanonicalJSON.encode(descriptor)
-            return (descriptor, bytes, BlobHasher.digest(of: bytes))
+            return (descriptor, bytes.count, BlobHasher.digest(of: bytes))
         }
-        for ((planned, asset), (descriptor, bytes, digest)) in zip(zip(plan.assets, plan.plans), descriptors) {
+        for ((planned, asset), (descriptor, size, digest)) in zip(zip(plan.assets, plan.plans), descriptors) {
             for picture in asset.pictures.map(\.picture) + asset.renditions {
                 pictures.append(picture.blob)
                 records.append(BlobRecord(digest: picture.blob.digest, size: picture.blob.size, mediaType: picture.info.mediaType.rawValue))
                 pictureBytes += picture.blob.size
             }
-            documents.append(bytes)
-            records.append(BlobRecord(digest: digest, size: Int64(bytes.count), mediaType: Self.descriptorMediaType))
+            records.append(BlobRecord(digest: digest, size: Int64(size), mediaType: Self.descriptorMediaType))
             assets.append((descriptor, digest))
             entries.append(PackManifest.Entry(digest: digest, kind: planned.kind, name: planned.name))
         }
         let (version, manifestBytes) = try chooseVersion(packName: packName, entries: entries, state: state)
         let manifestDigest = BlobHasher.digest(of: manifestBytes)
-        documents.append(manifestBytes)
         records.append(BlobRecord(digest: manifestDigest, size: Int64(manifestBytes.count), mediaType: Self.manifestMediaType))
         let commit = ImportCommit(
             group: group, pack: packName, version: version, manifestDigest: manifestDigest, blobs: records, assets: assets,
             totalBytes: pictureBytes)
-        return Prepared(pictures: pictures, documents: documents, commit: commit)
+        return Prepared(pictures: pictures, manifest: manifestBytes, commit: commit)
     }
 
-    /// Stages documents, several at once: each is its own small file.
-    static func stage(_ documents: [[UInt8]], in area: StagingArea) throws -> [StagedBlob] {
-        try concurrentMap(documents.count) { try area.stage(documents[$0]) }
+    /// Stages the descriptors and the manifest, several at once: each is its own small file.
+    static func stageDocuments(of prepared: Prepared, in area: StagingArea) throws -> [StagedBlob] {
+        let (assets, manifest) = (prepared.commit.assets, prepared.manifest)
+        return try concurrentMap(assets.count + 1) { index in
+            try area.stage(index < assets.count ? CanonicalJSON.encode(assets[index].descriptor) : manifest)
+        }
     }
 
     /// pack.json's version when given (a clash with other content is refused before anything is stored); otherwise the

@@ -142,7 +142,11 @@ final class RewritingAhead: @unchecked Sendable {
     func outcome(of pictures: [StagedPicture], rewriters: [any PictureRewriter]) throws -> PictureRewriting.Outcome? {
         wait()
         guard rewriters.map(\.id) == rewriting.rewriters.map(\.id) else { return nil }
-        let found = lock.withLock { pictures.map { results[$0.blob.path] } }
+        // Taken out, not copied: the results are not needed again.
+        let found = lock.withLock {
+            defer { results = [:] }
+            return pictures.map { results[$0.blob.path] }
+        }
         guard !found.contains(where: { $0 == nil }) else { return nil }
         return PictureRewriting.outcome(of: pictures, try found.map { try $0!.get() })
     }

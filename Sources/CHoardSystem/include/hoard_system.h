@@ -15,6 +15,10 @@ void hoard_start_writeback(int fd);
 /// their freed space stays resident. Does nothing elsewhere.
 void hoard_fix_mmap_threshold(int bytes);
 
+/// Caps glibc's allocation arenas at `count`. Each thread that allocates otherwise may get an arena of its own (up to
+/// eight per core), each keeping its freed space. Does nothing elsewhere.
+void hoard_limit_malloc_arenas(int count);
+
 /// Starts the program at `path` with `argv` and `envp` (both NULL-terminated) in `directory`: its standard input is
 /// `input`, its output `output`, its errors go to /dev/null, and no other descriptor of this process reaches it.
 /// `posix_spawn` directly: Foundation's `Process.run()` was seen to crash (a `memmove` inside it) while the process
