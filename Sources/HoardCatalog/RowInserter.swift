@@ -6,9 +6,9 @@ import HoardCore
 /// One cached `INSERT` run for many rows with each value bound straight into SQLite.
 ///
 /// GRDB's `execute(arguments:)` boxes every value in a `StatementArguments` array and converts it to a
-/// `DatabaseValue` first; over the ~10,000 rows of a 2,000-picture import that cost 0.09 s, most of the catalog
-/// commit. Bound directly, the same rows take about a third of that. Only for tables nothing observes: the values
-/// bypass GRDB's statement bookkeeping (SQLite's own hooks, constraints and triggers still run).
+/// `DatabaseValue` first; the ~10,000 rows of a 2,000-picture import took 0.09 s that way and 0.069 s bound directly
+/// (the rest is SQLite's own work). Only for tables nothing observes: the values bypass GRDB's statement bookkeeping
+/// (SQLite's own hooks, constraints and triggers still run).
 struct RowInserter {
     private let database: Database
     private let statement: SQLiteStatement
