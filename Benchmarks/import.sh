@@ -7,19 +7,23 @@
 #              hashing made as durable as hoard's import is
 #   hoard:     hoard import pack.zip (durable: data synced before the catalog commit), with preview and thumbnail
 #              generation off: the reference makes no pictures (Benchmarks/thumbnails.sh measures generation)
-# Usage: Benchmarks/import.sh [--files N] [--mb M] [--big-mb G] [--runs R]
+# Usage: Benchmarks/import.sh [--files N] [--mb M] [--big-mb G] [--runs R] [--consecutive [--reverse]]
+#   (--consecutive: each command's runs back to back, reference first, or hoard first with --reverse; the default
+#   interleaves them round by round, which keeps the disk's drift from landing on one command)
 # Prints a table and writes Benchmarks/out/import.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-FILES=2000 MB=300 BIG_MB=2048 RUNS=5
+FILES=2000 MB=300 BIG_MB=2048 RUNS=5 ORDER=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --files) FILES=$2; shift 2 ;;
     --mb) MB=$2; shift 2 ;;
     --big-mb) BIG_MB=$2; shift 2 ;;
     --runs) RUNS=$2; shift 2 ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    --consecutive) ORDER+=(--consecutive); shift ;;
+    --reverse) ORDER+=(--reverse); shift ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -50,7 +54,7 @@ WARM="$(for program in bsdtar openssl dd "$HOARD"; do path=$(command -v "$progra
 echo "== import of $(du -h "$PACK" | cut -f1) pack, $FILES files, $RUNS interleaved rounds (after one warm-up round)"
 # Interleaved rounds, not one command's runs after another's: this VM's disk drifts (a burst budget drains, ext4 slows
 # after deletions), and whichever command ran last would pay for it.
-python3 Benchmarks/interleave.py --rounds "$RUNS" --warmup 1 --out "$OUT/import.json" \
+python3 Benchmarks/interleave.py --rounds "$RUNS" --warmup 1 --out "$OUT/import.json" ${ORDER[@]+"${ORDER[@]}"} \
   --prepare "mkdir -p $WORK/x{n}; sync; cat $PACK $WARM > /dev/null" \
   "reference=bsdtar -xf $PACK -C $WORK/x{n} && find $WORK/x{n} -type f -print0 | xargs -0 openssl dgst -sha256 > /dev/null" \
   "durable reference=bsdtar -xf $PACK -C $WORK/x{n} && find $WORK/x{n} -type f -print0 | xargs -0 openssl dgst -sha256 > /dev/null && sync -f $WORK/x{n}" \
