@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Hoard needs and the machine lacks: Debian/Ubuntu through apt, macOS through Homebrew.
 # Usage: scripts/setup.sh [--bench] [--browser]
-#   --bench    adds the benchmark tools: bsdtar, hyperfine, nginx, wrk
+#   --bench    adds the benchmark tools: bsdtar, nginx, wrk
 #   --browser  adds what the browser test needs: Debian's chromium and chromium-driver, and selenium from PyPI
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
@@ -32,7 +32,7 @@ Linux)
   sudo=""
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
   needed=(pkg-config libarchive-dev libsqlite3-dev libvips-dev python3)
-  [ "$want_bench" = yes ] && needed+=(libarchive-tools hyperfine nginx-light wrk time libvips-tools)
+  [ "$want_bench" = yes ] && needed+=(libarchive-tools nginx-light wrk time libvips-tools)
   [ "$want_browser" = yes ] && needed+=(chromium chromium-driver)
   missing=()
   for package in "${needed[@]}"; do
@@ -47,7 +47,7 @@ Linux)
 Darwin)
   command -v brew >/dev/null 2>&1 || { echo "Homebrew is required on macOS: https://brew.sh" >&2; exit 1; }
   formulas=(libarchive pkg-config vips python3)
-  [ "$want_bench" = yes ] && formulas+=(hyperfine nginx wrk)
+  [ "$want_bench" = yes ] && formulas+=(nginx wrk)
   [ "$want_browser" = yes ] && echo "--browser: install Chromium and its chromedriver by hand on macOS" >&2
   for formula in "${formulas[@]}"; do
     brew list --versions "$formula" >/dev/null 2>&1 || { say "installing $formula"; brew install "$formula"; }
