@@ -45,6 +45,8 @@ public final class StagingArea: @unchecked Sendable {
     private let lock = NSLock()
     private var counter = 0
     private var isDiscarded = false
+    /// Background removals still running.
+    private let removals = DispatchGroup()
 
     /// Creates the folder (and its parents).
     public init(directory: String) throws {
@@ -82,23 +84,21 @@ public final class StagingArea: @unchecked Sendable {
         Durability.startSyncing(fileSystemOf: directory)
     }
 
-    private let releasing = DispatchGroup()
-
     /// Removes the staged files of `blobs`, once published, on a thread of its own: a store that linked them into place
-    /// leaves their staged names behind, and removing 4,000 names (0.04 s) need not delay the catalog commit.
-    /// ``discard()`` waits for it.
+    /// leaves their staged names behind, and removing 4,000 names (0.02 s on this ext4) need not delay the catalog
+    /// commit. ``discard()`` waits for it.
     public func removeInBackground(_ blobs: [StagedBlob]) {
         let paths = blobs.map(\.path)
-        releasing.enter()
-        Thread { [releasing] in
+        removals.enter()
+        Thread { [removals] in
             for path in paths { unlink(path) }
-            releasing.leave()
+            removals.leave()
         }.start()
     }
 
     /// Removes the folder and everything in it. Safe to call twice.
     public func discard() {
-        releasing.wait()
+        removals.wait()
         guard !isDiscarded else { return }
         isDiscarded = true
         try? FileManager.default.removeItem(atPath: directory)
