@@ -4,10 +4,15 @@ import Testing
 
 @testable import HoardArchive
 
-/// The packs Scripts/make-pck.py writes, generated once per test run.
+/// The packs' folder, for the clean-up at exit (a C function pointer cannot capture it).
+nonisolated(unsafe) private var packsFolder: String?
+
+/// The packs Scripts/make-pck.py writes, generated once per test run, removed when the process exits.
 private let packs: Result<String, ProblemMessage> = {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     let directory = NSTemporaryDirectory() + "hoard-pck-" + UUID().uuidString.lowercased()
+    packsFolder = directory
+    atexit { packsFolder.map { _ = try? FileManager.default.removeItem(atPath: $0) } }
     do {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let process = try Process.run(URL(fileURLWithPath: "/usr/bin/env"), arguments: ["python3", root.path + "/Scripts/make-pck.py", directory])

@@ -4,6 +4,9 @@ import HoardImport
 import HoardStore
 @testable import HoardCore
 
+/// The hostile corpus's folder, for the clean-up at exit (a C function pointer cannot capture it).
+nonisolated(unsafe) private var hostileCorpus: String?
+
 /// Paths and builders shared by the import tests.
 enum Fixtures {
     /// The repository root, found from this file's path.
@@ -43,10 +46,12 @@ enum Fixtures {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// The hostile corpus, generated once per test run by Scripts/make-hostile.py.
+    /// The hostile corpus, generated once per test run by Scripts/make-hostile.py, removed when the process exits.
     static let hostileDirectory: Result<String, ProblemMessage> = {
         do {
             let directory = try temporaryDirectory()
+            hostileCorpus = directory
+            atexit { hostileCorpus.map { _ = try? FileManager.default.removeItem(atPath: $0) } }
             try run(["python3", root.appendingPathComponent("Scripts/make-hostile.py").path, directory])
             return .success(directory)
         } catch {

@@ -96,7 +96,9 @@ struct CommandLineTests {
     }
 
     @Test func anUnknownLimitIsAUsageError() throws {
-        let result = try CLI.run(["import", CLI.pack("scifi-outpost.zip"), "--limit", "maxBogus=3", "--data-dir", try CLI.temporaryDirectory()])
+        let data = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let result = try CLI.run(["import", CLI.pack("scifi-outpost.zip"), "--limit", "maxBogus=3", "--data-dir", data])
         #expect(result.status != 0)
         #expect(result.stderr.contains("maxEntries"))
     }
