@@ -72,16 +72,12 @@ extension Catalog {
             }
             // The bulk rows are bound straight into SQLite (``RowInserter``): GRDB's arguments cost more than SQLite.
             let insertBlob = try RowInserter(db, "INSERT OR IGNORE INTO blob (digest, size, mediaType, createdAt) VALUES (?, ?, ?, ?)")
-            // Records made in the same millisecond share one stored text.
-            var createdAt = (milliseconds: Int64.min, text: "")
             for blob in commit.blobs {
-                let milliseconds = StoredDate.milliseconds(blob.createdAt)
-                if milliseconds != createdAt.milliseconds { createdAt = (milliseconds, StoredDate.text(blob.createdAt)) }
                 try insertBlob.insert { row in
                     row.digest(blob.digest)
                     row.int(blob.size)
                     row.text(blob.mediaType)
-                    row.text(createdAt.text)
+                    row.text(StoredDate.text(blob.createdAt))
                 }
             }
             let insertAsset = try RowInserter(

@@ -17,7 +17,7 @@ extension Digest: DatabaseValueConvertible {
 enum StoredDate {
     /// The stored text of `date`.
     static func text(_ date: Date) -> String {
-        let milliseconds = Self.milliseconds(date)
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         var seconds = time_t(milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000)
         let fraction = Int(milliseconds - Int64(seconds) * 1000)
         var parts = tm()
@@ -42,11 +42,6 @@ enum StoredDate {
         text += "."
         append(fraction, width: 3)
         return text
-    }
-
-    /// What the stored text keeps of `date`: whole milliseconds since 1970.
-    static func milliseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 
     /// The encoding strategy of records an import writes.

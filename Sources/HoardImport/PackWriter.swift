@@ -5,7 +5,7 @@ import HoardStore
 
 /// The third pass of an import: descriptors and the manifest are encoded, the version is chosen, and the catalog
 /// commit is assembled, all in memory (``prepare(packName:group:state:)``); then the documents are staged
-/// (``stage(_:in:)``). Writes only to staging.
+/// (``stageDocuments(of:in:)``). Writes only to staging.
 struct PackWriter {
     let plan: PackPlanner.Plan
 

@@ -39,7 +39,7 @@ public struct FileBlobStore: BlockingPublisher {
     /// Where a blob lives (whether or not it is there).
     public func path(of digest: Digest) -> String {
         let hex = digest.hex
-        return "\(versionDirectory)/sha256/\(hex.prefix(2))/\(hex)"
+        return "\(shardDirectory(hex: hex))/\(hex)"
     }
 
     public func makeStagingArea() throws -> StagingArea {
@@ -63,12 +63,7 @@ public struct FileBlobStore: BlockingPublisher {
         }
         guard !fresh.isEmpty else { return summary }
         try Durability.syncFiles(fresh.map(\.path), onFileSystemOf: versionDirectory)
-        var shards: [String] = []
-        var seenShards = Set<String>()
-        for blob in fresh {
-            let shard = shardDirectory(of: blob.digest)
-            if seenShards.insert(shard).inserted { shards.append(shard) }
-        }
+        let shards = Array(Set(fresh.map { shardDirectory(hex: $0.digest.hex) }))
         for shard in shards where mkdir(shard, 0o755) != 0 && errno != EEXIST {
             throw BlobStoreError(.io, "cannot create \(shard); check permissions and free space", cause: String(cString: strerror(errno)))
         }
@@ -80,7 +75,7 @@ public struct FileBlobStore: BlockingPublisher {
             if link(blob.path, path(of: blob.digest)) == 0 { return true }
             // Another import published the same bytes meanwhile.
             if errno == EEXIST { return false }
-            throw BlobStoreError(.io, "cannot link a blob into \(shardDirectory(of: blob.digest)); check permissions",
+            throw BlobStoreError(.io, "cannot link a blob into \(shardDirectory(hex: blob.digest.hex)); check permissions",
                                  cause: String(cString: strerror(errno)))
         }
         for (blob, isNew) in zip(fresh, linked) where isNew {
@@ -91,9 +86,9 @@ public struct FileBlobStore: BlockingPublisher {
         return summary
     }
 
-    /// The shard folder a blob's file is in.
-    private func shardDirectory(of digest: Digest) -> String {
-        "\(versionDirectory)/sha256/\(digest.hex.prefix(2))"
+    /// The shard folder of the blob whose digest is `hex`.
+    private func shardDirectory(hex: String) -> String {
+        "\(versionDirectory)/sha256/\(hex.prefix(2))"
     }
 
     private func exists(_ digest: Digest) -> Bool {
