@@ -159,6 +159,12 @@ extension Catalog {
                 t.primaryKey(["assetDigest", "role"])
             }
         }
+        migrator.registerMigration("v6-table-views") { db in
+            // What participants are sent of an event, when not everyone is sent its body (the table's views).
+            try db.alter(table: "sessionEvent") { t in
+                t.add(column: "views", .text)
+            }
+        }
         return migrator
     }
 }

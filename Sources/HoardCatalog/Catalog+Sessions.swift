@@ -83,6 +83,17 @@ public struct SavedMapRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
 
+/// One event of a session's log: its body (what the host is sent) and, when participants are sent something else,
+/// the views (JSON).
+public struct LoggedEvent: Sendable, Hashable {
+    /// Sequence number.
+    public var seq: Int64
+    /// The event's JSON.
+    public var body: String
+    /// What participants are sent instead, when not all of them are sent `body`.
+    public var views: String?
+}
+
 /// What a map's references resolve to: assets (with their variants), other blobs, and what is missing.
 public struct ResolvedReferences: Sendable {
     /// Referenced assets, as listed for clients.
@@ -91,7 +102,8 @@ public struct ResolvedReferences: Sendable {
     public var blobs: [BlobRecord]
     /// Referenced digests with no blob.
     public var missing: [Digest]
-    /// Everything a participant may fetch: the references, every variant of every asset, and the map itself.
+    /// Everything a participant may fetch: the references and every variant and rendition of every asset (not the
+    /// map's own blob, which may hold what some participants may not see).
     public var reachable: Set<Digest>
 }
 
@@ -141,7 +153,7 @@ extension Catalog {
         try write { db in
             try mapBlob.insert(db, onConflict: .ignore)
             try session.insert(db)
-            for digest in reachable.union([session.mapDigest]) {
+            for digest in reachable {
                 try db.execute(sql: "INSERT OR IGNORE INTO sessionBlob (sessionId, digest) VALUES (?, ?)", arguments: [session.id, digest])
             }
         }
@@ -154,7 +166,7 @@ extension Catalog {
             try db.execute(sql: "UPDATE session SET mapDigest = ?, baseSeq = ?, lastSeq = MAX(lastSeq, ?) WHERE id = ?",
                            arguments: [mapBlob.digest, baseSeq, baseSeq, id])
             try db.execute(sql: "DELETE FROM sessionEvent WHERE sessionId = ? AND seq <= ?", arguments: [id, baseSeq])
-            for digest in reachable.union([mapBlob.digest]) {
+            for digest in reachable {
                 try db.execute(sql: "INSERT OR IGNORE INTO sessionBlob (sessionId, digest) VALUES (?, ?)", arguments: [id, digest])
             }
         }
@@ -172,6 +184,11 @@ extension Catalog {
     /// A session by id.
     public func session(id: String) throws(CatalogError) -> SessionRecord? {
         try read { db in try SessionRecord.fetchOne(db, key: id) }
+    }
+
+    /// Every session's id.
+    public func sessionIds() throws(CatalogError) -> [String] {
+        try read { db in try String.fetchAll(db, sql: "SELECT id FROM session") }
     }
 
     /// A session by join code.
@@ -197,19 +214,62 @@ extension Catalog {
         try write { db in try participant.insert(db) }
     }
 
-    /// Appends one event to a session's log and advances its last sequence number.
-    public func appendEvent(session id: String, seq: Int64, body: String) throws(CatalogError) {
+    /// Appends one event to a session's log and advances its last sequence number. `views` is what participants
+    /// are sent instead of `body`, when not everyone is sent the same (JSON, as the server writes it).
+    public func appendEvent(session id: String, seq: Int64, body: String, views: String? = nil) throws(CatalogError) {
         try write { db in
-            try db.execute(sql: "INSERT INTO sessionEvent (sessionId, seq, body) VALUES (?, ?, ?)", arguments: [id, seq, body])
+            try db.execute(sql: "INSERT INTO sessionEvent (sessionId, seq, body, views) VALUES (?, ?, ?, ?)", arguments: [id, seq, body, views])
             try db.execute(sql: "UPDATE session SET lastSeq = ? WHERE id = ?", arguments: [seq, id])
         }
     }
 
     /// Logged events after `seq`, oldest first.
-    public func events(session id: String, after seq: Int64) throws(CatalogError) -> [(seq: Int64, body: String)] {
+    public func events(session id: String, after seq: Int64) throws(CatalogError) -> [LoggedEvent] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT seq, body FROM sessionEvent WHERE sessionId = ? AND seq > ? ORDER BY seq",
-                             arguments: [id, seq]).map { ($0["seq"], $0["body"]) }
+            try Row.fetchAll(db, sql: "SELECT seq, body, views FROM sessionEvent WHERE sessionId = ? AND seq > ? ORDER BY seq",
+                             arguments: [id, seq]).map { LoggedEvent(seq: $0["seq"], body: $0["body"], views: $0["views"]) }
+        }
+    }
+
+    /// Folds a session's log into a new base map: the map (already stored as a blob) is the session as of `baseSeq`;
+    /// the `keeping` events up to it stay for clients that reconnect from one of them, older ones are deleted. Does
+    /// nothing when the session has a later base already (a map replaced meanwhile); returns whether it folded.
+    @discardableResult
+    public func fold(session id: String, mapBlob: BlobRecord, baseSeq: Int64, keeping: Int64 = 0) throws(CatalogError) -> Bool {
+        try write { db in
+            guard let base = try Int64.fetchOne(db, sql: "SELECT baseSeq FROM session WHERE id = ?", arguments: [id]), base <= baseSeq else { return false }
+            try mapBlob.insert(db, onConflict: .ignore)
+            try db.execute(sql: "UPDATE session SET mapDigest = ?, baseSeq = ? WHERE id = ?", arguments: [mapBlob.digest, baseSeq, id])
+            try db.execute(sql: "DELETE FROM sessionEvent WHERE sessionId = ? AND seq <= ?", arguments: [id, baseSeq - keeping])
+            return true
+        }
+    }
+
+    /// For each asset among `digests`, the blobs that show it (the descriptor, its variants and renditions); other
+    /// digests map to themselves.
+    public func art(of digests: Set<Digest>) throws(CatalogError) -> [Digest: Set<Digest>] {
+        try read { db in
+            let variants = try Self.variants(of: digests, db)
+            var result: [Digest: Set<Digest>] = [:]
+            for digest in digests {
+                var blobs: Set<Digest> = [digest]
+                blobs.formUnion((variants[digest] ?? []).map(\.digest))
+                blobs.formUnion(try Self.renditionDigests(of: [digest], db))
+                result[digest] = blobs
+            }
+            return result
+        }
+    }
+
+    /// Pictures participants uploaded into a session (not its members' uploads): digest and participant id.
+    public func participantUploads(session id: String) throws(CatalogError) -> [(digest: Digest, participant: String)] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT u.digest, u.uploader FROM privateUpload u JOIN participant p ON p.id = u.uploader AND p.sessionId = ?
+                WHERE u.scope = ?
+                """, arguments: [id, "session:" + id]).compactMap { row in
+                Digest.fromDatabaseValue(row["digest"]).map { ($0, row["uploader"]) }
+            }
         }
     }
 

@@ -48,6 +48,9 @@ public final class LiveChannel: Sendable {
         var driver: Task<Void, Never>?
         var prefetcher: Task<Void, Never>?
         var isClosed = false
+        /// Ops sent and not yet answered, oldest first: sent again after a reconnection (the server applies each
+        /// `opId` once), dropped when their `op` event, `ack` or `error` arrives.
+        var pending: [(opId: String, text: String)] = []
     }
 
     /// The events, in order.
@@ -111,10 +114,33 @@ public final class LiveChannel: Sendable {
     /// Whether a connection is open right now.
     public var isConnected: Bool { state.current.connection != nil }
 
-    /// Sends a map change to everyone (the host only; others get an `error` event `FORBIDDEN`).
-    public func send(op: JSONValue) async throws {
-        try await send(.object(["type": .string("op"), "op": op]))
+    /// Sends a change to the table and returns its client op id. While the channel is reconnecting the op waits, and
+    /// it is sent again after every reconnection until the server answers it: its `op` event (as this client's view
+    /// shows it), or an `error` event naming the op id (`FORBIDDEN`, `UNKNOWN_ENTITY`, …). The server applies an op id
+    /// once, however often it arrives.
+    @discardableResult
+    public func send(_ op: TableOp) async throws -> String {
+        try await send(op: op.json)
     }
+
+    /// Sends an op in its wire form (``send(_:)`` for typed ones); an app's own payload goes as
+    /// `TableOp.custom(payload)`.
+    @discardableResult
+    public func send(op: JSONValue) async throws -> String {
+        let opId = UUID().uuidString.lowercased()
+        let message = JSONValue.object(["type": .string("op"), "opId": .string(opId), "op": op])
+        let text = String(decoding: try JSONEncoder().encode(message), as: UTF8.self)
+        let connection = state.withLock { state in
+            state.pending.append((opId, text))
+            return state.connection
+        }
+        // Sent now when connected; otherwise, and when this send fails, the reconnection sends it.
+        try? await connection?.send(text)
+        return opId
+    }
+
+    /// Client op ids of ops sent and not answered yet.
+    public var pendingOps: [String] { state.current.pending.map(\.opId) }
 
     /// Asks to take hold of an entity; the answer is a `grab` event (or an `error` event `GRAB_DENIED`).
     public func grab(_ entity: String) async throws {
@@ -170,10 +196,15 @@ public final class LiveChannel: Sendable {
                 }
                 if closed { opened.close(); break }
                 continuation.yield(.connected(since: since))
+                for waiting in state.current.pending { try await opened.send(waiting.text) }
                 while let text = try await opened.receive() {
                     failures = 0
-                    guard let event = try? LiveEvent.decode(text) else { continue }
-                    if let seq = event.seq { state.withLock { $0.lastSeq = seq } }
+                    guard let (event, opId) = try? LiveEvent.decodeWithOpId(text) else { continue }
+                    state.withLock { state in
+                        if let seq = event.seq { state.lastSeq = seq }
+                        if let opId { state.pending.removeAll { $0.opId == opId } }
+                    }
+                    if case .unknown("ack", _, _) = event { continue }
                     continuation.yield(event)
                     switch event {
                     case .assets(_, let manifest), .map(_, _, _, let manifest): prefetch?(.manifest(manifest))

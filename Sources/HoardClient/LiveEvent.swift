@@ -12,8 +12,13 @@ public enum PresenceChange: String, Sendable, Hashable, Codable {
 /// What a session's live channel delivers: the server's events, in sequence order, and the channel's own news
 /// (connected, disconnected and retrying, art prefetched).
 public enum LiveEvent: Sendable {
-    /// The host changed the map; `op` is the app's own change document.
+    /// Someone changed the table: `op` is the change as this client's view shows it (a ``TableOp`` in its wire form,
+    /// see `TableOp(json:)`), `from` the participant who sent it.
     case op(seq: Int64, from: String, op: JSONValue)
+    /// Someone points at a place (not kept, no sequence number).
+    case ping(from: String, x: Double, y: Double)
+    /// A participant uploaded a picture into the session (sent to them and the host only).
+    case upload(seq: Int64, by: String, digest: Digest, size: Int64, mediaType: String)
     /// Someone joined or left.
     case presence(seq: Int64, change: PresenceChange, participant: SessionState.Participant)
     /// The session now references more art: fetch it (a channel given a cache prefetches it by itself).
@@ -43,16 +48,21 @@ public enum LiveEvent: Sendable {
     public var seq: Int64? {
         switch self {
         case .op(let seq, _, _), .presence(let seq, _, _), .assets(let seq, _), .grab(let seq, _, _), .release(let seq, _, _),
-             .map(let seq, _, _, _), .snapshot(let seq, _, _):
+             .map(let seq, _, _, _), .snapshot(let seq, _, _), .upload(let seq, _, _, _, _):
             seq
         case .unknown(_, let seq, _): seq
-        case .error, .connected, .disconnected, .prefetched, .prefetchFailed: nil
+        case .error, .ping, .connected, .disconnected, .prefetched, .prefetchFailed: nil
         }
     }
 
     /// Reads one server message; throws ``HoardClientError/Code-swift.struct/badResponse`` when it is not a JSON
     /// object with a `type`, or a known type with missing fields.
     public static func decode(_ text: String) throws -> LiveEvent {
+        try decodeWithOpId(text).event
+    }
+
+    /// Reads one server message and the client op id it answers (an `op` event, an `error` or an `ack`), if any.
+    static func decodeWithOpId(_ text: String) throws -> (event: LiveEvent, opId: String?) {
         let data = Data(text.utf8)
         let decoder = JSONDecoder()
         do {
@@ -65,32 +75,42 @@ public enum LiveEvent: Sendable {
                 guard let seq else { throw HoardClientError(.badResponse, "a live '\(type)' event has no \"seq\"") }
                 return seq
             }
+            let opId = body["opId"]?.stringValue
             switch type {
             case "op":
                 let event = try decoder.decode(OpFields.self, from: data)
-                return .op(seq: try required(), from: event.from, op: event.op)
+                return (.op(seq: try required(), from: event.from, op: event.op), opId)
+            case "ping":
+                let event = try decoder.decode(OpFields.self, from: data)
+                guard case .number(let x)? = event.op["x"], case .number(let y)? = event.op["y"] else {
+                    throw HoardClientError(.badResponse, "a ping has no place: \(text.prefix(200))")
+                }
+                return (.ping(from: event.from, x: x, y: y), opId)
+            case "upload":
+                let event = try decoder.decode(UploadFields.self, from: data)
+                return (.upload(seq: try required(), by: event.by, digest: event.digest, size: event.size, mediaType: event.mediaType), nil)
             case "presence":
                 let event = try decoder.decode(PresenceFields.self, from: data)
-                return .presence(seq: try required(), change: event.event, participant: event.participant)
+                return (.presence(seq: try required(), change: event.event, participant: event.participant), nil)
             case "assets":
-                return .assets(seq: try required(), manifest: try decoder.decode(SessionManifest.self, from: data))
+                return (.assets(seq: try required(), manifest: try decoder.decode(SessionManifest.self, from: data)), nil)
             case "grab", "release":
                 let event = try decoder.decode(GrabFields.self, from: data)
-                return type == "grab"
+                return (type == "grab"
                     ? .grab(seq: try required(), entity: event.entity, by: event.by)
-                    : .release(seq: try required(), entity: event.entity, by: event.by)
+                    : .release(seq: try required(), entity: event.entity, by: event.by), nil)
             case "map":
                 let event = try decoder.decode(MapFields.self, from: data)
-                return .map(seq: try required(), mapDigest: event.mapDigest, map: event.map,
-                            manifest: try decoder.decode(SessionManifest.self, from: data))
+                return (.map(seq: try required(), mapDigest: event.mapDigest, map: event.map,
+                             manifest: try decoder.decode(SessionManifest.self, from: data)), nil)
             case "snapshot":
                 let event = try decoder.decode(MapFields.self, from: data)
-                return .snapshot(seq: try required(), mapDigest: event.mapDigest, map: event.map)
+                return (.snapshot(seq: try required(), mapDigest: event.mapDigest, map: event.map), nil)
             case "error":
                 let event = try decoder.decode(ErrorFields.self, from: data)
-                return .error(code: event.code, message: event.message)
+                return (.error(code: event.code, message: event.message), opId)
             default:
-                return .unknown(type: type, seq: seq, body: body)
+                return (.unknown(type: type, seq: seq, body: body), opId)
             }
         } catch let error as HoardClientError {
             throw error
@@ -107,6 +127,13 @@ public enum LiveEvent: Sendable {
     private struct PresenceFields: Decodable {
         var event: PresenceChange
         var participant: SessionState.Participant
+    }
+
+    private struct UploadFields: Decodable {
+        var by: String
+        var digest: Digest
+        var size: Int64
+        var mediaType: String
     }
 
     private struct GrabFields: Decodable {

@@ -26,6 +26,15 @@ public final class AccessIndex: Sendable {
         var applied: UInt64 = 0
     }
 
+    /// Per session: art some of its participants may not fetch, with those who may (``SessionHub`` keeps it). A
+    /// session absent here is not loaded yet: its participants fetch nothing until it is.
+    private let withheld = NIOLockedValueBox<[String: [Digest: Audience]]>([:])
+
+    /// Sets what a session withholds from some of its participants (nil: the session ended).
+    public func setWithheld(session: String, _ digests: [Digest: Audience]?) {
+        withheld.withLockedValue { $0[session] = digests }
+    }
+
     private let tickets = NIOLockedValueBox<UInt64>(0)
 
     private func ticket() -> UInt64 {
@@ -82,6 +91,11 @@ public final class AccessIndex: Sendable {
         }
     }
 
+    /// Whether a session's participants may reach a blob at all (before what their view withholds).
+    public func isReachable(_ digest: Digest, session: String) -> Bool {
+        state.withLockedValue { $0.snapshot.sessions[session]?.contains(digest) == true }
+    }
+
     /// Reloads when the catalog changed since the last load. Returns whether it did.
     @discardableResult
     public func reloadIfChanged() throws -> Bool {
@@ -109,8 +123,10 @@ public final class AccessIndex: Sendable {
             guard let entry = state.snapshot.blobs[digest] else { return nil }
             if entry.isPublic { return entry }
             guard let principal else { return nil }
-            if let session = principal.sessionId {
-                return state.snapshot.sessions[session]?.contains(digest) == true ? entry : nil
+            if let session = principal.sessionId, let participant = principal.participantId {
+                guard state.snapshot.sessions[session]?.contains(digest) == true else { return nil }
+                let isShown = withheld.withLockedValue { sessions in sessions[session].map { $0[digest]?.contains(participant) ?? true } ?? false }
+                return isShown ? entry : nil
             }
             return principal.isAdmin || entry.groups.contains(principal.groupId) ? entry : nil
         }

@@ -23,7 +23,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let reader = BlobReader(store: hoard.store, cache: cache, metrics: metrics)
     let limiter = RateLimiter(perMinute: configuration.uploadsPerMinute)
 
-    let hub = SessionHub(catalog: hoard.catalog, logger: logger)
+    let hub = SessionHub(catalog: hoard.catalog, storage: StoredTables(hoard: hoard), access: access, logger: logger)
     let (router, _) = buildRouter(
         hoard: hoard, access: access, metrics: metrics, reader: reader, limiter: limiter, hub: hub, configuration: configuration)
     let refresher = AccessRefreshService(index: access, logger: logger, interval: configuration.refreshInterval)
@@ -45,7 +45,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         server: server,
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: serverName, backlog: configuration.backlog),
-        services: [refresher],
+        services: [refresher, TableLoadingService(hub: hub)],
         onServerRunning: { channel in
             logger.info("Hoard is serving", metadata: [
                 "url": "http://\(configuration.host):\(channel.localAddress?.port ?? configuration.port)",
@@ -79,7 +79,7 @@ func buildRouter(
     let manifests = BlobCache(capacity: configuration.cacheBytes / 4, maxEntry: configuration.cacheBytes / 16)
     SessionRoutes(hoard: hoard, access: access, hub: hub, reader: reader, manifests: manifests).register(on: endpoints)
     LiveRoutes(hoard: hoard, access: access, hub: hub).register(on: endpoints)
-    UploadRoutes(hoard: hoard, access: access, reader: reader, limits: limiter, configuration: configuration).register(on: endpoints)
+    UploadRoutes(hoard: hoard, access: access, reader: reader, limits: limiter, configuration: configuration, hub: hub).register(on: endpoints)
     RefRoutes(hoard: hoard, access: access).register(on: endpoints)
     ShareRoutes(hoard: hoard, access: access, reader: reader).register(on: endpoints)
     return (router, endpoints.operations)
@@ -88,11 +88,12 @@ func buildRouter(
 /// Every operation the server serves, in OpenAPI path form (for the test that checks Schemas/openapi.yaml).
 public func apiOperations(dataDirectory: String) throws -> [Endpoints.Operation] {
     let hoard = try Hoard(dataDirectory: dataDirectory)
+    let access = try AccessIndex(catalog: hoard.catalog)
     let metrics = ServerMetrics()
     let cache = BlobCache(capacity: 0, maxEntry: 0)
     let (_, operations) = buildRouter(
-        hoard: hoard, access: try AccessIndex(catalog: hoard.catalog), metrics: metrics,
+        hoard: hoard, access: access, metrics: metrics,
         reader: BlobReader(store: hoard.store, cache: cache, metrics: metrics), limiter: RateLimiter(perMinute: 1),
-        hub: SessionHub(catalog: hoard.catalog, logger: Logger(label: "hoard")), configuration: ServerConfiguration(dataDirectory: dataDirectory))
+        hub: SessionHub(catalog: hoard.catalog, storage: StoredTables(hoard: hoard), access: access, logger: Logger(label: "hoard")), configuration: ServerConfiguration(dataDirectory: dataDirectory))
     return operations
 }

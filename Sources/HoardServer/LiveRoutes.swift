@@ -10,16 +10,18 @@ import NIOCore
 
 /// `GET /v1/sessions/{id}/live?since=SEQ`: the WebSocket that carries a session's ordered events.
 ///
-/// Client → server text messages: `{"type":"op","op":{…}}` (host only), `{"type":"grab","entity":"…"}`,
-/// `{"type":"release","entity":"…"}`. Server → client: sequenced events (`op`, `presence`, `assets`, `grab`,
-/// `release`, `map`), a `snapshot` when the client is too far behind, and unsequenced `error`s.
+/// Client → server text messages: `{"type":"op","opId":"…","op":{"kind":…}}` (a ``TableOp``; `opId`, the client's
+/// own id for it, makes a resent op apply once), `{"type":"grab","entity":"…"}`, `{"type":"release","entity":"…"}`.
+/// Server → client: sequenced events (`op`, `presence`, `assets`, `grab`, `release`, `map`, `upload`), each as the
+/// receiver's view of the table shows it, a `snapshot` of their whole view when a `since` cannot be continued, and
+/// unsequenced `ping`s and `error`s (an error names the `opId` it answers).
 struct LiveRoutes: Sendable {
     let hoard: Hoard
     let access: AccessIndex
     let hub: SessionHub
 
-    /// Largest message a client may send.
-    static let maxMessage = 64 << 10
+    /// Largest message a client may send: room for a stroke of ``TableOp/maxPoints`` points written at full precision.
+    static let maxMessage = 1 << 20
     /// Sustained messages per second per socket, and the burst allowed above it.
     static let rate = 50.0
     static let burst = 100.0
@@ -48,20 +50,8 @@ struct LiveRoutes: Sendable {
         let connection = UUID()
         let isHost = SessionRoutes.isHost(principal, of: session)
         let participantId = principal.participantId ?? "host:\(principal.tokenName)"
-        let hoard = self.hoard
         let (backlog, stream) = try await hub.connect(
-            session: session.id, connection: connection, participantId: participantId, name: principal.tokenName, isHost: isHost, since: since,
-            snapshot: {
-                guard let current = try hoard.catalog.session(id: session.id),
-                      let bytes = try Self.blockingRead(hoard, current.mapDigest)
-                else { throw APIError.internalError("the session's map is missing") }
-                let map = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
-                let event: JSONValue = .object([
-                    "type": .string("snapshot"), "seq": .number(Double(current.baseSeq)), "mapDigest": .string(current.mapDigest.description),
-                    "map": map,
-                ])
-                return String(decoding: try CanonicalJSON.encode(event), as: UTF8.self)
-            })
+            session: session.id, connection: connection, participantId: participantId, name: principal.tokenName, isHost: isHost, since: since)
         defer { Task { await hub.disconnect(session: session.id, connection: connection) } }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -105,24 +95,31 @@ struct LiveRoutes: Sendable {
         do {
             switch type {
             case "op":
-                guard isHost else { return await reply(session.id, connection, "FORBIDDEN", "only the host changes the map") }
-                guard let op = message["op"] else { return await reply(session.id, connection, "BAD_MESSAGE", "an op message needs \"op\"") }
-                guard op.depth <= SessionRoutes.maxDepth else { return await reply(session.id, connection, "BAD_MESSAGE", "the op is nested too deep") }
-                let fresh = op.referencedDigests.filter { access.readable($0, by: principalForSession(session)) == nil }
-                if !fresh.isEmpty {
-                    let unreadable = fresh.filter { access.readable($0, by: principal) == nil }
-                    guard unreadable.isEmpty else {
-                        return await reply(session.id, connection, "MISSING_BLOBS",
-                                           "upload these first: " + unreadable.map(\.description).sorted().joined(separator: " "))
-                    }
-                    let resolved = try hoard.catalog.resolve(Set(fresh))
-                    try hoard.catalog.addReachable(session: session.id, resolved.reachable)
-                    access.addReachable(session: session.id, resolved.reachable)
-                    var event = try SessionRoutes.manifestFields(resolved)
-                    event["type"] = .string("assets")
-                    try await hub.publish(session: session.id, event)
+                let opId = message["opId"]?.stringValue
+                guard opId.map({ (1...64).contains($0.count) }) ?? true else {
+                    return await reply(session.id, connection, "BAD_MESSAGE", "an opId is a string of 1 to 64 characters")
                 }
-                try await hub.publish(session: session.id, ["type": .string("op"), "from": .string(participantId), "op": op])
+                guard let json = message["op"] else { return await reply(session.id, connection, "BAD_MESSAGE", "an op message needs \"op\"", opId: opId) }
+                guard json.depth <= SessionRoutes.maxDepth else { return await reply(session.id, connection, "BAD_OP", "the op is nested too deep", opId: opId) }
+                let op: TableOp
+                do {
+                    op = try TableOp(json: json)
+                } catch {
+                    return await reply(session.id, connection, error.code.rawValue, error.message, opId: opId)
+                }
+                if isHost, let refusal = try await admitArt(of: op, session: session, principal: principal) {
+                    return await reply(session.id, connection, "MISSING_BLOBS", refusal, opId: opId)
+                }
+                let catalog = hoard.catalog
+                let outcome = try await hub.apply(
+                    session: session.id, op: op, opId: opId, from: participantId, as: isHost ? .host : .participant(participantId),
+                    manifest: { digests in try SessionRoutes.manifestFields(try catalog.resolve(Set(digests))) })
+                switch outcome {
+                case .refused(let error): await reply(session.id, connection, error.code.rawValue, error.message, opId: opId)
+                case .duplicate:
+                    if let opId { await hub.send(session: session.id, connection: connection, #"{"opId":"\#(opId)","type":"ack"}"#) }
+                case .applied: break
+                }
             case "grab", "release":
                 guard let entity = message["entity"]?.stringValue, !entity.isEmpty, entity.count <= 256 else {
                     return await reply(session.id, connection, "BAD_MESSAGE", "\(type) needs an \"entity\" string")
@@ -140,20 +137,29 @@ struct LiveRoutes: Sendable {
         }
     }
 
-    /// A stand-in principal that can read exactly what the session's participants can.
-    func principalForSession(_ session: SessionRecord) -> Principal {
-        Principal(participant: "", name: "", session: session.id)
+    /// Makes the art an op of the host's brings in reachable for the session (recorded, then known to the access
+    /// index) when the host may read it; otherwise returns why not.
+    func admitArt(of op: TableOp, session: SessionRecord, principal: Principal) async throws -> String? {
+        let art: Set<Digest>
+        switch op {
+        case .add(_, let entity): art = Set([entity["asset"]?.stringValue.flatMap(Digest.init)].compactMap { $0 })
+        case .custom(let payload): art = payload.referencedDigests
+        default: return nil
+        }
+        let fresh = art.filter { !access.isReachable($0, session: session.id) }
+        guard !fresh.isEmpty else { return nil }
+        let unreadable = fresh.filter { access.readable($0, by: principal) == nil }
+        guard unreadable.isEmpty else { return "upload these first: " + unreadable.map(\.description).sorted().joined(separator: " ") }
+        let resolved = try hoard.catalog.resolve(Set(fresh))
+        try hoard.catalog.addReachable(session: session.id, resolved.reachable)
+        access.addReachable(session: session.id, resolved.reachable)
+        return nil
     }
 
-    func reply(_ session: String, _ connection: UUID, _ code: String, _ message: String) async {
-        let body: JSONValue = .object(["type": .string("error"), "code": .string(code), "message": .string(message)])
-        guard let bytes = try? CanonicalJSON.encode(body) else { return }
+    func reply(_ session: String, _ connection: UUID, _ code: String, _ message: String, opId: String? = nil) async {
+        var body: [String: JSONValue] = ["type": .string("error"), "code": .string(code), "message": .string(message)]
+        if let opId { body["opId"] = .string(opId) }
+        guard let bytes = try? CanonicalJSON.encode(JSONValue.object(body)) else { return }
         await hub.send(session: session, connection: connection, String(decoding: bytes, as: UTF8.self))
-    }
-
-    /// Reads a small blob synchronously (inside the hub's critical section, for snapshots).
-    static func blockingRead(_ hoard: Hoard, _ digest: Digest) throws -> [UInt8]? {
-        guard let store = hoard.store as? FileBlobStore else { return nil }
-        return FileManager.default.contents(atPath: store.path(of: digest)).map(Array.init)
     }
 }

@@ -1,11 +1,17 @@
 import Foundation
 import HoardCatalog
 import HoardCore
+import HoardStore
 import Logging
 
-/// Orders and fans out the live events of every game session: one sequence per session, every event logged in
-/// the catalog before it is sent, so a client that reconnects with its last sequence number gets exactly what it
-/// missed, and a server restart loses nothing.
+/// Holds the table of every game session in play and orders its live events: one sequence per session, every op
+/// applied to the session's ``Table`` and logged in the catalog before it is sent, each participant sent only what
+/// their view holds, so a client that reconnects with its last sequence number gets exactly what it missed, and a
+/// restart loses nothing.
+///
+/// A session's state is its base map (a blob) plus the ops logged after it; every ``foldEvery`` events, and when its
+/// last socket closes, the state is stored as a new base map (a *fold*) and the log is cut to the ``foldEvery``
+/// events before the base, so a join never replays more than that and a reconnection can still continue exactly.
 actor SessionHub {
     /// One connected socket.
     struct Connection {
@@ -18,50 +24,125 @@ actor SessionHub {
     struct Live {
         var lastSeq: Int64
         var baseSeq: Int64
+        var table: Table
         var connections: [UUID: Connection] = [:]
         /// Entity → participant holding it.
         var grabs: [String: String] = [:]
+        /// Client op ids recently applied, per participant: a resent op is applied once.
+        var recentOps: [String: [String]] = [:]
+        /// Pictures participants uploaded into the session → who (they and the host see them until shown).
+        var uploads: [Digest: String] = [:]
+        /// Whether a fold is being stored.
+        var isFolding = false
     }
 
     /// Messages a slow reader may have waiting before it is disconnected.
     static let outboundLimit = 2048
+    /// Events after which the log is folded into a new base map.
+    static let foldEvery: Int64 = 500
+    /// Client op ids remembered per participant.
+    static let recentOpLimit = 256
 
     private let catalog: Catalog
     private let logger: Logger
+    private let storage: any TableStorage
+    private let access: AccessIndex
     private var sessions: [String: Live] = [:]
 
-    init(catalog: Catalog, logger: Logger) {
+    init(catalog: Catalog, storage: any TableStorage, access: AccessIndex, logger: Logger) {
         self.catalog = catalog
+        self.storage = storage
+        self.access = access
         self.logger = logger
     }
 
-    private func live(_ id: String) throws -> Live {
-        if let live = sessions[id] { return live }
-        guard let record = try catalog.session(id: id) else { throw APIError.notFound("no session \(id)") }
-        let live = Live(lastSeq: record.lastSeq, baseSeq: record.baseSeq)
-        sessions[id] = live
-        return live
+    // MARK: Loading
+
+    /// The session's live state, loaded (base map, then its log replayed) on first use.
+    @discardableResult
+    private func load(_ id: String) async throws -> Live {
+        for _ in 0..<3 {
+            if let live = sessions[id] { return live }
+            guard let record = try catalog.session(id: id) else { throw APIError.notFound("no session \(id)") }
+            let map = try await storage.map(record.mapDigest)
+            if let live = sessions[id] { return live }
+            // Read again after the wait: the log is read now, and must continue the base that was read.
+            guard let current = try catalog.session(id: id) else { throw APIError.notFound("no session \(id)") }
+            guard current.mapDigest == record.mapDigest, current.baseSeq == record.baseSeq else { continue }
+            var live = Live(lastSeq: current.baseSeq, baseSeq: current.baseSeq, table: Table(map: map))
+            for event in try catalog.events(session: id, after: current.baseSeq) {
+                live.lastSeq = event.seq
+                guard let body = try? JSONValue(parsing: Data(event.body.utf8)), body["type"]?.stringValue == "op",
+                      let opJSON = body["op"], let op = try? TableOp(json: opJSON)
+                else { continue }
+                _ = try? live.table.apply(op, by: .host)
+                if let opId = body["opId"]?.stringValue, let from = body["from"]?.stringValue { Self.remember(opId, from, in: &live) }
+            }
+            live.lastSeq = max(live.lastSeq, current.lastSeq)
+            for upload in try catalog.participantUploads(session: id) { live.uploads[upload.digest] = upload.participant }
+            sessions[id] = live
+            try updateWithheld(id)
+            return live
+        }
+        throw APIError.internalError("the session \(id) kept changing while it was loaded")
     }
 
-    /// Registers a socket and returns what it must send first (a snapshot and/or missed events) and the stream of
-    /// everything after, atomically: no event falls between the backlog and the stream.
-    func connect(
-        session id: String, connection: UUID, participantId: String, name: String, isHost: Bool, since: Int64?, snapshot: () throws -> String
-    ) throws -> (backlog: [String], stream: AsyncStream<String>) {
-        var state = try live(id)
-        var backlog: [String] = []
-        let from: Int64
-        if let since, since >= state.baseSeq, since <= state.lastSeq {
-            from = since
-        } else {
-            backlog.append(try snapshot())
-            from = state.baseSeq
+    /// Loads every session so that what participants may fetch is known before the first request (at start-up).
+    func loadAll() async {
+        do {
+            for id in try catalog.sessionIds() { _ = try? await load(id) }
+        } catch {
+            logger.error("cannot list the sessions", metadata: ["error": "\(error)"])
         }
-        backlog += try catalog.events(session: id, after: from).map(\.body)
+    }
+
+    private static func remember(_ opId: String, _ from: String, in live: inout Live) {
+        live.recentOps[from, default: []].append(opId)
+        if live.recentOps[from]!.count > recentOpLimit { live.recentOps[from]!.removeFirst() }
+    }
+
+    /// Tells the access index which of the session's art some participants may not fetch: art only hidden tokens or
+    /// hidden layers show, and pictures participants uploaded that the table does not show (each with its blobs).
+    private func updateWithheld(_ id: String) throws {
+        guard let live = sessions[id] else { return }
+        let withheld = live.table.withheldArt(extra: live.uploads.mapValues { Audience.only([$0]) })
+        let blobs = withheld.isEmpty ? [:] : try catalog.art(of: Set(withheld.keys))
+        var expanded: [Digest: Audience] = [:]
+        for (digest, audience) in withheld {
+            for blob in blobs[digest] ?? [digest] { expanded[blob] = expanded[blob].map { $0.union(audience) } ?? audience }
+        }
+        access.setWithheld(session: id, expanded)
+    }
+
+    // MARK: Sockets
+
+    /// Registers a socket and returns what it must send first and the stream of everything after, atomically: no
+    /// event falls between the backlog and the stream. With `since` inside the log, the backlog is exactly the events
+    /// after it as this participant sees them; otherwise it is one `snapshot` of their view now.
+    func connect(
+        session id: String, connection: UUID, participantId: String, name: String, isHost: Bool, since: Int64?
+    ) async throws -> (backlog: [String], stream: AsyncStream<String>) {
+        let live = try await load(id)
+        let viewer: Table.Actor = isHost ? .host : .participant(participantId)
+        var backlog: [String] = []
+        // The log keeps up to one fold's worth of events before the base: a `since` among them is continued exactly.
+        let events = try since.map { since in since <= live.lastSeq ? try catalog.events(session: id, after: since) : [] }
+        if let since, let events, events.first.map({ $0.seq == since + 1 }) ?? (since == live.lastSeq) {
+            replay: for event in events {
+                switch try Self.text(of: event, for: viewer) {
+                case .text(let text): backlog.append(text)
+                case .nothing: continue
+                case .wholeView:
+                    backlog = [try snapshot(live, for: viewer)]
+                    break replay
+                }
+            }
+        } else {
+            backlog.append(try snapshot(live, for: viewer))
+        }
         let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(Self.outboundLimit))
-        let alreadyHere = state.connections.values.contains { $0.participantId == participantId }
-        state.connections[connection] = Connection(participantId: participantId, name: name, isHost: isHost, continuation: continuation)
-        sessions[id] = state
+        let alreadyHere = live.connections.values.contains { $0.participantId == participantId }
+        sessions[id]?.connections[connection] = Connection(participantId: participantId, name: name, isHost: isHost, continuation: continuation)
         if !alreadyHere {
             try publish(session: id, ["type": .string("presence"), "event": .string("joined"), "participant": Self.participant(participantId, name)])
         }
@@ -69,13 +150,13 @@ actor SessionHub {
     }
 
     /// Unregisters a socket; the participant's grabs are released and, when it has no other socket, it has left.
+    /// When the session's last socket closes, its log is folded.
     func disconnect(session id: String, connection: UUID) {
-        guard var state = sessions[id], let gone = state.connections.removeValue(forKey: connection) else { return }
+        guard let gone = sessions[id]?.connections.removeValue(forKey: connection), let live = sessions[id] else { return }
         gone.continuation.finish()
-        sessions[id] = state
-        guard !state.connections.values.contains(where: { $0.participantId == gone.participantId }) else { return }
+        guard !live.connections.values.contains(where: { $0.participantId == gone.participantId }) else { return }
         do {
-            for (entity, holder) in state.grabs where holder == gone.participantId {
+            for (entity, holder) in live.grabs where holder == gone.participantId {
                 sessions[id]?.grabs[entity] = nil
                 try publish(session: id, ["type": .string("release"), "entity": .string(entity), "by": .string(gone.participantId)])
             }
@@ -83,21 +164,137 @@ actor SessionHub {
         } catch {
             logger.error("cannot log a presence event", metadata: ["session": "\(id)", "error": "\(error)"])
         }
+        if sessions[id]?.connections.isEmpty == true { fold(id) }
     }
 
-    /// Assigns the next sequence number, logs the event, then sends it to every socket. Returns the sequence number.
+    /// Ends a session for everyone: its sockets are closed and its state forgotten (the catalog rows are the caller's).
+    func end(session id: String) {
+        if let live = sessions[id] {
+            for connection in live.connections.values { connection.continuation.finish() }
+        }
+        sessions[id] = nil
+        access.setWithheld(session: id, nil)
+    }
+
+    // MARK: Ops
+
+    /// What became of an op.
+    enum Outcome: Sendable {
+        /// Applied and sent; a `ping` has no sequence number.
+        case applied(seq: Int64?)
+        /// Applied before under the same client op id: not applied again.
+        case duplicate
+        /// Refused; nothing changed.
+        case refused(TableError)
+    }
+
+    /// Applies an op sent by `participantId` acting as `actor`, logs it and sends each participant their view of it,
+    /// art first: an op that puts art in front of someone is preceded by an `assets` event with its manifest entries,
+    /// for them. `manifest` gives those entries for digests.
+    func apply(
+        session id: String, op: TableOp, opId: String?, from participantId: String, as actor: Table.Actor,
+        manifest: ([Digest]) throws -> [String: JSONValue]
+    ) async throws -> Outcome {
+        try await load(id)
+        guard var table = sessions[id]?.table else { throw APIError.notFound("no session \(id)") }
+        if let opId, sessions[id]?.recentOps[participantId]?.contains(opId) == true { return .duplicate }
+        let change: Table.Change
+        do {
+            change = try table.apply(op, by: actor)
+        } catch {
+            return .refused(error)
+        }
+        guard change.isKept else {
+            var ping = ["type": JSONValue.string("ping"), "from": .string(participantId), "op": change.op.json]
+            if let opId { ping["opId"] = .string(opId) }
+            let text = String(decoding: try CanonicalJSON.encode(JSONValue.object(ping)), as: UTF8.self)
+            if let live = sessions[id] {
+                for connection in live.connections.values { _ = connection.continuation.yield(text) }
+            }
+            return .applied(seq: nil)
+        }
+        for (audience, digests) in change.art where !digests.isEmpty {
+            var event = try manifest(digests.sorted())
+            event["type"] = .string("assets")
+            try publish(session: id, event, views: audience == .everyone ? nil : [(audience, event)])
+        }
+        var event: [String: JSONValue] = ["type": .string("op"), "from": .string(participantId), "op": change.op.json]
+        if let opId { event["opId"] = .string(opId) }
+        let views = change.views?.map { view in
+            (view.audience, view.op.map { op -> [String: JSONValue] in event.merging(["op": op.json]) { $1 } })
+        }
+        sessions[id]?.table = table
+        let seq: Int64
+        do {
+            seq = try publish(session: id, event, views: views)
+        } catch {
+            sessions[id] = nil  // the state has an op the log lacks: read both again on next use
+            throw error
+        }
+        if let opId { Self.remember(opId, participantId, in: &sessions[id]!) }
+        if change.changesVisibility { try updateWithheld(id) }
+        if let live = sessions[id], live.lastSeq - live.baseSeq >= Self.foldEvery { fold(id) }
+        return .applied(seq: seq)
+    }
+
+    /// A picture a participant uploaded into the session: announced to them and the host only, and fetchable by them
+    /// and the host only until the table shows it.
+    func announceUpload(session id: String, blob: BlobRecord, by participantId: String) async throws {
+        try await load(id)
+        sessions[id]?.uploads[blob.digest] = participantId
+        let event: [String: JSONValue] = [
+            "type": .string("upload"), "by": .string(participantId), "digest": .string(blob.digest.description),
+            "size": .number(Double(blob.size)), "mediaType": .string(blob.mediaType),
+        ]
+        try publish(session: id, event, views: [(.only([participantId]), event)])
+        try updateWithheld(id)
+    }
+
+    /// Forgets an upload (deleted by its owner).
+    func forgetUpload(session id: String, digest: Digest) throws {
+        guard sessions[id]?.uploads.removeValue(forKey: digest) != nil else { return }
+        try updateWithheld(id)
+    }
+
+    // MARK: Sequencing
+
+    /// Assigns the next sequence number, logs the event, then sends it to every socket: the host `event`, each
+    /// participant the view whose audience holds them (a nil view: their whole view again), or nothing.
     @discardableResult
-    func publish(session id: String, _ event: [String: JSONValue]) throws -> Int64 {
-        var state = try live(id)
-        let seq = state.lastSeq + 1
-        var body = event
-        body["seq"] = .number(Double(seq))
-        let text = String(decoding: try CanonicalJSON.encode(JSONValue.object(body)), as: UTF8.self)
-        try catalog.appendEvent(session: id, seq: seq, body: text)
-        state.lastSeq = seq
-        sessions[id] = state
-        for (key, connection) in state.connections {
-            if case .dropped = connection.continuation.yield(text) {
+    func publish(session id: String, _ event: [String: JSONValue], views: [(Audience, [String: JSONValue]?)]? = nil) throws -> Int64 {
+        guard let live = sessions[id] else { throw APIError.notFound("no session \(id)") }
+        let seq = live.lastSeq + 1
+        let number = JSONValue.number(Double(seq))
+        let text = try Self.encode(event.merging(["seq": number]) { $1 })
+        var viewTexts: [(Audience, String?)] = []
+        var stored: String?
+        if let views {
+            viewTexts = try views.map { ($0.0, try $0.1.map { try Self.encode($0.merging(["seq": number]) { $1 }) }) }
+            let entries = views.map { audience, body in
+                JSONValue.object(["to": audience.json, "event": body.map { .object($0.merging(["seq": number]) { $1 }) } ?? .null])
+            }
+            stored = String(decoding: try CanonicalJSON.encode(JSONValue.array(entries)), as: UTF8.self)
+        }
+        try catalog.appendEvent(session: id, seq: seq, body: text, views: stored)
+        sessions[id]?.lastSeq = seq
+        var wholeViews: [String: String] = [:]
+        for (key, connection) in live.connections {
+            var message: String? = text
+            if !connection.isHost, views != nil {
+                message = nil
+                if let (_, view) = viewTexts.first(where: { $0.0.contains(connection.participantId) }) {
+                    if let view {
+                        message = view
+                    } else if let whole = wholeViews[connection.participantId] {
+                        message = whole
+                    } else if let current = sessions[id] {
+                        message = try snapshot(current, for: .participant(connection.participantId))
+                        wholeViews[connection.participantId] = message
+                    }
+                }
+            }
+            guard let message else { continue }
+            if case .dropped = connection.continuation.yield(message) {
                 logger.warning("disconnecting a client that does not read", metadata: ["session": "\(id)", "participant": "\(connection.participantId)"])
                 connection.continuation.finish()
                 sessions[id]?.connections[key] = nil
@@ -106,23 +303,84 @@ actor SessionHub {
         return seq
     }
 
-    /// Sends a message to one socket only (errors, not logged, no sequence number).
+    /// Sends a message to one socket only (errors: not logged, no sequence number).
     func send(session id: String, connection: UUID, _ text: String) {
         _ = sessions[id]?.connections[connection]?.continuation.yield(text)
     }
 
-    /// A map replaced over HTTP: a `map` event whose sequence number becomes the new base for snapshots.
-    func replaceMap(session id: String, commit: (Int64) throws -> Void, event: [String: JSONValue]) throws -> Int64 {
-        let seq = try live(id).lastSeq + 1
-        try commit(seq)
-        sessions[id]?.baseSeq = seq
-        sessions[id]?.lastSeq = seq - 1
-        return try publish(session: id, event)
+    /// What a logged event is for one viewer.
+    enum Delivery {
+        case text(String)
+        case nothing
+        case wholeView
     }
 
+    static func text(of event: LoggedEvent, for viewer: Table.Actor) throws -> Delivery {
+        guard case .participant(let id) = viewer, let views = event.views else { return .text(event.body) }
+        guard case .array(let entries) = try JSONValue(parsing: Data(views.utf8)) else { return .nothing }
+        for entry in entries {
+            guard let to = entry["to"], let audience = Audience(json: to), audience.contains(id) else { continue }
+            guard let body = entry["event"], body != .null else { return .wholeView }
+            return .text(String(decoding: try CanonicalJSON.encode(body), as: UTF8.self))
+        }
+        return .nothing
+    }
+
+    // MARK: Maps
+
+    /// A map replaced over HTTP: the new table, whose `map` event's sequence number becomes the base. The host is sent
+    /// the `map` event; each participant their view of the new map (a `snapshot`).
+    func replaceMap(session id: String, map: JSONValue, commit: (Int64) throws -> Void, event: [String: JSONValue]) async throws -> Int64 {
+        try await load(id)
+        guard let live = sessions[id] else { throw APIError.notFound("no session \(id)") }
+        let seq = live.lastSeq + 1
+        try commit(seq)
+        sessions[id]?.table = Table(map: map)
+        sessions[id]?.baseSeq = seq
+        let published = try publish(session: id, event, views: [(.everyone, nil)])
+        try updateWithheld(id)
+        return published
+    }
+
+    /// The session's table as it is now, with the sequence number it reflects, for documents made outside the actor.
+    func current(session id: String) async throws -> (table: Table, seq: Int64) {
+        let live = try await load(id)
+        return (live.table, live.lastSeq)
+    }
+
+    /// `{"map":…,"mapDigest":…,"seq":…,"type":"snapshot"}` of a viewer's view now.
+    private func snapshot(_ live: Live, for viewer: Table.Actor) throws -> String {
+        let document = try TableDocument(live.table, viewer: viewer)
+        return "{\"map\":" + document.text + ",\"mapDigest\":\"\(document.digest)\",\"seq\":\(live.lastSeq),\"type\":\"snapshot\"}"
+    }
+
+    /// Stores the state as a new base map in the background, then deletes the log up to it.
+    private func fold(_ id: String) {
+        guard let live = sessions[id], !live.isFolding, live.lastSeq > live.baseSeq else { return }
+        sessions[id]?.isFolding = true
+        let (map, seq, storage, catalog, logger) = (live.table.map, live.lastSeq, storage, catalog, logger)
+        Task {
+            var folded = false
+            do {
+                folded = try await storage.fold(session: id, map: map, seq: seq, catalog: catalog)
+            } catch {
+                logger.error("cannot fold a session's log", metadata: ["session": "\(id)", "error": "\(error)"])
+            }
+            self.folded(id, seq: folded ? seq : nil)
+        }
+    }
+
+    private func folded(_ id: String, seq: Int64?) {
+        sessions[id]?.isFolding = false
+        if let seq, let base = sessions[id]?.baseSeq, base < seq { sessions[id]?.baseSeq = seq }
+        if let live = sessions[id], live.connections.isEmpty, !live.isFolding, live.lastSeq == live.baseSeq { sessions[id] = nil }
+    }
+
+    // MARK: Grabs
+
     /// First request wins; the host may take over; everyone sees the one outcome. Returns an error code when refused.
-    func grab(session id: String, entity: String, by participant: String, isHost: Bool) throws -> String? {
-        let state = try live(id)
+    func grab(session id: String, entity: String, by participant: String, isHost: Bool) async throws -> String? {
+        let state = try await load(id)
         if let holder = state.grabs[entity] {
             if holder == participant { return nil }
             if !isHost { return "GRAB_DENIED" }
@@ -133,8 +391,8 @@ actor SessionHub {
     }
 
     /// Only the holder or the host releases.
-    func release(session id: String, entity: String, by participant: String, isHost: Bool) throws -> String? {
-        let state = try live(id)
+    func release(session id: String, entity: String, by participant: String, isHost: Bool) async throws -> String? {
+        let state = try await load(id)
         guard let holder = state.grabs[entity] else { return nil }
         guard holder == participant || isHost else { return "NOT_HOLDER" }
         sessions[id]?.grabs[entity] = nil
@@ -149,5 +407,29 @@ actor SessionHub {
 
     static func participant(_ id: String, _ name: String) -> JSONValue {
         .object(["id": .string(id), "name": .string(name)])
+    }
+
+    static func encode(_ event: [String: JSONValue]) throws -> String {
+        String(decoding: try CanonicalJSON.encode(JSONValue.object(event)), as: UTF8.self)
+    }
+}
+
+/// Where the hub reads base maps and stores folded ones.
+protocol TableStorage: Sendable {
+    /// A stored map document.
+    func map(_ digest: Digest) async throws -> JSONValue
+    /// Stores `map` as the session's base as of `seq` and deletes the log up to it; false when a later base exists.
+    func fold(session id: String, map: JSONValue, seq: Int64, catalog: Catalog) async throws -> Bool
+}
+
+/// One viewer's map as canonical JSON, and its digest: what `GET /v1/sessions/{id}` and `snapshot` events carry.
+struct TableDocument: Sendable {
+    var bytes: [UInt8]
+    var digest: Digest
+    var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    init(_ table: Table, viewer: Table.Actor) throws {
+        bytes = try CanonicalJSON.encode(table.view(for: viewer))
+        digest = BlobHasher.digest(of: bytes)
     }
 }

@@ -14,6 +14,8 @@ struct SessionRoutes: Sendable {
     let reader: BlobReader
     /// Encoded manifests by map digest (``encodedManifest(of:map:)``).
     let manifests: BlobCache
+    /// Encoded views of tables, by session, sequence number and what the viewer does not see.
+    let views = TableViews()
 
     /// Media type of map blobs.
     static let mapMediaType = "application/vnd.hoard.map+json"
@@ -34,12 +36,15 @@ struct SessionRoutes: Sendable {
 
     // MARK: Maps as blobs
 
-    /// Checks a map's references are readable by `principal` and stores it as a canonical-JSON blob.
-    func store(map: JSONValue, for principal: Principal) async throws -> (blob: BlobRecord, resolved: ResolvedReferences) {
+    /// Checks a map's references are readable by `principal` (or already reached by `session`, such as its
+    /// participants' pictures) and stores it as a canonical-JSON blob.
+    func store(map: JSONValue, for principal: Principal, session: String? = nil) async throws -> (blob: BlobRecord, resolved: ResolvedReferences) {
         guard map.depth <= Self.maxDepth else { throw APIError.badRequest("the map is nested deeper than \(Self.maxDepth) levels") }
         let references = map.referencedDigests
         let resolved = try hoard.catalog.resolve(references)
-        let unreadable = references.filter { access.readable($0, by: principal) == nil }
+        let unreadable = references.filter { digest in
+            access.readable(digest, by: principal) == nil && !(session.map { access.isReachable(digest, session: $0) } ?? false)
+        }
         let missing = Set(resolved.missing).union(unreadable).sorted()
         guard missing.isEmpty else { throw APIError.missingBlobs(missing) }
         let area = try hoard.store.makeStagingArea()
@@ -92,7 +97,8 @@ struct SessionRoutes: Sendable {
             try hoard.catalog.createSession(session, mapBlob: blob, reachable: resolved.reachable)
             return (session, blob, resolved)
         }
-        access.addReachable(session: session.id, resolved.reachable.union([blob.digest]), blobs: [blob])
+        access.addReachable(session: session.id, resolved.reachable, blobs: [blob])
+        _ = try await hub.current(session: session.id)
         context.logger.info("session created", metadata: ["session": "\(session.id)"])
         return try JSONBody.response(Created(id: session.id, code: session.code, name: session.name, mapDigest: session.mapDigest), status: .created)
     }
@@ -148,9 +154,11 @@ struct SessionRoutes: Sendable {
             id: UUID().uuidString.lowercased(), sessionId: session.id, name: name, tokenHash: Hoard.hashToken(token), joinedAt: Date())
         try hoard.catalog.addParticipant(participant)
         access.add(Principal(participant: participant.id, name: name, session: session.id), tokenHash: participant.tokenHash)
+        let (table, seq) = try await hub.current(session: session.id)
+        let view = try views.document(session: session.id, seq: seq, table: table, viewer: .participant(participant.id))
         context.logger.info("participant joined", metadata: ["session": "\(session.id)", "participant": "\(participant.id)"])
         return try JSONBody.response([
-            "sessionId": session.id, "participantId": participant.id, "participantToken": token, "mapDigest": session.mapDigest.description,
+            "sessionId": session.id, "participantId": participant.id, "participantToken": token, "mapDigest": view.digest.description,
         ])
     }
 
@@ -172,6 +180,13 @@ struct SessionRoutes: Sendable {
 
     static func isHost(_ principal: Principal, of session: SessionRecord) -> Bool {
         principal.isMember && (principal.isAdmin || (principal.groupId == session.groupId && principal.tokenName == session.host))
+    }
+
+    /// Who `principal` is at the session's table: its participant id (a member's is `host:<token name>`), and whether
+    /// it sees and acts as the host.
+    static func seat(_ principal: Principal, at session: SessionRecord) -> (participantId: String, actor: Table.Actor) {
+        let id = principal.participantId ?? "host:\(principal.tokenName)"
+        return (id, isHost(principal, of: session) ? .host : .participant(id))
     }
 
     struct Manifest: Encodable {
@@ -206,30 +221,30 @@ struct SessionRoutes: Sendable {
         var participants: [[String: String]]
     }
 
-    /// The session: its fields, the map document as stored (canonical JSON) and the map's manifest. The manifest is
-    /// a function of the immutable map, so it is encoded once per map digest and kept in ``manifests``; a join of a
-    /// warm map costs two small queries and a copy, however many assets the map references.
+    /// The session as the caller sees it now: its fields, the map (its base with every op applied, less what the
+    /// caller may not see) as canonical JSON, the manifest of that map, and the sequence number it reflects, so a live
+    /// channel opened with `since=seq` continues exactly. `mapDigest` is the digest of the map as sent. The manifest is
+    /// a function of that map, so it is encoded once per map digest and kept in ``manifests``.
     ///
-    /// With `?known=<map digest>` equal to the current map's, `map` and `manifest` are left out: the caller holds them
-    /// (a client's warm join), and the answer is a few hundred bytes whatever the map's size.
+    /// With `?known=<map digest>` equal to the map's, `map` and `manifest` are left out: the caller holds them (a
+    /// client's warm join), and the answer is a few hundred bytes whatever the map's size.
     func show(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
-        let (session, _) = try visibleSession(context)
+        let (session, principal) = try visibleSession(context)
         let known = request.uri.queryParameters.get("known").flatMap(Digest.init)
+        let (table, seq) = try await hub.current(session: session.id)
+        let view = try views.document(session: session.id, seq: seq, table: table, viewer: Self.seat(principal, at: session).actor)
         var document: (map: ByteBuffer, manifest: ByteBuffer)?
-        if known != session.mapDigest {
-            guard let mapSize = try await hoard.store.info(session.mapDigest)?.size else {
-                throw APIError.internalError("the map blob \(session.mapDigest) is missing")
-            }
-            let map = try await reader.buffer(session.mapDigest, size: mapSize, logger: context.logger)
-            document = (map, try encodedManifest(of: session.mapDigest, map: map))
+        if known != view.digest {
+            let map = ByteBuffer(bytes: view.bytes)
+            document = (map, try encodedManifest(of: view.digest, map: map))
         }
         let connected = await hub.connected(session: session.id)
         let participants = try hoard.catalog.participants(session: session.id).map {
             ["id": $0.id, "name": $0.name, "connected": connected.contains($0.id) ? "yes" : "no"]
         }
         let fields = try JSONBody.encoder.encode(Shown(
-            id: session.id, name: session.name, host: session.host, visibility: session.visibility, mapDigest: session.mapDigest,
-            seq: session.lastSeq, participants: participants))
+            id: session.id, name: session.name, host: session.host, visibility: session.visibility, mapDigest: view.digest,
+            seq: seq, participants: participants))
         var body = ByteBuffer()
         guard let (map, manifest) = document else {
             body.writeBytes(fields)
@@ -261,15 +276,15 @@ struct SessionRoutes: Sendable {
         let map = try await request.decode(as: JSONValue.self, context: context)
         let catalog = hoard.catalog
         let (blob, seq, resolved) = try await hoard.directory.withLock(exclusive: false) {
-            let (blob, resolved) = try await store(map: map, for: principal)
-            let seq = try await hub.replaceMap(session: session.id, commit: { seq in
+            let (blob, resolved) = try await store(map: map, for: principal, session: session.id)
+            let seq = try await hub.replaceMap(session: session.id, map: map, commit: { seq in
                 try catalog.setMap(session: session.id, mapBlob: blob, reachable: resolved.reachable, baseSeq: seq)
             }, event: try Self.manifestFields(resolved).merging([
                 "type": .string("map"), "mapDigest": .string(blob.digest.description), "map": map,
             ]) { $1 })
             return (blob, seq, resolved)
         }
-        access.addReachable(session: session.id, resolved.reachable.union([blob.digest]), blobs: [blob])
+        access.addReachable(session: session.id, resolved.reachable, blobs: [blob])
         struct Replaced: Encodable {
             var mapDigest: Digest
             var seq: Int64
@@ -281,7 +296,9 @@ struct SessionRoutes: Sendable {
 
     struct SaveRequest: Decodable {
         var name: String
-        var map: JSONValue
+        var map: JSONValue?
+        /// A session whose table, as it is now, is saved (its host's view): the game in progress.
+        var session: String?
     }
 
     func saveMap(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
@@ -290,9 +307,18 @@ struct SessionRoutes: Sendable {
         guard !body.name.isEmpty, body.name.count <= 128, !body.name.contains("/") else {
             throw APIError.badRequest("name must be 1 to 128 characters without '/'")
         }
+        var map = body.map
+        if let id = body.session {
+            guard let session = try hoard.catalog.session(id: id), principal.groupId == session.groupId || principal.isAdmin else {
+                throw APIError.notFound("no session \(id.prefix(100))")
+            }
+            guard Self.isHost(principal, of: session) else { throw APIError.forbidden("only the session's host may save its table") }
+            map = try await hub.current(session: id).table.map
+        }
+        guard let map, (body.map == nil) != (body.session == nil) else { throw APIError.badRequest("give either a map or the session whose table to save") }
         do {
             let saved = try await hoard.directory.withLock(exclusive: false) {
-                let (blob, resolved) = try await store(map: body.map, for: principal)
+                let (blob, resolved) = try await store(map: map, for: principal)
                 return try hoard.catalog.saveMap(group: principal.groupId, name: body.name, blob: blob, reachable: resolved.reachable)
             }
             return try JSONBody.response(["name": saved.name, "digest": saved.digest.description], status: .created)

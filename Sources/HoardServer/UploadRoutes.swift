@@ -17,6 +17,7 @@ struct UploadRoutes: Sendable {
     let reader: BlobReader
     let limits: RateLimiter
     let configuration: ServerConfiguration
+    let hub: SessionHub
 
     /// Picture types an upload may be.
     static let pictureTypes: Set<HoardCore.MediaType> = [.png, .jpeg, .webp]
@@ -61,13 +62,18 @@ struct UploadRoutes: Sendable {
             throw APIError.quotaExceeded("group '\(usage.name)' holds \(usage.used) of its \(quota) bytes; this picture needs \(staged.size) more")
         }
         let blob = BlobRecord(digest: staged.digest, size: staged.size, mediaType: header.mediaType.rawValue)
-        let uploader = principal.tokenName
+        // A participant's upload is theirs by id (names repeat); a member's by token name, like the rest of their space.
+        let uploader = principal.participantId ?? principal.tokenName
         try await hoard.directory.withLock(exclusive: false) {
             _ = try await hoard.store.publish([staged])
             try hoard.catalog.recordPrivateUpload(
                 blob, PrivateUploadRecord(scope: scope, digest: blob.digest, groupId: groupId, uploader: uploader), session: session)
         }
-        if let session { access.addReachable(session: session, [blob.digest], blobs: [blob]) }
+        if let session {
+            // Withheld first: until the table shows it, a participant's picture is the host's and theirs alone.
+            if let participant = principal.participantId { try await hub.announceUpload(session: session, blob: blob, by: participant) }
+            access.addReachable(session: session, [blob.digest], blobs: [blob])
+        }
         context.logger.info("picture uploaded", metadata: ["digest": "\(blob.digest)", "size": "\(blob.size)", "scope": "\(scope)"])
         let stored = Stored(digest: blob.digest, size: blob.size, mediaType: blob.mediaType, scope: session == nil ? "member" : "session", session: session)
         return try JSONBody.response(stored, status: isInScope ? .ok : .created)
@@ -103,7 +109,9 @@ struct UploadRoutes: Sendable {
     func fetch(_ context: HoardRequestContext) async throws -> Response {
         let digest = try BlobRoutes.digest(context)
         guard let principal = context.principal, let upload = try hoard.catalog.privateUpload(digest),
-              try Self.mayRead(scopes: upload.scopes, principal, catalog: hoard.catalog)
+              try Self.mayRead(scopes: upload.scopes, principal, catalog: hoard.catalog),
+              // A participant reads what their view of the table shows, as through the blob API.
+              principal.participantId == nil || access.readable(digest, by: principal) != nil
         else { throw APIError.notFound("no upload \(digest) you may read") }
         let body = try await reader.body(digest, size: upload.blob.size, range: nil, context: context)
         return Response(

@@ -205,6 +205,8 @@ enum SyncText {
         case .release(let seq, let entity, let by): return "#\(seq) \(by) released \(entity)"
         case .map(let seq, let digest, _, let manifest): return "#\(seq) new map \(digest) (\(manifest.assets.count) assets)"
         case .snapshot(let seq, let digest, _): return "#\(seq) snapshot of map \(digest)"
+        case .ping(let from, let x, let y): return "\(from) points at (\(x), \(y))"
+        case .upload(let seq, let by, let digest, let size, _): return "#\(seq) \(by) uploaded \(digest) (\(ByteFormat.string(size)))"
         case .error(let code, let message): return "error \(code): \(message)"
         case .unknown(let type, let seq, let body): return "#\(seq.map(String.init) ?? "-") \(type): \(json(body))"
         case .connected(let since): return "connected" + (since.map { " (after #\($0))" } ?? "")

@@ -164,12 +164,15 @@ func op(_ seq: Int, _ value: String) -> String {
         await #expect { try await unreachable.grab("door") } throws: { ($0 as? HoardClientError)?.code == .notConnected }
         unreachable.close()
         for try await event in channel.events where event.seq == 1 { break }
-        try await channel.send(op: .object(["move": .string("t1")]))
+        let opId = try await channel.send(.move(token: "t1", x: 2, y: 3))
         try await channel.grab("t1")
         try await channel.release("t1")
         let sent = try connector.sent.current.map { try JSONDecoder().decode(JSONValue.self, from: Data($0.utf8)) }
         #expect(sent == [
-            .object(["type": .string("op"), "op": .object(["move": .string("t1")])]),
+            .object([
+                "type": .string("op"), "opId": .string(opId),
+                "op": .object(["kind": .string("move"), "token": .string("t1"), "x": .number(2), "y": .number(3)]),
+            ]),
             .object(["type": .string("grab"), "entity": .string("t1")]),
             .object(["type": .string("release"), "entity": .string("t1")]),
         ])

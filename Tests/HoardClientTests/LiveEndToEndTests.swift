@@ -35,14 +35,14 @@ import Testing
                 let hostChannel = host.liveChannel(sessionId: created.id, since: nil, options: fastRetries(SocketLiveConnector()))
                 #expect(await eventually { hostChannel.isConnected })
                 let art = try await fixture.upload(sizes: [3_000, 80_000])
-                try await hostChannel.send(op: .object(["place": .string(art[0].digest.description), "hd": .string(art[1].digest.description)]))
+                try await hostChannel.send(.custom(.object(["place": .string(art[0].digest.description), "hd": .string(art[1].digest.description)])))
 
                 var sawAssets = false, sawOp = false, prefetched: SyncSummary?
                 while prefetched == nil || !sawOp, let event = try await events.next() {
                     switch event {
                     case .assets(_, let manifest): sawAssets = Set(manifest.blobs.map(\.digest)) == Set(art.map(\.digest))
                     case .op(_, let from, let op):
-                        sawOp = op["place"]?.stringValue == art[0].digest.description
+                        sawOp = op["payload"]?["place"]?.stringValue == art[0].digest.description
                         #expect(from.hasPrefix("host:"))
                     case .prefetched(let summary): prefetched = summary
                     case .prefetchFailed(let error): Issue.record("prefetch failed: \(error)")
@@ -75,14 +75,14 @@ import Testing
             func play(until last: String) async throws {
                 while moves.last != last, let event = try await events.next() {
                     if let seq = event.seq { seqs.append(seq) }
-                    if case .op(_, _, let op) = event, let move = op["move"]?.stringValue { moves.append(move) }
+                    if case .op(_, _, let op) = event, let move = op["payload"]?["move"]?.stringValue { moves.append(move) }
                 }
             }
-            for move in ["1", "2", "3"] { try await hostChannel.send(op: .object(["move": .string(move)])) }
+            for move in ["1", "2", "3"] { try await hostChannel.send(.custom(.object(["move": .string(move)]))) }
             try await play(until: "3")
             let beforeDrop = try #require(player.lastSeq)
             playerSockets.dropAll()
-            for move in ["4", "5", "6"] { try await hostChannel.send(op: .object(["move": .string(move)])) }
+            for move in ["4", "5", "6"] { try await hostChannel.send(.custom(.object(["move": .string(move)]))) }
             try await play(until: "6")
 
             #expect(moves == ["1", "2", "3", "4", "5", "6"])

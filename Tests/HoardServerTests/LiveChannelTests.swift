@@ -15,7 +15,11 @@ struct LiveChannelTests {
         return (try #require(created.json["id"] as? String), try #require(joined.json["participantToken"] as? String))
     }
 
-    static func op(_ n: Int) -> String { #"{"type":"op","op":{"n":\#(n)}}"# }
+    /// An app's own op (`custom`), numbered.
+    static func op(_ n: Int) -> String { #"{"type":"op","op":{"kind":"custom","payload":{"n":\#(n)}}}"# }
+
+    /// The number of a `custom` op event made by ``op(_:)``.
+    static func number(_ event: [String: Any]) -> Int? { ((event["op"] as? [String: Any])?["payload"] as? [String: Any])?["n"] as? Int }
 
     /// A live server with a fresh session (this map) and one participant.
     struct Live: Sendable {
@@ -46,7 +50,7 @@ struct LiveChannelTests {
             let seqs = first.compactMap { $0["seq"] as? Int }
             #expect(seqs == Array(1...8), "in order, no gaps: \(seqs)")
             let resumed = LiveClient.objects(try await LiveClient.exchange(port: live.port, session: live.session, token: live.participant, since: 8, until: 3))
-            let ops = resumed.filter { $0["type"] as? String == "op" }.compactMap { ($0["op"] as? [String: Any])?["n"] as? Int }
+            let ops = resumed.filter { $0["type"] as? String == "op" }.compactMap(Self.number)
             #expect(ops == [8, 9, 10])
         }
     }
@@ -63,12 +67,12 @@ struct LiveChannelTests {
                     let seq = Int64(event["seq"] as? Int ?? 0)
                     #expect(seq == lastSeq + 1, "round \(round): expected \(lastSeq + 1), got \(seq)")
                     lastSeq = seq
-                    if let n = (event["op"] as? [String: Any])?["n"] as? Int { seen.append(n) }
+                    if let n = Self.number(event) { seen.append(n) }
                 }
             }
             let rest = LiveClient.objects(try await LiveClient.exchange(
                 port: live.port, session: live.session, token: live.participant, since: lastSeq, until: 1000, timeout: .seconds(2)))
-            seen += rest.compactMap { ($0["op"] as? [String: Any])?["n"] as? Int }
+            seen += rest.compactMap(Self.number)
             #expect(seen == Array(0..<20))
         }
     }
@@ -142,7 +146,7 @@ struct LiveChannelTests {
         try await second.test(.live) { client in
             let port = try #require(client.port)
             let events = LiveClient.objects(try await LiveClient.exchange(port: port, session: session, token: participant, since: 0, until: 4))
-            let ops = events.compactMap { ($0["op"] as? [String: Any])?["n"] as? Int }
+            let ops = events.compactMap(Self.number)
             #expect(ops == [1, 2])
         }
     }

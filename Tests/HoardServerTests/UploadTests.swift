@@ -61,10 +61,15 @@ import Testing
                 #expect(stored.json["scope"] as? String == "session")
                 #expect(stored.json["session"] as? String == room.id)
                 let digest = try #require(stored.json["digest"] as? String)
-                for reader in [ann, bob, fixture.red] {
+                for reader in [ann, fixture.red] {
                     #expect(try await client.fetch("/v1/uploads/\(digest)", token: reader) == (HTTPResponse.Status.ok, picture))
                 }
-                // Session participants also reach it as a blob, so the host's map may reference the photo.
+                // Until the table shows it, a participant's picture is theirs and the host's alone.
+                #expect(try await client.fetch("/v1/uploads/\(digest)", token: bob).status == .notFound)
+                #expect(try await client.fetch("/v1/blobs/\(digest)", token: bob).status == .notFound)
+                // Once the host's map shows it, the session's participants reach it as a blob.
+                let shown = try await client.json(.put, "/v1/sessions/\(room.id)/map", token: fixture.red, body: ["photo": digest])
+                #expect(shown.status == .ok)
                 #expect(try await client.fetch("/v1/blobs/\(digest)", token: bob).status == .ok)
                 for stranger in [eve, fixture.blue] {
                     #expect(try await client.fetch("/v1/uploads/\(digest)", token: stranger).status == .notFound)

@@ -1,0 +1,160 @@
+extension Table {
+    /// Applies an op for `actor`: checks that it applies (the entity exists and the actor sees it, the place is on the
+    /// grid, the actor may do it), changes the state, and says what each participant is sent. Throws and changes
+    /// nothing when it does not apply.
+    ///
+    /// A participant may `move` and `set` tokens they own, `stroke` and `erase` on their own layer `p:ID` (a stroke
+    /// without a layer goes there), `ping` and send `message`s. Everything else is the host's. A participant acting
+    /// on a token or stroke they cannot see is told it is unknown, so refusals reveal nothing hidden.
+    public mutating func apply(_ op: TableOp, by actor: Actor) throws(TableError) -> Change {
+        let participant: String? = if case .participant(let id) = actor { id } else { nil }
+        if isOpaque {
+            switch op {
+            case .ping, .message, .custom: break
+            default: throw TableError(.badOp, "this session's map is not a hoard.map document; only ping, message and custom apply")
+            }
+        }
+        switch op {
+        case .move(let id, let x, let y):
+            let token = try visibleToken(id, participant)
+            if let participant, token["owner"]?.stringValue != participant { throw TableError(.forbidden, "token \(id) is not yours to move") }
+            try onGrid(x, y)
+            tokens.update(id) { $0["x"] = .number(Double(x)); $0["y"] = .number(Double(y)) }
+            return change(op, token: id, before: tokenAudience(token))
+        case .set(let id, let fields):
+            let token = try visibleToken(id, participant)
+            if let participant, token["owner"]?.stringValue != participant { throw TableError(.forbidden, "token \(id) is not yours to change") }
+            tokens.update(id) { token in for (key, value) in fields { token[key] = value == .null ? nil : value } }
+            return change(op, token: id, before: tokenAudience(token))
+        case .add(let layer, let entity):
+            try hostOnly(participant, "add tokens and objects")
+            let id = entity["id"]?.stringValue ?? ""
+            guard tokens[id] == nil, objects[id] == nil else { throw TableError(.idTaken, "\(id) is already on the table; choose another id") }
+            try onGrid(Self.int(entity["x"]), Self.int(entity["y"]))
+            if layer == .token { tokens.append(entity) } else { objects.append(entity) }
+            return change(op, token: layer == .token ? id : nil, before: .nobody)
+        case .remove(let layer, let id):
+            try hostOnly(participant, "remove tokens and objects")
+            if layer == .token {
+                guard let token = tokens[id] else { throw TableError(.unknownEntity, "no token \(id) on the table") }
+                tokens.remove(id)
+                return change(op, token: id, before: tokenAudience(token))
+            }
+            guard objects[id] != nil else { throw TableError(.unknownEntity, "no object \(id) on the table") }
+            objects.remove(id)
+            return Change(op: op, views: nil, art: [], changesVisibility: true)
+        case .assign(let id, let owner):
+            try hostOnly(participant, "give tokens to players")
+            let token = try visibleToken(id, nil)
+            tokens.update(id) { $0["owner"] = owner.map(JSONValue.string) }
+            return change(op, token: id, before: tokenAudience(token))
+        case .hide(let id), .reveal(let id):
+            try hostOnly(participant, "hide and reveal tokens")
+            let token = try visibleToken(id, nil)
+            let isHiding = if case .hide = op { true } else { false }
+            tokens.update(id) { $0["hidden"] = isHiding ? .bool(true) : nil }
+            return change(op, token: id, before: tokenAudience(token))
+        case .stroke(var stroke):
+            if let participant {
+                let own = "p:" + participant
+                if stroke["layer"] == nil { stroke["layer"] = .string(own) }
+                guard stroke["layer"]?.stringValue == own else { throw TableError(.forbidden, "players draw on their own layer \(own)") }
+            }
+            let id = stroke["id"]?.stringValue ?? ""
+            guard strokes[id] == nil else { throw TableError(.idTaken, "stroke \(id) is already drawn; choose another id") }
+            if case .array(let points)? = stroke["points"] {
+                for case .array(let pair) in points {
+                    if case .number(let x) = pair[0], case .number(let y) = pair[1], x > Double(width) || y > Double(height) {
+                        throw TableError(.outOfGrid, "the stroke leaves the \(width)×\(height) grid")
+                    }
+                }
+            }
+            strokes.append(stroke)
+            return transition(.stroke(stroke), before: .nobody, after: strokeAudience(stroke), appear: .stroke(stroke), vanish: nil)
+        case .erase(let id):
+            guard let stroke = strokes[id], participant.map({ strokeAudience(stroke).contains($0) }) ?? true else {
+                throw TableError(.unknownEntity, "no stroke \(id) on the table")
+            }
+            if let participant, stroke["layer"]?.stringValue != "p:" + participant { throw TableError(.forbidden, "players erase on their own layer only") }
+            strokes.remove(id)
+            return transition(op, before: strokeAudience(stroke), after: .nobody, appear: nil, vanish: op)
+        case .ping(let x, let y):
+            guard x <= Double(width), y <= Double(height) else { throw TableError(.outOfGrid, "the place is off the \(width)×\(height) grid") }
+            return Change(op: op, views: nil, art: [], changesVisibility: false)
+        case .message(_, let to):
+            guard let to else { return Change(op: op, views: nil, art: [], changesVisibility: false) }
+            let audience = Audience.only(to.filter { $0 != "host" } + (participant.map { [$0] } ?? []))
+            return Change(op: op, views: [View(audience: audience, op: op)], art: [], changesVisibility: false)
+        case .custom(let payload):
+            try hostOnly(participant, "send custom ops")
+            return Change(op: op, views: nil, art: [(.everyone, payload.referencedDigests)], changesVisibility: false)
+        case .layer(let name, let audience):
+            try hostOnly(participant, "choose who sees a layer")
+            let old = layerAudience(name)
+            layers[name] = audience
+            let new = layerAudience(name)
+            let changed = old.union(new).subtracting(old.intersection(new))
+            let art = tokens.items.filter { $0["layer"]?.stringValue == name }.compactMap { $0["asset"]?.stringValue.flatMap(Digest.init) }
+            return Change(op: op, views: changed.isEmpty ? nil : [View(audience: changed, op: nil)],
+                          art: art.isEmpty ? [] : [(layerAudience(name), Set(art))], changesVisibility: true)
+        }
+    }
+
+    /// The token's state now, once it is known that `participant` (nil: the host) sees it.
+    private func visibleToken(_ id: String, _ participant: String?) throws(TableError) -> [String: JSONValue] {
+        guard let token = tokens[id], participant.map({ tokenAudience(token).contains($0) }) ?? true else {
+            throw TableError(.unknownEntity, "no token \(id) on the table")
+        }
+        return token
+    }
+
+    private func hostOnly(_ participant: String?, _ what: String) throws(TableError) {
+        if participant != nil { throw TableError(.forbidden, "only the host may \(what)") }
+    }
+
+    private func onGrid(_ x: Int, _ y: Int) throws(TableError) {
+        guard x < width, y < height else { throw TableError(.outOfGrid, "(\(x), \(y)) is off the \(width)×\(height) grid") }
+    }
+
+    private static func int(_ value: JSONValue?) -> Int {
+        if case .number(let number)? = value { Int(number) } else { 0 }
+    }
+
+    /// The change for an op on one token (nil: not a token op): who saw it before, who sees it now.
+    private func change(_ op: TableOp, token id: String?, before: Audience) -> Change {
+        guard let id else { return Change(op: op, views: nil, art: Self.art(of: op), changesVisibility: true) }
+        let now = tokens[id]
+        let after = now.map(tokenAudience) ?? .nobody
+        var change = transition(op, before: before, after: after, appear: now.map { .add(.token, $0) }, vanish: .remove(.token, id: id))
+        if let now, let digest = now["asset"]?.stringValue.flatMap(Digest.init) {
+            let appearing = after.subtracting(before)
+            if case .add = op { change.art = [(after, [digest])] } else if !appearing.isEmpty { change.art = [(appearing, [digest])] }
+        }
+        return change
+    }
+
+    private static func art(of op: TableOp) -> [(audience: Audience, digests: Set<Digest>)] {
+        guard case .add(_, let entity) = op, let digest = entity["asset"]?.stringValue.flatMap(Digest.init) else { return [] }
+        return [(.everyone, [digest])]
+    }
+
+    /// Splits participants by what they saw of an entity before and after: those who see it throughout get the op,
+    /// those who start seeing it `appear`, those who stop `vanish`; those who never see it get nothing.
+    private func transition(_ op: TableOp, before: Audience, after: Audience, appear: TableOp?, vanish: TableOp?) -> Change {
+        let visibility = before != after || {
+            switch op {
+            case .add, .remove, .assign, .hide, .reveal: true
+            case .set(_, let fields): fields["layer"] != nil
+            default: false
+            }
+        }()
+        let both = before.intersection(after)
+        if both == .everyone { return Change(op: op, views: nil, art: [], changesVisibility: visibility) }
+        var views: [View] = []
+        if !both.isEmpty { views.append(View(audience: both, op: op)) }
+        if let appear, case let appearing = after.subtracting(before), !appearing.isEmpty { views.append(View(audience: appearing, op: appear)) }
+        if let vanish, case let vanishing = before.subtracting(after), !vanishing.isEmpty { views.append(View(audience: vanishing, op: vanish)) }
+        let isEveryonesOp = views.count == 1 && views[0].audience == .everyone && views[0].op == op
+        return Change(op: op, views: isEveryonesOp ? nil : views, art: [], changesVisibility: visibility)
+    }
+}

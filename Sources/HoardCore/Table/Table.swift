@@ -1,0 +1,209 @@
+/// A game session's table as the server holds it: the map document (`hoard.map/v1`) with the ops applied, and
+/// who may see what. Pure state, no I/O: the server applies ops to it in sequence order, replays its log into it after
+/// a restart, and asks it for each participant's view.
+///
+/// The document is kept split: the members ops change (tokens, objects, strokes, layer visibility) as ordered,
+/// indexed lists, everything else as it came. A map that is not a JSON object is *opaque*: only `ping`, `message`
+/// and `custom` apply to it.
+public struct Table: Sendable {
+    /// Who acts.
+    public enum Actor: Sendable, Hashable {
+        /// The session's host: may do anything.
+        case host
+        /// A participant, by id.
+        case participant(String)
+    }
+
+    /// One op applied: what to log and what each participant is sent.
+    public struct Change: Sendable {
+        /// The op as applied: what the host is sent, what the log keeps, what a replay applies again.
+        public var op: TableOp
+        /// What participants are sent, when not everyone sees ``op``: disjoint audiences, each with its op, or with
+        /// nil when the op changes too much of their view to say as one op (they are sent their whole view again).
+        /// Participants in none are sent nothing. nil: everyone is sent ``op``.
+        public var views: [View]?
+        /// Art the op puts in front of someone: for each audience, the digests it now shows them (the host included).
+        public var art: [(audience: Audience, digests: Set<Digest>)]
+        /// Whether the op is kept (logged and folded into the map); a `ping` is not.
+        public var isKept: Bool { if case .ping = op { false } else { true } }
+        /// Whether who-may-fetch-which-art changed (``withheldArt()`` is worth asking again).
+        public var changesVisibility: Bool
+    }
+
+    /// What some participants are sent for one op.
+    public struct View: Sendable {
+        /// Who.
+        public var audience: Audience
+        /// The op they are sent; nil: their whole view again.
+        public var op: TableOp?
+    }
+
+    /// The map's grid, in tiles (512 × 512 when the map has none).
+    public private(set) var width: Int
+    public private(set) var height: Int
+    /// Whether the map is not a JSON object (no tokens, objects or strokes to change).
+    public let isOpaque: Bool
+
+    var document: [String: JSONValue]
+    var drawing: [String: JSONValue]
+    var tokens: EntityList
+    var objects: EntityList
+    var strokes: EntityList
+    var layers: [String: Audience]
+    /// Digests referenced outside tokens, objects and strokes (the floor, walls, anything else): seen by everyone.
+    let fixedArt: Set<Digest>
+    let original: JSONValue?
+
+    /// Reads a map document.
+    public init(map: JSONValue) {
+        guard case .object(var document) = map else {
+            (width, height, isOpaque, original) = (512, 512, true, map)
+            (self.document, self.drawing, layers, fixedArt) = ([:], [:], [:], map.referencedDigests)
+            (tokens, objects, strokes) = (EntityList(nil), EntityList(nil), EntityList(nil))
+            return
+        }
+        var drawing: [String: JSONValue] = [:]
+        if case .object(let members)? = document["drawing"] { drawing = members }
+        tokens = EntityList(document.removeValue(forKey: "tokens"))
+        objects = EntityList(document.removeValue(forKey: "objects"))
+        strokes = EntityList(drawing.removeValue(forKey: "strokes"))
+        var layers: [String: Audience] = [:]
+        if case .object(let entries)? = drawing.removeValue(forKey: "layers") {
+            for (name, value) in entries { if let audience = Audience(json: value) { layers[name] = audience } }
+        }
+        self.layers = layers
+        if document["drawing"] != nil { document["drawing"] = .object([:]) }
+        width = Self.side(map["grid"]?["width"])
+        height = Self.side(map["grid"]?["height"])
+        fixedArt = JSONValue.object(document).referencedDigests.union(JSONValue.object(drawing).referencedDigests)
+        self.document = document
+        self.drawing = drawing
+        isOpaque = false
+        original = nil
+    }
+
+    private static func side(_ value: JSONValue?) -> Int {
+        guard case .number(let number)? = value, number == number.rounded(), (1...512).contains(number) else { return 512 }
+        return Int(number)
+    }
+
+    // MARK: The document and views
+
+    /// The whole map as it is now (the host's view).
+    public var map: JSONValue { view(for: .host) }
+
+    /// The map as `viewer` may see it: without the tokens and strokes on layers hidden from them, and without hidden
+    /// tokens they do not own.
+    public func view(for viewer: Actor) -> JSONValue {
+        if let original { return original }
+        var document = self.document
+        var drawing = self.drawing
+        tokens.write(into: &document, key: "tokens", keeping: isVisible(to: viewer, audience: tokenAudience))
+        objects.write(into: &document, key: "objects", keeping: { _ in true })
+        strokes.write(into: &drawing, key: "strokes", keeping: isVisible(to: viewer, audience: strokeAudience))
+        if !layers.isEmpty { drawing["layers"] = .object(layers.mapValues(\.json)) }
+        if document["drawing"] != nil || !drawing.isEmpty { document["drawing"] = .object(drawing) }
+        return .object(document)
+    }
+
+    /// Ids of the tokens and strokes `viewer` does not see: two viewers with the same list see the same map.
+    public func unseen(by viewer: Actor) -> [String] {
+        guard case .participant = viewer else { return [] }
+        let seesToken = isVisible(to: viewer, audience: tokenAudience)
+        let seesStroke = isVisible(to: viewer, audience: strokeAudience)
+        return tokens.items.filter { !seesToken($0) }.compactMap { $0["id"]?.stringValue }.map { "t:" + $0 }
+            + strokes.items.filter { !seesStroke($0) }.map { "s:" + ($0["id"]?.stringValue ?? "") }
+    }
+
+    private func isVisible(to viewer: Actor, audience: @escaping ([String: JSONValue]) -> Audience) -> ([String: JSONValue]) -> Bool {
+        switch viewer {
+        case .host: { _ in true }
+        case .participant(let id): { audience($0).contains(id) }
+        }
+    }
+
+    /// Who sees a token: its layer's audience, nobody while hidden, and always its owner.
+    func tokenAudience(_ token: [String: JSONValue]) -> Audience {
+        var audience = token["hidden"] == .bool(true) ? .nobody : layerAudience(token["layer"]?.stringValue)
+        if let owner = token["owner"]?.stringValue { audience = audience.union(.only([owner])) }
+        return audience
+    }
+
+    /// Who sees a stroke: its layer's audience.
+    func strokeAudience(_ stroke: [String: JSONValue]) -> Audience { layerAudience(stroke["layer"]?.stringValue) }
+
+    /// Who sees a layer: as the host set it (``TableOp/layer(name:visibleTo:)``), else `host`: nobody, `p:ID`: that
+    /// participant, any other name (and none): everyone. A participant always sees their own layer `p:ID`.
+    public func layerAudience(_ name: String?) -> Audience {
+        guard let name else { return .everyone }
+        let own: Audience = name.hasPrefix("p:") ? .only([String(name.dropFirst(2))]) : .nobody
+        if let set = layers[name] { return set.union(own) }
+        if name == "host" { return .nobody }
+        return name.hasPrefix("p:") ? own : .everyone
+    }
+
+    /// Art that not every participant may fetch: each digest referenced by tokens (or given in `extra`, with who may
+    /// fetch it anyway) but by nothing everyone sees, with the participants who see something that uses it.
+    /// Everything else the map references is everyone's.
+    public func withheldArt(extra: [Digest: Audience] = [:]) -> [Digest: Audience] {
+        var audiences = extra
+        for token in tokens.items {
+            guard let digest = token["asset"]?.stringValue.flatMap(Digest.init) else { continue }
+            audiences[digest] = (audiences[digest] ?? .nobody).union(tokenAudience(token))
+        }
+        for object in objects.items { if let digest = object["asset"]?.stringValue.flatMap(Digest.init) { audiences[digest] = nil } }
+        for digest in fixedArt { audiences[digest] = nil }
+        return audiences.filter { $0.value != .everyone }
+    }
+}
+
+/// An ordered list of a document's entries with an index of the objects among them by their `id`; entries that are
+/// not objects with an id stay in place, unindexed and untouched.
+struct EntityList: Sendable {
+    private(set) var entries: [JSONValue] = []
+    private var index: [String: Int] = [:]
+    /// Whether the document had this member (so an empty list is written back, and a missing one is not invented).
+    let wasPresent: Bool
+
+    init(_ value: JSONValue?) {
+        wasPresent = value != nil
+        if case .array(let entries)? = value { for entry in entries { append(entry) } }
+    }
+
+    /// The objects, in order.
+    var items: [[String: JSONValue]] { entries.compactMap { if case .object(let members) = $0 { members } else { nil } } }
+
+    subscript(id: String) -> [String: JSONValue]? {
+        guard let position = index[id], case .object(let members) = entries[position] else { return nil }
+        return members
+    }
+
+    mutating func append(_ entry: [String: JSONValue]) { append(.object(entry)) }
+
+    private mutating func append(_ entry: JSONValue) {
+        if let id = entry["id"]?.stringValue, index[id] == nil { index[id] = entries.count }
+        entries.append(entry)
+    }
+
+    mutating func update(_ id: String, _ change: (inout [String: JSONValue]) -> Void) {
+        guard let position = index[id], case .object(var members) = entries[position] else { return }
+        entries[position] = .null
+        change(&members)
+        entries[position] = .object(members)
+    }
+
+    mutating func remove(_ id: String) {
+        guard let position = index.removeValue(forKey: id) else { return }
+        entries.remove(at: position)
+        for later in position..<entries.count {
+            if let id = entries[later]["id"]?.stringValue, index[id] == later + 1 { index[id] = later }
+        }
+    }
+
+    func write(into document: inout [String: JSONValue], key: String, keeping isKept: ([String: JSONValue]) -> Bool) {
+        guard wasPresent || !entries.isEmpty else { return }
+        document[key] = .array(entries.filter { entry in
+            if case .object(let members) = entry { isKept(members) } else { true }
+        })
+    }
+}

@@ -1,0 +1,308 @@
+/// One change to a session's table, as the live channel carries it: `{"kind": "move", "token": "t1", "x": 5, "y": 6}`.
+///
+/// Each kind has a JSON Schema (Schemas/op.schema.json). Parsing checks types and sizes only; whether the op applies
+/// (the token exists, the place is on the grid, the sender may do it) is for ``Table/apply(_:by:)``.
+public enum TableOp: Sendable, Hashable {
+    /// A token to a tile.
+    case move(token: String, x: Int, y: Int)
+    /// A token or object placed on the table (the map schema's token or object).
+    case add(TableLayer, [String: JSONValue])
+    /// A token or object taken off the table.
+    case remove(TableLayer, id: String)
+    /// A token's label, number, status markers or layer; a null removes the label, markers or layer.
+    case set(token: String, fields: [String: JSONValue])
+    /// A token given to a participant (who may then move it), or taken back (nil).
+    case assign(token: String, owner: String?)
+    /// A token hidden from the players (its owner still sees it).
+    case hide(token: String)
+    /// A hidden token shown to everyone.
+    case reveal(token: String)
+    /// A free-hand stroke added to a drawing layer.
+    case stroke([String: JSONValue])
+    /// A stroke removed.
+    case erase(stroke: String)
+    /// Pointing at a place (tile units); live only, not kept.
+    case ping(x: Double, y: Double)
+    /// Text to everyone, or to the named participants (`"host"` names the host).
+    case message(text: String, to: [String]?)
+    /// An app's own payload, relayed to everyone as it is.
+    case custom(JSONValue)
+    /// Who sees a drawing or token layer (the host always does).
+    case layer(name: String, visibleTo: Audience)
+
+    /// The two layers `add` and `remove` reach.
+    public enum TableLayer: String, Sendable, Hashable {
+        case token
+        case object
+    }
+
+    /// Every kind, as the wire names it.
+    public static let kinds = ["move", "add", "remove", "set", "assign", "hide", "reveal", "stroke", "erase", "ping", "message", "custom", "layer"]
+
+    /// Longest id of a token, object, stroke or layer; longest label.
+    public static let maxId = 64
+    /// Most points in one stroke.
+    public static let maxPoints = 10_000
+    /// Longest message text.
+    public static let maxText = 2_000
+
+    /// The op's kind on the wire.
+    public var kind: String {
+        switch self {
+        case .move: "move"
+        case .add: "add"
+        case .remove: "remove"
+        case .set: "set"
+        case .assign: "assign"
+        case .hide: "hide"
+        case .reveal: "reveal"
+        case .stroke: "stroke"
+        case .erase: "erase"
+        case .ping: "ping"
+        case .message: "message"
+        case .custom: "custom"
+        case .layer: "layer"
+        }
+    }
+
+    /// Reads an op; throws `BAD_OP` with what is wrong.
+    public init(json: JSONValue) throws(TableError) {
+        guard case .object(let op) = json else { throw TableError(.badOp, "an op is a JSON object with a \"kind\"") }
+        guard let kind = op["kind"]?.stringValue else { throw TableError(.badOp, "an op needs a \"kind\": one of \(Self.kinds.joined(separator: ", "))") }
+        var fields = Fields(op, kind: kind)
+        switch kind {
+        case "move":
+            self = .move(token: try fields.id("token"), x: try fields.tile("x"), y: try fields.tile("y"))
+        case "add", "remove":
+            let layer: TableLayer = op["token"] != nil ? .token : .object
+            if kind == "add" {
+                let entity = try fields.object(layer.rawValue)
+                self = .add(layer, layer == .token ? try Self.token(entity) : try Self.object(entity))
+            } else {
+                self = .remove(layer, id: try fields.id(layer.rawValue))
+            }
+        case "set":
+            let token = try fields.id("token")
+            var changes: [String: JSONValue] = [:]
+            for (key, value) in op where key != "kind" && key != "token" {
+                guard ["label", "number", "markers", "layer"].contains(key) else { continue }
+                fields.consumed.insert(key)
+                if value == .null, key != "number" { changes[key] = .null; continue }
+                changes[key] = try Self.tokenField(key, value)
+            }
+            guard !changes.isEmpty else { throw TableError(.badOp, "set changes label, number, markers or layer; give at least one") }
+            self = .set(token: token, fields: changes)
+        case "assign":
+            let token = try fields.id("token")
+            fields.consumed.insert("owner")
+            switch op["owner"] {
+            case nil, .null?: self = .assign(token: token, owner: nil)
+            case .string(let owner)? where (1...Self.maxId).contains(owner.count): self = .assign(token: token, owner: owner)
+            default: throw TableError(.badOp, "assign's \"owner\" is a participant id, or null to take the token back")
+            }
+        case "hide": self = .hide(token: try fields.id("token"))
+        case "reveal": self = .reveal(token: try fields.id("token"))
+        case "stroke": self = .stroke(try Self.stroke(try fields.object("stroke")))
+        case "erase": self = .erase(stroke: try fields.id("stroke"))
+        case "ping": self = .ping(x: try fields.coordinate("x"), y: try fields.coordinate("y"))
+        case "message":
+            let text = try fields.string("text", max: Self.maxText)
+            fields.consumed.insert("to")
+            switch op["to"] {
+            case nil, .null?: self = .message(text: text, to: nil)
+            case .array(let items)? where (1...64).contains(items.count):
+                let names = items.compactMap(\.stringValue).filter { (1...Self.maxId).contains($0.count) }
+                guard names.count == items.count else { throw TableError(.badOp, "message's \"to\" lists participant ids (or \"host\")") }
+                self = .message(text: text, to: names)
+            default: throw TableError(.badOp, "message's \"to\" is a list of 1 to 64 participant ids, or absent for everyone")
+            }
+        case "custom":
+            fields.consumed.insert("payload")
+            guard let payload = op["payload"] else { throw TableError(.badOp, "custom needs a \"payload\"") }
+            self = .custom(payload)
+        case "layer":
+            let name = try fields.id("layer")
+            fields.consumed.insert("visibleTo")
+            guard let value = op["visibleTo"], value != .null, let audience = Audience(json: value), !audience.isComplement || audience.ids.isEmpty
+            else { throw TableError(.badOp, "layer's \"visibleTo\" is \"*\" (everyone) or a list of participant ids ([] for the host only)") }
+            self = .layer(name: name, visibleTo: audience)
+        default:
+            throw TableError(.badOp, "unknown op kind '\(kind.prefix(40))'; the kinds are \(Self.kinds.joined(separator: ", "))")
+        }
+        try fields.checkAllConsumed()
+    }
+
+    /// The op in its wire form.
+    public var json: JSONValue {
+        var op: [String: JSONValue] = ["kind": .string(kind)]
+        switch self {
+        case .move(let token, let x, let y):
+            op["token"] = .string(token)
+            op["x"] = .number(Double(x))
+            op["y"] = .number(Double(y))
+        case .add(let layer, let entity): op[layer.rawValue] = .object(entity)
+        case .remove(let layer, let id): op[layer.rawValue] = .string(id)
+        case .set(let token, let fields):
+            op["token"] = .string(token)
+            op.merge(fields) { $1 }
+        case .assign(let token, let owner):
+            op["token"] = .string(token)
+            op["owner"] = owner.map(JSONValue.string) ?? .null
+        case .hide(let token), .reveal(let token): op["token"] = .string(token)
+        case .stroke(let stroke): op["stroke"] = .object(stroke)
+        case .erase(let stroke): op["stroke"] = .string(stroke)
+        case .ping(let x, let y):
+            op["x"] = .number(x)
+            op["y"] = .number(y)
+        case .message(let text, let to):
+            op["text"] = .string(text)
+            if let to { op["to"] = .array(to.map(JSONValue.string)) }
+        case .custom(let payload): op["payload"] = payload
+        case .layer(let name, let audience):
+            op["layer"] = .string(name)
+            op["visibleTo"] = audience.json
+        }
+        return .object(op)
+    }
+
+    // MARK: Entities
+
+    /// A token as the map schema has it; checked field by field.
+    static func token(_ entity: [String: JSONValue]) throws(TableError) -> [String: JSONValue] {
+        var fields = Fields(entity, kind: "token")
+        _ = try fields.id("id")
+        _ = try fields.digest("asset")
+        _ = try fields.tile("x")
+        _ = try fields.tile("y")
+        for key in ["number", "label", "owner", "hidden", "markers", "layer"] {
+            guard let value = entity[key] else {
+                if key == "number" { throw TableError(.badOp, "a token needs a \"number\" (0 to 999)") }
+                continue
+            }
+            fields.consumed.insert(key)
+            _ = try tokenField(key, value)
+        }
+        try fields.checkAllConsumed()
+        return entity
+    }
+
+    static func tokenField(_ key: String, _ value: JSONValue) throws(TableError) -> JSONValue {
+        switch (key, value) {
+        case ("number", .number(let number)) where number == number.rounded() && (0...999).contains(number): return value
+        case ("label", .string(let text)) where text.count <= maxId: return value
+        case ("owner", .string(let text)) where (1...maxId).contains(text.count): return value
+        case ("layer", .string(let text)) where (1...maxId).contains(text.count): return value
+        case ("hidden", .bool): return value
+        case ("markers", .array(let items)) where items.count <= 16 && items.allSatisfy({ ($0.stringValue?.count).map { (1...32).contains($0) } == true }):
+            return value
+        default:
+            throw TableError(.badOp, "a token's \(key) is " + [
+                "number": "an integer from 0 to 999", "label": "a string of at most 64 characters",
+                "owner": "a participant id", "layer": "a layer name of 1 to 64 characters", "hidden": "true or false",
+                "markers": "a list of at most 16 strings of 1 to 32 characters",
+            ][key, default: "not a token field"])
+        }
+    }
+
+    static func object(_ entity: [String: JSONValue]) throws(TableError) -> [String: JSONValue] {
+        var fields = Fields(entity, kind: "object")
+        _ = try fields.id("id")
+        _ = try fields.digest("asset")
+        _ = try fields.tile("x")
+        _ = try fields.tile("y")
+        if let rotation = entity["rotation"] {
+            fields.consumed.insert("rotation")
+            guard case .number(let degrees) = rotation, [0, 90, 180, 270].contains(degrees) else {
+                throw TableError(.badOp, "an object's rotation is 0, 90, 180 or 270")
+            }
+        }
+        try fields.checkAllConsumed()
+        return entity
+    }
+
+    static func stroke(_ entity: [String: JSONValue]) throws(TableError) -> [String: JSONValue] {
+        var fields = Fields(entity, kind: "stroke")
+        _ = try fields.id("id")
+        let color = try fields.string("color", max: 7)
+        guard color.utf8.count == 7, color.hasPrefix("#"), color.utf8.dropFirst().allSatisfy({ $0 < 128 && Character(Unicode.Scalar($0)).isHexDigit })
+        else { throw TableError(.badOp, "a stroke's color is #rrggbb") }
+        fields.consumed.insert("width")
+        guard case .number(let width)? = entity["width"], width > 0, width <= 4 else { throw TableError(.badOp, "a stroke's width is over 0 and at most 4 tiles") }
+        fields.consumed.insert("points")
+        guard case .array(let points)? = entity["points"], (2...maxPoints).contains(points.count) else {
+            throw TableError(.badOp, "a stroke has 2 to \(maxPoints) points")
+        }
+        for point in points {
+            guard case .array(let pair) = point, pair.count == 2, case .number(let x) = pair[0], case .number(let y) = pair[1],
+                  (0...512).contains(x), (0...512).contains(y)
+            else { throw TableError(.badOp, "a stroke's points are [x, y] pairs from 0 to 512 (tile units)") }
+        }
+        if let layer = entity["layer"] {
+            fields.consumed.insert("layer")
+            guard let name = layer.stringValue, (1...maxId).contains(name.count) else { throw TableError(.badOp, "a stroke's layer is a name of 1 to 64 characters") }
+        }
+        try fields.checkAllConsumed()
+        return entity
+    }
+}
+
+/// Reads an op's fields one by one and remembers which it read, so that a field the kind does not have is refused.
+private struct Fields {
+    let members: [String: JSONValue]
+    let kind: String
+    var consumed: Set<String> = ["kind"]
+
+    init(_ members: [String: JSONValue], kind: String) {
+        self.members = members
+        self.kind = kind
+        if kind == "token" || kind == "object" || kind == "stroke" { consumed = [] }
+    }
+
+    mutating func id(_ key: String) throws(TableError) -> String {
+        try string(key, max: TableOp.maxId)
+    }
+
+    mutating func string(_ key: String, max: Int) throws(TableError) -> String {
+        consumed.insert(key)
+        guard let text = members[key]?.stringValue, (1...max).contains(text.count) else {
+            throw TableError(.badOp, "\(kind) needs \"\(key)\": a string of 1 to \(max) characters")
+        }
+        return text
+    }
+
+    mutating func digest(_ key: String) throws(TableError) -> Digest {
+        consumed.insert(key)
+        guard let text = members[key]?.stringValue, let digest = Digest(text) else {
+            throw TableError(.badOp, "\(kind) needs \"\(key)\": a digest (sha256:<64 lowercase hex>)")
+        }
+        return digest
+    }
+
+    mutating func tile(_ key: String) throws(TableError) -> Int {
+        consumed.insert(key)
+        guard case .number(let value)? = members[key], value == value.rounded(), (0...511).contains(value) else {
+            throw TableError(.badOp, "\(kind) needs \"\(key)\": a tile, an integer from 0 to 511")
+        }
+        return Int(value)
+    }
+
+    mutating func coordinate(_ key: String) throws(TableError) -> Double {
+        consumed.insert(key)
+        guard case .number(let value)? = members[key], (0...512).contains(value) else {
+            throw TableError(.badOp, "\(kind) needs \"\(key)\": a number from 0 to 512 (tile units)")
+        }
+        return value
+    }
+
+    mutating func object(_ key: String) throws(TableError) -> [String: JSONValue] {
+        consumed.insert(key)
+        guard case .object(let object)? = members[key] else { throw TableError(.badOp, "\(kind) needs \"\(key)\": an object") }
+        return object
+    }
+
+    func checkAllConsumed() throws(TableError) {
+        if let extra = members.keys.filter({ !consumed.contains($0) }).sorted().first {
+            throw TableError(.badOp, "\(kind) has no field '\(extra.prefix(40))'")
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import HoardCatalog
+import HoardCore
+import HoardImport
+import NIOConcurrencyHelpers
+import ServiceLifecycle
+
+/// The hub's maps as blobs in the Hoard's store: base maps are read from it, folded ones published into it and
+/// recorded, under the data directory's shared lock like every writer.
+struct StoredTables: TableStorage {
+    let hoard: Hoard
+
+    func map(_ digest: Digest) async throws -> JSONValue {
+        guard let bytes = try await hoard.store.read(digest, range: nil) else { throw APIError.internalError("the map blob \(digest) is missing") }
+        return try JSONValue(parsing: Data(bytes))
+    }
+
+    func fold(session id: String, map: JSONValue, seq: Int64, catalog: Catalog) async throws -> Bool {
+        try await hoard.directory.withLock(exclusive: false) {
+            let area = try hoard.store.makeStagingArea()
+            defer { area.discard() }
+            let staged = try area.stage(try CanonicalJSON.encode(map))
+            _ = try await hoard.store.publish([staged])
+            let blob = BlobRecord(digest: staged.digest, size: staged.size, mediaType: SessionRoutes.mapMediaType)
+            return try catalog.fold(session: id, mapBlob: blob, baseSeq: seq, keeping: SessionHub.foldEvery)
+        }
+    }
+}
+
+/// Loads every session's table when the server starts, so that what each participant may fetch is known.
+struct TableLoadingService: Service {
+    let hub: SessionHub
+
+    func run() async throws {
+        await hub.loadAll()
+        try? await gracefulShutdown()
+    }
+}
+
+/// Encoded views of tables, kept while their session's sequence number stands: many participants see the same
+/// view (all those who own nothing hidden), so a join or a `GET` of a busy session encodes each view once per op.
+final class TableViews: Sendable {
+    private let documents = NIOLockedValueBox<[String: TableDocument]>([:])
+    /// Views kept at most; past it the cache starts again (views are cheap to make once, costly to make per request).
+    static let capacity = 512
+
+    /// The view of `table` (the session as of `seq`) for `viewer`, encoded.
+    func document(session: String, seq: Int64, table: Table, viewer: Table.Actor) throws -> TableDocument {
+        let key = "\(session) \(seq) " + table.unseen(by: viewer).joined(separator: "\u{0}")
+        if let known = documents.withLockedValue({ $0[key] }) { return known }
+        let document = try TableDocument(table, viewer: viewer)
+        documents.withLockedValue { documents in
+            if documents.count >= Self.capacity { documents.removeAll(keepingCapacity: true) }
+            documents[key] = document
+        }
+        return document
+    }
+}
