@@ -95,8 +95,9 @@ extension Table {
             let new = layerAudience(name)
             let changed = old.union(new).subtracting(old.intersection(new))
             let art = tokens.items.filter { $0["layer"]?.stringValue == name }.compactMap { $0["asset"]?.stringValue.flatMap(Digest.init) }
-            return Change(op: op, views: changed.isEmpty ? nil : [View(audience: changed, op: nil)],
-                          art: art.isEmpty ? [] : [(layerAudience(name), Set(art))], changesVisibility: true)
+            // Those whose view changes get it whole; the others just the layer's new setting.
+            let views = changed.isEmpty ? nil : [View(audience: changed, op: nil), View(audience: Audience.everyone.subtracting(changed), op: op)]
+            return Change(op: op, views: views, art: art.isEmpty ? [] : [(layerAudience(name), Set(art))], changesVisibility: true)
         }
     }
 

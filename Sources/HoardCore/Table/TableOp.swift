@@ -169,7 +169,7 @@ public enum TableOp: Sendable, Hashable {
 
     /// A token as the map schema has it; checked field by field.
     static func token(_ entity: [String: JSONValue]) throws(TableError) -> [String: JSONValue] {
-        var fields = Fields(entity, kind: "token")
+        var fields = Fields(entity, kind: "a token", isEntity: true)
         _ = try fields.id("id")
         _ = try fields.digest("asset")
         _ = try fields.tile("x")
@@ -205,7 +205,7 @@ public enum TableOp: Sendable, Hashable {
     }
 
     static func object(_ entity: [String: JSONValue]) throws(TableError) -> [String: JSONValue] {
-        var fields = Fields(entity, kind: "object")
+        var fields = Fields(entity, kind: "an object", isEntity: true)
         _ = try fields.id("id")
         _ = try fields.digest("asset")
         _ = try fields.tile("x")
@@ -221,7 +221,7 @@ public enum TableOp: Sendable, Hashable {
     }
 
     static func stroke(_ entity: [String: JSONValue]) throws(TableError) -> [String: JSONValue] {
-        var fields = Fields(entity, kind: "stroke")
+        var fields = Fields(entity, kind: "a stroke", isEntity: true)
         _ = try fields.id("id")
         let color = try fields.string("color", max: 7)
         guard color.utf8.count == 7, color.hasPrefix("#"), color.utf8.dropFirst().allSatisfy({ $0 < 128 && Character(Unicode.Scalar($0)).isHexDigit })
@@ -252,10 +252,11 @@ private struct Fields {
     let kind: String
     var consumed: Set<String> = ["kind"]
 
-    init(_ members: [String: JSONValue], kind: String) {
+    /// `kind` names what is read in messages; an entity (a token, object or stroke) has no `kind` field of its own.
+    init(_ members: [String: JSONValue], kind: String, isEntity: Bool = false) {
         self.members = members
         self.kind = kind
-        if kind == "token" || kind == "object" || kind == "stroke" { consumed = [] }
+        if isEntity { consumed = [] }
     }
 
     mutating func id(_ key: String) throws(TableError) -> String {
