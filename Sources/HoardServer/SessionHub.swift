@@ -70,7 +70,13 @@ actor SessionHub {
             guard let current = try catalog.session(id: id) else { throw APIError.notFound("no session \(id)") }
             guard current.mapDigest == record.mapDigest, current.baseSeq == record.baseSeq else { continue }
             var live = Live(lastSeq: current.baseSeq, baseSeq: current.baseSeq, table: Table(map: map))
-            for event in try catalog.events(session: id, after: current.baseSeq) {
+            // The log's tail before the base is not applied again, but its op ids are remembered.
+            for event in try catalog.events(session: id, after: 0) {
+                if event.seq <= current.baseSeq {
+                    if let body = try? JSONValue(parsing: Data(event.body.utf8)), let opId = body["opId"]?.stringValue,
+                       let from = body["from"]?.stringValue { Self.remember(opId, from, in: &live) }
+                    continue
+                }
                 live.lastSeq = event.seq
                 guard let body = try? JSONValue(parsing: Data(event.body.utf8)), body["type"]?.stringValue == "op",
                       let opJSON = body["op"], let op = try? TableOp(json: opJSON)
