@@ -10,7 +10,9 @@ Usage: check-schemas.py DATA_DIR IMPORT_JSON ASSETS_JSON [--schemas DIR]
 It checks, and prints, each of these; it exits 1 on any violation, 2 on bad usage:
   1. every Schemas/*.schema.json is a valid draft 2020-12 schema whose $id is https://hoard.example/schemas/<file>;
   2. Schemas/problem-codes.json, the problemCode enum of common.schema.json and the cases of
-     Sources/HoardCore/ProblemCode.swift name the same codes;
+     Sources/HoardCore/ProblemCode.swift name the same codes; every code the live channel's error events use
+     (TableError's, and those the server's live routes send) is among its liveCodes; op.schema.json has a kind for
+     each of TableOp.kinds, and sample ops of every kind match it;
   3. IMPORT_JSON matches import-result.schema.json, and its numbers add up (new + existing = all, kinds sum to
      assets, error = first error problem, the manifest blob exists and agrees with the report);
   4. ASSETS_JSON matches asset-listing.schema.json, and each listed asset agrees with its descriptor blob;
@@ -171,6 +173,47 @@ def validate(checker, schemas, registry, name, instance, what):
 
 
 # 2. The problem-code registry.
+
+SAMPLE_OPS = [
+    {"kind": "move", "token": "t1", "x": 5, "y": 6},
+    {"kind": "add", "token": {"id": "t2", "asset": "sha256:" + "ab" * 32, "x": 0, "y": 0, "number": 3, "hidden": True}},
+    {"kind": "add", "object": {"id": "o1", "asset": "sha256:" + "ab" * 32, "x": 0, "y": 0, "rotation": 90}},
+    {"kind": "remove", "token": "t1"},
+    {"kind": "set", "token": "t1", "label": None, "markers": ["prone"], "layer": "host"},
+    {"kind": "assign", "token": "t1", "owner": None},
+    {"kind": "hide", "token": "t1"},
+    {"kind": "reveal", "token": "t1"},
+    {"kind": "stroke", "stroke": {"id": "s1", "color": "#ff0000", "width": 0.5, "points": [[0, 0], [1.5, 2]], "layer": "p:ana"}},
+    {"kind": "erase", "stroke": "s1"},
+    {"kind": "ping", "x": 1.5, "y": 2},
+    {"kind": "message", "text": "behind you", "to": ["host"]},
+    {"kind": "custom", "payload": {"dice": [6, 6]}},
+    {"kind": "layer", "layer": "p:ana", "visibleTo": "*"},
+]
+
+
+def check_live_codes(directory, schemas, registry, checker):
+    document = load_json(Path(directory) / "problem-codes.json", checker, "registry") or {}
+    live = {entry.get("code") for entry in document.get("liveCodes", []) if entry.get("meaning")}
+    sources = ROOT / "Sources"
+    used = set(re.findall(r'case\s+\w+\s*=\s*"([A-Z_]+)"', (sources / "HoardCore/Table/TableError.swift").read_text(encoding="utf-8")))
+    for name in ("LiveRoutes.swift", "SessionHub.swift"):
+        text = (sources / "HoardServer" / name).read_text(encoding="utf-8")
+        used |= set(re.findall(r'(?:reply\([^"]*|return )"([A-Z][A-Z_]+)"', text))
+    if used - live:
+        checker.fail(f"live error codes missing from problem-codes.json liveCodes: {sorted(used - live)}")
+    else:
+        checker.ok(f"the {len(used)} live error codes the server sends are in problem-codes.json liveCodes")
+    kinds = re.search(r"static let kinds = \[([^\]]*)\]", (sources / "HoardCore/Table/TableOp.swift").read_text(encoding="utf-8"))
+    kinds = set(re.findall(r'"(\w+)"', kinds.group(1))) if kinds else set()
+    defined = set(schemas.get("op.schema.json", {}).get("$defs", {}))
+    if kinds != defined:
+        checker.fail(f"TableOp.kinds and op.schema.json $defs differ: {sorted(kinds ^ defined)}")
+    failures = 0
+    for sample in SAMPLE_OPS:
+        failures += not validate(checker, schemas, registry, "op.schema.json", sample, f"sample op {sample['kind']}")
+    if failures == 0 and kinds == defined:
+        checker.ok(f"op.schema.json defines the {len(kinds)} kinds of TableOp and {len(SAMPLE_OPS)} sample ops match it")
 
 def check_problem_codes(directory, schemas, checker):
     document = load_json(Path(directory) / "problem-codes.json", checker, "registry")
@@ -495,6 +538,7 @@ def main():
     print(f"==> schemas in {arguments.schemas}")
     schemas, registry = load_schemas(arguments.schemas, checker)
     check_problem_codes(arguments.schemas, schemas, checker)
+    check_live_codes(arguments.schemas, schemas, registry, checker)
 
     print(f"==> blobs and catalog in {arguments.data_dir}")
     store = Store(arguments.data_dir, checker)
