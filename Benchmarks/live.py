@@ -1,55 +1,184 @@
 #!/usr/bin/env python3
-"""Live-channel fan-out latency: N participants on one session, the host sending R ops/s for D seconds.
+"""The live table under load: N participants on one session, the host moving a token R times a second and M players
+moving their own tokens once a second each, for D seconds; then a join of a session with J ops since its map was set.
 
-Each op carries the host's send time; every participant records (receive time - send time). Prints p50/p99/max
-delivery latency, lost and reordered events, and the server's peak memory. Loopback only; bounded in time.
+Every op's opId carries its sender's send time; every participant records (receive time - send time) for every op
+event. Prints p50/p99/max delivery latency, lost and reordered events (each participant checks its sequence numbers
+are consecutive and counts the ops it got), the server's peak memory, and the join's time (POST join + GET session,
+the answer checked to hold the last move). Loopback only; bounded in time.
 The participants are spread over --workers processes: one Python process decoding 10,000 WebSocket messages a
 second saturates its core and measures its own queue instead of the server (p99 80-330 ms with one, on 2 cores).
-Usage: python3 Benchmarks/live.py HOARD_BINARY [--participants 200] [--rate 50] [--seconds 10] [--workers 2]
+Usage: python3 Benchmarks/live.py HOARD_BINARY [--participants 200] [--rate 50] [--movers 20] [--seconds 10]
+                                               [--workers 2] [--join-ops 10000]
 Needs: pip install websockets
 """
-import argparse, asyncio, json, multiprocessing, os, shutil, socket, subprocess, sys, tempfile, time, urllib.request
+import argparse, asyncio, hashlib, json, multiprocessing, os, shutil, statistics, subprocess, sys, tempfile, time, urllib.request
 
 import websockets
 
 from benchlib import call, free_port, peak_rss_mb, wait_healthy
 
 
+def op_message(kind_fields, sender, n):
+    """An op whose opId names its sender, its number and its send time."""
+    return json.dumps({"type": "op", "opId": f"{sender}.{n}.{time.time():.6f}", "op": kind_fields})
 
 
-
-
-
-
-async def participant(url, token, expected, latencies, problems, ready):
+async def participant(url, token, expected, latencies, problems, ready, mover):
     async with websockets.connect(url, additional_headers={"Authorization": "Bearer " + token}, max_size=1 << 22,
                                   open_timeout=30, ping_interval=None) as ws:
         ready.set_result(True) if not ready.done() else None
-        last_seq, ops = 0, 0
+        if mover is not None:
+            mover["ws"] = ws
+        last_seq, ops = None, 0
         while ops < expected:
-            message = json.loads(await asyncio.wait_for(ws.recv(), 30))
+            message = json.loads(await asyncio.wait_for(ws.recv(), 60))
             seq = message.get("seq")
+            if message.get("type") == "snapshot":
+                last_seq = seq
+                continue
             if seq is not None:
-                if last_seq and seq != last_seq + 1:
+                if last_seq is not None and seq != last_seq + 1:
                     problems["reordered_or_lost"] += 1
                 last_seq = seq
+            if message.get("type") == "error":
+                problems["errors"] += 1
             if message.get("type") == "op":
-                latencies.append(time.time() - message["op"]["t"])
+                latencies.append(time.time() - float(message["opId"].split(".", 2)[2]))
                 ops += 1
 
 
-def listen(url, tokens, expected, seconds, pipe):
-    """A worker process: its share of the participants, reporting (latencies, lost or reordered) when done."""
+async def move_own_token(mover, token_id, seconds, start):
+    """A player moving their own token once a second."""
+    for n in range(int(seconds)):
+        await asyncio.sleep(max(0, start + n + 0.5 - time.time()))
+        await mover["ws"].send(op_message({"kind": "move", "token": token_id, "x": n % 20, "y": 1}, token_id, n))
+
+
+def listen(url, seats, expected, seconds, pipe):
+    """A worker process: its share of the participants (token, own token id or None), reporting when done."""
     async def go():
-        latencies, problems = [], {"reordered_or_lost": 0}
+        latencies, problems = [], {"reordered_or_lost": 0, "errors": 0}
         loop = asyncio.get_running_loop()
-        readies = [loop.create_future() for _ in tokens]
-        tasks = [asyncio.create_task(participant(url, t, expected, latencies, problems, r)) for t, r in zip(tokens, readies)]
+        readies = [loop.create_future() for _ in seats]
+        movers = [{} if own else None for _, own in seats]
+        tasks = [asyncio.create_task(participant(url, token, expected, latencies, problems, ready, mover))
+                 for (token, _), ready, mover in zip(seats, readies, movers)]
         await asyncio.wait_for(asyncio.gather(*readies), 60)
         pipe.send("ready")
-        await asyncio.wait_for(asyncio.gather(*tasks), seconds + 80)
-        pipe.send((latencies, problems["reordered_or_lost"]))
+        start = pipe.recv()
+        moving = [asyncio.create_task(move_own_token(mover, own, seconds, start))
+                  for (_, own), mover in zip(seats, movers) if own]
+        await asyncio.wait_for(asyncio.gather(*tasks, *moving), seconds + 80)
+        pipe.send((latencies, problems["reordered_or_lost"], problems["errors"]))
     asyncio.run(go())
+
+
+def table_map(art, tokens):
+    return {"schema": "hoard.map/v1", "grid": {"width": 20, "height": 20}, "background": {"tiles": []},
+            "drawing": {"walls": [], "strokes": []}, "objects": [],
+            "tokens": [dict({"id": tid, "asset": art, "x": 0, "y": 0, "number": i}, **({"owner": owner} if owner else {}))
+                       for i, (tid, owner) in enumerate(tokens)]}
+
+
+def put_art(base, host):
+    """One picture-sized blob the maps reference."""
+    body = b"\x89PNG\r\n\x1a\n" + os.urandom(200)
+    digest = "sha256:" + hashlib.sha256(body).hexdigest()
+    request = urllib.request.Request(f"{base}/v1/blobs/{digest}", method="PUT", data=body,
+                                     headers={"Authorization": "Bearer " + host, "Content-Type": "application/octet-stream"})
+    urllib.request.urlopen(request, timeout=30).read()
+    return digest
+
+
+async def fan_out(args, base, port, host, art):
+    session = call(base, "POST", "/v1/sessions", {"name": "bench", "map": table_map(art, [("h", None)])}, host)
+    joined = [call(base, "POST", "/v1/sessions/join", {"code": session["code"], "name": f"p{i}"})
+              for i in range(args.participants)]
+    movers = {j["participantId"]: f"t{i}" for i, j in enumerate(joined[:args.movers])}
+    call(base, "PUT", f"/v1/sessions/{session['id']}/map",
+         table_map(art, [("h", None)] + [(tid, pid) for pid, tid in movers.items()]), host)
+    seats = [(j["participantToken"], movers.get(j["participantId"])) for j in joined]
+    url = f"ws://127.0.0.1:{port}/v1/sessions/{session['id']}/live"
+    host_ops = int(args.rate * args.seconds)
+    expected = host_ops + args.movers * int(args.seconds)
+    pipes, workers = [], []
+    for index in range(args.workers):
+        ours, theirs = multiprocessing.Pipe()
+        worker = multiprocessing.Process(target=listen, args=(url, seats[index::args.workers], expected, args.seconds, theirs))
+        worker.start()
+        pipes.append(ours)
+        workers.append(worker)
+    for pipe in pipes:
+        if not pipe.poll(90) or pipe.recv() != "ready":
+            sys.exit("a worker's participants did not connect")
+    # Let the burst of "joined" presence events (N x N messages) drain before measuring.
+    await asyncio.sleep(2 + args.participants / 40)
+    async with websockets.connect(url, additional_headers={"Authorization": "Bearer " + host}, ping_interval=None,
+                                  max_size=1 << 24) as ws:
+        start = time.time() + 0.2
+        for pipe in pipes:
+            pipe.send(start)
+        for n in range(host_ops):
+            await asyncio.sleep(max(0, start + n / args.rate - time.time()))
+            await ws.send(op_message({"kind": "move", "token": "h", "x": n % 20, "y": 0}, "h", n))
+        latencies, lost, errors = [], 0, 0
+        for pipe in pipes:
+            if not pipe.poll(args.seconds + 90):
+                sys.exit("a worker did not report")
+            theirs, their_lost, their_errors = pipe.recv()
+            latencies += theirs
+            lost += their_lost
+            errors += their_errors
+        for worker in workers:
+            worker.join(10)
+    latencies.sort()
+    count = len(latencies)
+    pct = lambda p: latencies[min(count - 1, int(p * count))] * 1000
+    total = expected * args.participants
+    print(f"{args.participants} participants, host at {args.rate:g} ops/s and {args.movers} players at 1 op/s for "
+          f"{args.seconds:g} s: {count} deliveries (expected {total}); latency p50 {pct(0.5):.1f} ms, p99 {pct(0.99):.1f} ms, "
+          f"max {latencies[-1] * 1000:.1f} ms; lost or reordered: {lost + total - count}; errors: {errors}")
+    return count == total and lost == 0 and errors == 0
+
+
+async def join_after_ops(args, base, port, host, art):
+    """A session whose map was set J ops ago: how long a join takes (snapshot, not replay)."""
+    session = call(base, "POST", "/v1/sessions", {"name": "long game", "map": table_map(art, [("h", None)])}, host)
+    url = f"ws://127.0.0.1:{port}/v1/sessions/{session['id']}/live"
+    sockets = 20  # each socket has its own rate budget (a burst of 100, then 50 a second)
+    per_socket = args.join_ops // sockets
+
+    async def send(index):
+        async with websockets.connect(url, additional_headers={"Authorization": "Bearer " + host}, ping_interval=None,
+                                      max_size=1 << 24) as ws:
+            start = time.time()
+            for n in range(per_socket):
+                if n >= 90:
+                    await asyncio.sleep(max(0, start + (n - 90) / 45 - time.time()))
+                await ws.send(op_message({"kind": "move", "token": "h", "x": (n * sockets + index) % 20, "y": index % 20}, f"s{index}", n))
+            await ws.send(op_message({"kind": "ping", "x": 1, "y": 1}, f"done{index}", 0))
+            while True:  # until this socket's ping (sent after its last op) came back
+                message = json.loads(await asyncio.wait_for(ws.recv(), 60))
+                if message.get("type") == "ping" and message.get("opId", "").startswith(f"done{index}."):
+                    return
+    begun = time.time()
+    await asyncio.gather(*(send(i) for i in range(sockets)))
+    sent = sockets * per_socket
+    final = call(base, "GET", f"/v1/sessions/{session['id']}", None, host)
+    expected = next(t for t in final["map"]["tokens"] if t["id"] == "h")
+    times = []
+    for i in range(20):
+        t0 = time.time()
+        joined = call(base, "POST", "/v1/sessions/join", {"code": session["code"], "name": f"late{i}"})
+        shown = call(base, "GET", f"/v1/sessions/{session['id']}", None, joined["participantToken"])
+        times.append((time.time() - t0) * 1000)
+        if next(t for t in shown["map"]["tokens"] if t["id"] == "h") != expected or shown["seq"] < sent:
+            sys.exit(f"a late joiner did not see the current table: seq {shown['seq']}, {sent} ops sent")
+    times.sort()
+    print(f"join after {sent} ops (sent in {time.time() - begun:.1f} s): join + GET p50 {statistics.median(times):.1f} ms, "
+          f"max {times[-1]:.1f} ms over 20 joins; seq {final['seq']}")
+    return times[len(times) // 2] < 100
 
 
 async def run(args):
@@ -57,55 +186,25 @@ async def run(args):
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     data = os.path.join(work, "data")
+    server = None
     try:
         subprocess.run([args.hoard, "group", "create", "bench", "--data-dir", data], check=True, capture_output=True)
         host = subprocess.run([args.hoard, "token", "create", "--group", "bench", "--name", "gm", "--data-dir", data],
                               check=True, capture_output=True, text=True).stdout.strip()
         server = subprocess.Popen([args.hoard, "serve", "--data-dir", data, "--port", str(port), "--log-level", "warning"])
         wait_healthy(base)
-        session = call(base, "POST", "/v1/sessions", {"name": "bench", "map": {"grid": [20, 20]}}, host)
-        tokens = [call(base, "POST", "/v1/sessions/join", {"code": session["code"], "name": f"p{i}"})["participantToken"]
-                  for i in range(args.participants)]
-        url = f"ws://127.0.0.1:{port}/v1/sessions/{session['id']}/live"
-        expected = int(args.rate * args.seconds)
-        pipes, workers = [], []
-        for index in range(args.workers):
-            ours, theirs = multiprocessing.Pipe()
-            worker = multiprocessing.Process(target=listen, args=(url, tokens[index::args.workers], expected, args.seconds, theirs))
-            worker.start()
-            pipes.append(ours)
-            workers.append(worker)
-        for pipe in pipes:
-            if not pipe.poll(90) or pipe.recv() != "ready":
-                sys.exit("a worker's participants did not connect")
-        # Let the burst of 200 "joined" presence events (200 x 200 messages) drain before measuring.
-        await asyncio.sleep(2 + args.participants / 40)
-        async with websockets.connect(url, additional_headers={"Authorization": "Bearer " + host}, ping_interval=None) as ws:
-            start = time.time()
-            for n in range(expected):
-                await asyncio.sleep(max(0, start + n / args.rate - time.time()))
-                await ws.send(json.dumps({"type": "op", "op": {"n": n, "t": time.time()}}))
-            latencies, problems = [], {"reordered_or_lost": 0}
-            for pipe in pipes:
-                if not pipe.poll(args.seconds + 90):
-                    sys.exit("a worker did not report")
-                theirs, lost = pipe.recv()
-                latencies += theirs
-                problems["reordered_or_lost"] += lost
-            for worker in workers:
-                worker.join(10)
-        peak = peak_rss_mb(server.pid)
-        server.terminate()
-        server.wait(10)
-        latencies.sort()
-        count = len(latencies)
-        pct = lambda p: latencies[min(count - 1, int(p * count))] * 1000
-        print(f"{args.participants} participants, host at {args.rate} ops/s for {args.seconds} s: {count} deliveries "
-              f"(expected {expected * args.participants}); latency p50 {pct(0.5):.1f} ms, p99 {pct(0.99):.1f} ms, "
-              f"max {latencies[-1] * 1000:.1f} ms; lost or reordered: {problems['reordered_or_lost'] + expected * args.participants - count}; "
-              f"server peak RSS {peak:.0f} MB")
-        return 0 if count == expected * args.participants else 1
+        art = put_art(base, host)
+        ok = True
+        if args.participants:
+            ok &= await fan_out(args, base, port, host, art)
+        if args.join_ops:
+            ok &= await join_after_ops(args, base, port, host, art)
+        print(f"server peak RSS {peak_rss_mb(server.pid):.0f} MB")
+        return 0 if ok else 1
     finally:
+        if server:
+            server.terminate()
+            server.wait(10)
         shutil.rmtree(work, ignore_errors=True)
 
 
@@ -113,9 +212,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("hoard")
     parser.add_argument("--participants", type=int, default=200)
-    parser.add_argument("--rate", type=float, default=50)
+    parser.add_argument("--rate", type=float, default=50, help="the host's ops a second")
+    parser.add_argument("--movers", type=int, default=20, help="players moving their own token once a second")
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--workers", type=int, default=2, help="processes the participants are spread over")
+    parser.add_argument("--join-ops", type=int, default=10000, help="ops before the late join (0: skip)")
     sys.exit(asyncio.run(run(parser.parse_args())))
 
 
