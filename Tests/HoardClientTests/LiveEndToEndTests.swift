@@ -97,5 +97,38 @@ import Testing
             hostChannel.close()
         }
     }
+
+    @Test func opsSentWhileReconnectingAreSentAfterTheResyncAndAppliedOnce() async throws {
+        try await ServerFixture.with { fixture in
+            let art = try await fixture.upload(sizes: [100])[0].digest.description
+            let host = fixture.client()
+            let map = JSONValue.object([
+                "schema": .string("hoard.map/v1"), "grid": .object(["width": .number(16), "height": .number(16)]),
+                "tokens": .array([.object(["id": .string("t"), "asset": .string(art), "x": .number(0), "y": .number(0), "number": .number(1)])]),
+            ])
+            let created = try await host.createSession(name: "Crypt", map: map)
+            let joined = try await HoardClient(baseURL: fixture.baseURL).join(code: created.code, name: "Ann")
+            let watcher = joined.live(options: fastRetries(SocketLiveConnector()))
+            let hostSockets = SocketLiveConnector()
+            let hostChannel = host.liveChannel(sessionId: created.id, since: nil, options: fastRetries(hostSockets))
+            #expect(await eventually { hostChannel.isConnected && watcher.isConnected })
+            try await hostChannel.send(.move(token: "t", x: 1, y: 0))
+            // The host's link drops: what it sends meanwhile waits, and goes once the channel is back.
+            hostSockets.dropAll()
+            for x in 2...5 { try await hostChannel.send(.move(token: "t", x: x, y: 0)) }
+            #expect(await eventually(seconds: 10) { hostChannel.pendingOps.isEmpty }, "every op answered")
+            var moves: [Int] = []
+            var events = watcher.events.makeAsyncIterator()
+            while moves.last != 5, let event = try await events.next() {
+                if case .op(_, _, let op) = event, case .number(let x)? = op["x"] { moves.append(Int(x)) }
+            }
+            #expect(moves == [1, 2, 3, 4, 5], "each op applied once, in order")
+            let state = try await host.session(id: created.id)
+            guard case .array(let tokens)? = state.map["tokens"] else { Issue.record("no tokens"); return }
+            #expect(tokens.first?["x"] == .number(5))
+            watcher.close()
+            hostChannel.close()
+        }
+    }
 }
 #endif
