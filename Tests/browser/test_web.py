@@ -253,6 +253,7 @@ def main():
         listed = server.call("GET", "/v1/assets?pack=dungeon-basics&limit=1000")["assets"]
         listed += server.call("GET", "/v1/assets?pack=scifi-outpost&limit=1000")["assets"]
         game = build_map(listed, name="Crypt of the browser test", width=20, height=14)
+        game["tokens"][-1]["hidden"] = True  # the host's page shows it, marked; players are never sent it
         created = server.call("POST", "/v1/sessions", {"name": "Crypt <script>window.pwned=2</script>", "map": game})
         server.call("POST", "/v1/sessions/join", {"code": created["code"], "name": "<b>Eve</b>"}, token=False)
         driver.get(server.base + "/#/sessions")
@@ -268,6 +269,7 @@ def main():
             return colours.size;""")
         check.that(painted > 20, f"the map preview is drawn ({painted} colours sampled)")
         check.that(len(driver.find_elements(By.CSS_SELECTOR, ".tokens li")) == len(game["tokens"]), "every numbered token is listed")
+        check.that("hidden" in driver.find_elements(By.CSS_SELECTOR, ".tokens li")[-1].text, "the hidden token is marked hidden for the host")
         check.that(driver.execute_script("return window.pwned") is None, "no injected script ran")
         shot("12-session-preview")
 

@@ -177,18 +177,24 @@ function paint(context, world, resolve, images, tile, ratio) {
     const art = resolve(token?.asset) ?? {footprint: {width: 1, height: 1}};
     const box = place(token, art);
     const image = picture(token?.asset);
+    // The host's page shows hidden tokens (players are never sent them) faint, with a dashed ring.
+    const hidden = token?.hidden === true;
     context.save();
+    if (hidden) context.globalAlpha = 0.45;
     context.beginPath();
     context.arc(box.x + box.w / 2, box.y + box.h / 2, Math.min(box.w, box.h) / 2 - 1, 0, Math.PI * 2);
     context.fillStyle = 'rgba(255, 255, 255, 0.25)';
     context.fill();
     if (image) { context.clip(); context.drawImage(image, box.x, box.y, box.w, box.h); }
     context.restore();
+    context.save();
     context.lineWidth = Math.max(1.5, tile * 0.05);
-    context.strokeStyle = '#f3d98f';
+    context.strokeStyle = hidden ? '#9aa3b5' : '#f3d98f';
+    if (hidden) context.setLineDash([tile * 0.12, tile * 0.08]);
     context.beginPath();
     context.arc(box.x + box.w / 2, box.y + box.h / 2, Math.min(box.w, box.h) / 2 - 1, 0, Math.PI * 2);
     context.stroke();
+    context.restore();
     if (Number.isInteger(token?.number)) {
       const radius = Math.max(7, tile * 0.2);
       const cx = box.x + box.w - radius * 0.8;

@@ -45,7 +45,13 @@ export async function showSession(main, id) {
         h('h3', {}, 'Tokens'),
         world.tokens.length ? h('ol', {class: 'tokens'}, world.tokens.map((token) => h('li', {},
           h('span', {class: 'number'}, Number.isInteger(token?.number) ? String(token.number) : '–'),
-          h('span', {}, typeof token?.label === 'string' ? token.label : names.get(token?.asset) ?? 'token'))))
+          h('span', {}, typeof token?.label === 'string' ? token.label : names.get(token?.asset) ?? 'token'),
+          // What the table knows of it: hidden from players, whose it is, its status markers.
+          h('span', {class: 'muted'}, [
+            token?.hidden === true ? 'hidden' : '',
+            typeof token?.owner === 'string' ? `${session.participants.find((p) => p.id === token.owner)?.name ?? 'a player'}'s` : '',
+            ...(Array.isArray(token?.markers) ? token.markers.filter((m) => typeof m === 'string') : []),
+          ].filter(Boolean).join(' · ')))))
           : h('p', {class: 'muted'}, 'No tokens on the map.'),
         h('h3', {}, 'Players'),
         session.participants.length ? h('ul', {class: 'people'}, session.participants.map((person) =>
