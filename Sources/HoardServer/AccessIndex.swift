@@ -26,13 +26,13 @@ public final class AccessIndex: Sendable {
         var applied: UInt64 = 0
     }
 
-    /// Per session: art some of its participants may not fetch, with those who may (``SessionHub`` keeps it). A
-    /// session absent here is not loaded yet: its participants fetch nothing until it is.
-    private let withheld = NIOLockedValueBox<[String: [Digest: Audience]]>([:])
+    /// Per session: the blobs its participants may fetch, each with who (``SessionHub`` keeps it from their views of
+    /// the table). A session absent here is not loaded yet: its participants fetch nothing until it is.
+    private let visibleArt = NIOLockedValueBox<[String: [Digest: Audience]]>([:])
 
-    /// Sets what a session withholds from some of its participants (nil: the session ended).
-    public func setWithheld(session: String, _ digests: [Digest: Audience]?) {
-        withheld.withLockedValue { $0[session] = digests }
+    /// Sets what a session's participants may fetch (nil: the session ended).
+    public func setVisibleArt(session: String, _ digests: [Digest: Audience]?) {
+        visibleArt.withLockedValue { $0[session] = digests }
     }
 
     private let tickets = NIOLockedValueBox<UInt64>(0)
@@ -125,7 +125,7 @@ public final class AccessIndex: Sendable {
             guard let principal else { return nil }
             if let session = principal.sessionId, let participant = principal.participantId {
                 guard state.snapshot.sessions[session]?.contains(digest) == true else { return nil }
-                let isShown = withheld.withLockedValue { sessions in sessions[session].map { $0[digest]?.contains(participant) ?? true } ?? false }
+                let isShown = visibleArt.withLockedValue { $0[session]?[digest]?.contains(participant) == true }
                 return isShown ? entry : nil
             }
             return principal.isAdmin || entry.groups.contains(principal.groupId) ? entry : nil

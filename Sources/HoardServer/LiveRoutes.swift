@@ -142,7 +142,7 @@ struct LiveRoutes: Sendable {
     func admitArt(of op: TableOp, session: SessionRecord, principal: Principal) async throws -> String? {
         let art: Set<Digest>
         switch op {
-        case .add(_, let entity): art = Set([entity["asset"]?.stringValue.flatMap(Digest.init)].compactMap { $0 })
+        case .add(_, let entity): art = JSONValue.object(entity).referencedDigests
         case .custom(let payload): art = payload.referencedDigests
         default: return nil
         }

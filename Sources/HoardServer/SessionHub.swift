@@ -34,6 +34,9 @@ actor SessionHub {
         var uploads: [Digest: String] = [:]
         /// Whether a fold is being stored.
         var isFolding = false
+        /// For each piece of art the table has shown, the blobs that show it (an asset's descriptor, variants and
+        /// renditions): asked of the catalog once per digest.
+        var blobsOfArt: [Digest: Set<Digest>] = [:]
     }
 
     /// Messages a slow reader may have waiting before it is disconnected.
@@ -87,7 +90,7 @@ actor SessionHub {
             live.lastSeq = max(live.lastSeq, current.lastSeq)
             for upload in try catalog.participantUploads(session: id) { live.uploads[upload.digest] = upload.participant }
             sessions[id] = live
-            try updateWithheld(id)
+            try updateVisibleArt(id)
             return live
         }
         throw APIError.internalError("the session \(id) kept changing while it was loaded")
@@ -107,17 +110,23 @@ actor SessionHub {
         if live.recentOps[from]!.count > recentOpLimit { live.recentOps[from]!.removeFirst() }
     }
 
-    /// Tells the access index which of the session's art some participants may not fetch: art only hidden tokens or
-    /// hidden layers show, and pictures participants uploaded that the table does not show (each with its blobs).
-    private func updateWithheld(_ id: String) throws {
+    /// Tells the access index which art each participant may fetch: what their view of the table shows (each
+    /// asset with its variants and renditions) and the pictures they uploaded. Anything else the session once
+    /// reached, such as the art of a token removed while hidden or of a replaced map, answers 404 to them.
+    private func updateVisibleArt(_ id: String) throws {
         guard let live = sessions[id] else { return }
-        let withheld = live.table.withheldArt(extra: live.uploads.mapValues { Audience.only([$0]) })
-        let blobs = withheld.isEmpty ? [:] : try catalog.art(of: Set(withheld.keys))
-        var expanded: [Digest: Audience] = [:]
-        for (digest, audience) in withheld {
-            for blob in blobs[digest] ?? [digest] { expanded[blob] = expanded[blob].map { $0.union(audience) } ?? audience }
+        let audiences = live.table.artAudiences(extra: live.uploads.mapValues { Audience.only([$0]) })
+        let unknown = Set(audiences.keys).subtracting(live.blobsOfArt.keys)
+        if !unknown.isEmpty {
+            let found = try catalog.art(of: unknown)
+            sessions[id]?.blobsOfArt.merge(found) { $1 }
         }
-        access.setWithheld(session: id, expanded)
+        let blobsOfArt = sessions[id]?.blobsOfArt ?? [:]
+        var visible: [Digest: Audience] = [:]
+        for (digest, audience) in audiences {
+            for blob in blobsOfArt[digest] ?? [digest] { visible[blob] = visible[blob].map { $0.union(audience) } ?? audience }
+        }
+        access.setVisibleArt(session: id, visible)
     }
 
     // MARK: Sockets
@@ -179,7 +188,7 @@ actor SessionHub {
             for connection in live.connections.values { connection.continuation.finish() }
         }
         sessions[id] = nil
-        access.setWithheld(session: id, nil)
+        access.setVisibleArt(session: id, nil)
     }
 
     // MARK: Ops
@@ -238,7 +247,7 @@ actor SessionHub {
             throw error
         }
         if let opId { Self.remember(opId, participantId, in: &sessions[id]!) }
-        if change.changesVisibility { try updateWithheld(id) }
+        if change.changesVisibility { try updateVisibleArt(id) }
         if let live = sessions[id], live.lastSeq - live.baseSeq >= Self.foldEvery { fold(id) }
         return .applied(seq: seq)
     }
@@ -253,13 +262,13 @@ actor SessionHub {
             "size": .number(Double(blob.size)), "mediaType": .string(blob.mediaType),
         ]
         try publish(session: id, event, views: [(.only([participantId]), event)])
-        try updateWithheld(id)
+        try updateVisibleArt(id)
     }
 
     /// Forgets an upload (deleted by its owner).
     func forgetUpload(session id: String, digest: Digest) throws {
         guard sessions[id]?.uploads.removeValue(forKey: digest) != nil else { return }
-        try updateWithheld(id)
+        try updateVisibleArt(id)
     }
 
     // MARK: Sequencing
@@ -344,7 +353,7 @@ actor SessionHub {
         sessions[id]?.table = Table(map: map)
         sessions[id]?.baseSeq = seq
         let published = try publish(session: id, event, views: [(.everyone, nil)])
-        try updateWithheld(id)
+        try updateVisibleArt(id)
         return published
     }
 

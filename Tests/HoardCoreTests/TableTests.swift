@@ -121,12 +121,14 @@ private func ids(_ map: JSONValue) -> [String] {
         var table = Table(map: map())
         #expect(ids(table.view(for: .host)) == ["goblin", "ogre", "wolf"])
         #expect(ids(table.view(for: .participant("bo"))) == ["goblin", "wolf"])
-        #expect(table.withheldArt() == [Digest(art(2).stringValue!)!: .nobody])
+        let ogre = Digest(art(2).stringValue!)!
+        #expect(table.artAudiences()[ogre] == .nobody)
+        #expect(table.artAudiences()[Digest(art(9).stringValue!)!] == .everyone, "the floor is everyone's")
         let moved = try table.apply(.move(token: "ogre", x: 3, y: 3), by: .host)
         #expect(moved.views?.isEmpty == true, "no player is told of a hidden token's move")
         _ = try table.apply(.assign(token: "ogre", owner: "bo"), by: .host)
         #expect(ids(table.view(for: .participant("bo"))) == ["goblin", "ogre", "wolf"], "the owner sees their hidden token")
-        #expect(table.withheldArt() == [Digest(art(2).stringValue!)!: .only(["bo"])])
+        #expect(table.artAudiences()[ogre] == .only(["bo"]))
         let revealed = try table.apply(.reveal(token: "ogre"), by: .host)
         let views = try #require(revealed.views)
         #expect(views.count == 2)
@@ -135,7 +137,10 @@ private func ids(_ map: JSONValue) -> [String] {
             if view.audience == Audience.everyone.subtracting(.only(["bo"])), case .add(.token, let entity)? = view.op { entity["id"] == .string("ogre") } else { false }
         })
         #expect(revealed.art.map(\.audience) == [Audience.everyone.subtracting(.only(["bo"]))], "its art is announced to those who now see it")
-        #expect(table.withheldArt().isEmpty)
+        #expect(table.artAudiences()[ogre] == .everyone)
+        _ = try table.apply(.hide(token: "ogre"), by: .host)
+        _ = try table.apply(.remove(.token, id: "ogre"), by: .host)
+        #expect(table.artAudiences()[ogre] == nil, "art the table no longer shows is in nobody's view")
     }
 
     @Test func playersDrawOnTheirOwnLayerWhichTheHostMayShare() throws {

@@ -87,14 +87,16 @@ extension Table {
             return Change(op: op, views: [View(audience: audience, op: op)], art: [], changesVisibility: false)
         case .custom(let payload):
             try hostOnly(participant, "send custom ops")
-            return Change(op: op, views: nil, art: [(.everyone, payload.referencedDigests)], changesVisibility: false)
+            let art = payload.referencedDigests
+            customArt.formUnion(art)
+            return Change(op: op, views: nil, art: [(.everyone, art)], changesVisibility: !art.isEmpty)
         case .layer(let name, let audience):
             try hostOnly(participant, "choose who sees a layer")
             let old = layerAudience(name)
             layers[name] = audience
             let new = layerAudience(name)
             let changed = old.union(new).subtracting(old.intersection(new))
-            let art = tokens.items.filter { $0["layer"]?.stringValue == name }.compactMap { $0["asset"]?.stringValue.flatMap(Digest.init) }
+            let art = tokens.items.filter { $0["layer"]?.stringValue == name }.flatMap { JSONValue.object($0).referencedDigests }
             // Those whose view changes get it whole; the others just the layer's new setting.
             let views = changed.isEmpty ? nil : [View(audience: changed, op: nil), View(audience: Audience.everyone.subtracting(changed), op: op)]
             return Change(op: op, views: views, art: art.isEmpty ? [] : [(layerAudience(name), Set(art))], changesVisibility: true)
@@ -127,16 +129,16 @@ extension Table {
         let now = tokens[id]
         let after = now.map(tokenAudience) ?? .nobody
         var change = transition(op, before: before, after: after, appear: now.map { .add(.token, $0) }, vanish: .remove(.token, id: id))
-        if let now, let digest = now["asset"]?.stringValue.flatMap(Digest.init) {
+        if let now, case let art = JSONValue.object(now).referencedDigests, !art.isEmpty {
             let appearing = after.subtracting(before)
-            if case .add = op { change.art = [(after, [digest])] } else if !appearing.isEmpty { change.art = [(appearing, [digest])] }
+            if case .add = op { change.art = [(after, art)] } else if !appearing.isEmpty { change.art = [(appearing, art)] }
         }
         return change
     }
 
     private static func art(of op: TableOp) -> [(audience: Audience, digests: Set<Digest>)] {
-        guard case .add(_, let entity) = op, let digest = entity["asset"]?.stringValue.flatMap(Digest.init) else { return [] }
-        return [(.everyone, [digest])]
+        guard case .add(_, let entity) = op, case let art = JSONValue.object(entity).referencedDigests, !art.isEmpty else { return [] }
+        return [(.everyone, art)]
     }
 
     /// Splits participants by what they saw of an entity before and after: those who see it throughout get the op,

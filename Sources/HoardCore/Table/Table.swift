@@ -26,7 +26,7 @@ public struct Table: Sendable {
         public var art: [(audience: Audience, digests: Set<Digest>)]
         /// Whether the op is kept (logged and folded into the map); a `ping` is not.
         public var isKept: Bool { if case .ping = op { false } else { true } }
-        /// Whether who-may-fetch-which-art changed (``withheldArt()`` is worth asking again).
+        /// Whether who-may-fetch-which-art changed (``artAudiences(extra:)`` is worth asking again).
         public var changesVisibility: Bool
     }
 
@@ -52,6 +52,8 @@ public struct Table: Sendable {
     var layers: [String: Audience]
     /// Digests referenced outside tokens, objects and strokes (the floor, walls, anything else): seen by everyone.
     let fixedArt: Set<Digest>
+    /// Art that `custom` ops named: everyone's (kept while the table is in memory; a fold does not keep it).
+    public internal(set) var customArt: Set<Digest> = []
     let original: JSONValue?
 
     /// Reads a map document.
@@ -75,7 +77,10 @@ public struct Table: Sendable {
         if document["drawing"] != nil { document["drawing"] = .object([:]) }
         width = Self.side(map["grid"]?["width"])
         height = Self.side(map["grid"]?["height"])
+        // Entries of the lists that are not objects (an app's own shapes) are shown to everyone as they are.
+        let loose = (tokens.entries + objects.entries + strokes.entries).filter { if case .object = $0 { false } else { true } }
         fixedArt = JSONValue.object(document).referencedDigests.union(JSONValue.object(drawing).referencedDigests)
+            .union(JSONValue.array(loose).referencedDigests)
         self.document = document
         self.drawing = drawing
         isOpaque = false
@@ -142,18 +147,17 @@ public struct Table: Sendable {
         return name.hasPrefix("p:") ? own : .everyone
     }
 
-    /// Art that not every participant may fetch: each digest referenced by tokens (or given in `extra`, with who may
-    /// fetch it anyway) but by nothing everyone sees, with the participants who see something that uses it.
-    /// Everything else the map references is everyone's.
-    public func withheldArt(extra: [Digest: Audience] = [:]) -> [Digest: Audience] {
+    /// Who may fetch each piece of art the table shows (the host may fetch all of it): the floor, walls, objects and
+    /// art of `custom` ops everyone; a token's art those who see a token that uses it. `extra` adds art with its
+    /// audience (a participant's upload: them). Art the table does not show is in nobody's view.
+    public func artAudiences(extra: [Digest: Audience] = [:]) -> [Digest: Audience] {
         var audiences = extra
-        for token in tokens.items {
-            guard let digest = token["asset"]?.stringValue.flatMap(Digest.init) else { continue }
-            audiences[digest] = (audiences[digest] ?? .nobody).union(tokenAudience(token))
-        }
-        for object in objects.items { if let digest = object["asset"]?.stringValue.flatMap(Digest.init) { audiences[digest] = nil } }
-        for digest in fixedArt { audiences[digest] = nil }
-        return audiences.filter { $0.value != .everyone }
+        func add(_ digest: Digest, _ audience: Audience) { audiences[digest] = audiences[digest].map { $0.union(audience) } ?? audience }
+        for digest in fixedArt.union(customArt) { add(digest, .everyone) }
+        for object in objects.items { for digest in JSONValue.object(object).referencedDigests { add(digest, .everyone) } }
+        for token in tokens.items { for digest in JSONValue.object(token).referencedDigests { add(digest, tokenAudience(token)) } }
+        for stroke in strokes.items { for digest in JSONValue.object(stroke).referencedDigests { add(digest, strokeAudience(stroke)) } }
+        return audiences
     }
 }
 
