@@ -29,16 +29,18 @@ struct UploadRoutes: Sendable {
         endpoints.on(.delete, "/v1/uploads/{digest}") { request, context in try await forget(request, context) }
     }
 
+    /// An upload as answered: stored (`POST`) or listed (`GET /v1/uploads`, with `uploadedAt`).
     struct Stored: Encodable {
         var digest: Digest
         var size: Int64
         var mediaType: String
         var scope: String
         var session: String?
+        var uploadedAt: Date?
     }
 
     func upload(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
-        guard let principal = context.principal else { throw APIError.unauthorized("send a participant's or member's token") }
+        let principal = try Self.requirePrincipal(context)
         try limits.admit(principal)
         let (scope, groupId, session) = try self.scope(for: principal, sessionParameter: request.uri.queryParameters["session"].map(String.init))
         let limit = configuration.maxPictureUpload
@@ -81,6 +83,12 @@ struct UploadRoutes: Sendable {
         return try JSONBody.response(stored, status: isInScope ? .ok : .created)
     }
 
+    /// The participant or member the request acts for; 401 without a token.
+    static func requirePrincipal(_ context: HoardRequestContext) throws -> Principal {
+        guard let principal = context.principal else { throw APIError.unauthorized("send a participant's or member's token") }
+        return principal
+    }
+
     /// Where an upload goes: a participant's session, the session a member names, or the member's own space.
     func scope(for principal: Principal, sessionParameter: String?) throws -> (UploadScope, groupId: Int64, session: String?) {
         if let id = principal.sessionId ?? sessionParameter {
@@ -121,18 +129,8 @@ struct UploadRoutes: Sendable {
             body: body)
     }
 
-    /// One upload as listed: ``Stored`` and when it was uploaded.
-    struct Listed: Encodable {
-        var digest: Digest
-        var size: Int64
-        var mediaType: String
-        var scope: String
-        var session: String?
-        var uploadedAt: Date
-    }
-
     struct Page: Encodable {
-        var uploads: [Listed]
+        var uploads: [Stored]
         var total: Int
         var nextOffset: Int?
     }
@@ -140,12 +138,12 @@ struct UploadRoutes: Sendable {
     /// `GET /v1/uploads?offset=&limit=`: the uploads the caller made, newest first — a member's in their own space
     /// and into sessions, a participant's in its session.
     func list(_ request: Request, _ context: HoardRequestContext) throws -> Response {
-        guard let principal = context.principal else { throw APIError.unauthorized("send a participant's or member's token") }
+        let principal = try Self.requirePrincipal(context)
         let offset = try request.queryNumber("offset", default: 0, range: 0...Int(Int32.max))
         let limit = try request.queryNumber("limit", default: 100, range: 1...1000)
         let (page, total) = try hoard.catalog.uploads(by: principal, offset: offset, limit: limit)
         let listed = page.map {
-            Listed(digest: $0.digest, size: $0.size, mediaType: $0.mediaType, scope: $0.session == nil ? "member" : "session",
+            Stored(digest: $0.digest, size: $0.size, mediaType: $0.mediaType, scope: $0.session == nil ? "member" : "session",
                    session: $0.session, uploadedAt: $0.uploadedAt)
         }
         return try JSONBody.response(Page(uploads: listed, total: total, nextOffset: offset + page.count < total ? offset + page.count : nil))
@@ -156,7 +154,7 @@ struct UploadRoutes: Sendable {
     /// session upload the session's host or an admin, may; anyone else gets 404, as for an absent upload.
     func forget(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
         let digest = try BlobRoutes.digest(context)
-        guard let principal = context.principal else { throw APIError.unauthorized("send a participant's or member's token") }
+        let principal = try Self.requirePrincipal(context)
         let notFound = APIError.notFound("no upload \(digest) you may delete")
         let (scope, _, session) = try self.scope(for: principal, sessionParameter: request.uri.queryParameters["session"].map(String.init))
         guard let upload = try hoard.catalog.privateUpload(digest, scope: scope) else { throw notFound }
