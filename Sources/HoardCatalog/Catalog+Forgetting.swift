@@ -29,11 +29,11 @@ extension Catalog {
     /// The private uploads `principal` made (``PrivateUploadRecord/isUploaded(by:)``), newest first: one page of at
     /// most `limit` after skipping `offset`, and how many there are in all.
     public func uploads(by principal: Principal, offset: Int, limit: Int) throws(CatalogError) -> (page: [UploadListing], total: Int) {
+        let space = UploadScope.member(groupId: principal.groupId, name: principal.tokenName).description
         let (condition, arguments): (String, StatementArguments) = if let participantId = principal.participantId {
             ("p.scope = ? AND p.uploader = ?", [UploadScope.session(principal.sessionId ?? "").description, participantId])
         } else {
-            ("p.uploader = ? AND (p.scope = ? OR (p.scope LIKE 'session:%' AND p.groupId = ?))",
-             [principal.tokenName, UploadScope.member(groupId: principal.groupId, name: principal.tokenName).description, principal.groupId])
+            ("p.uploader = ? AND (p.scope = ? OR (p.scope LIKE 'session:%' AND p.groupId = ?))", [principal.tokenName, space, principal.groupId])
         }
         return try read { db in
             let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM privateUpload p WHERE \(condition)", arguments: arguments) ?? 0
@@ -67,9 +67,8 @@ extension Catalog {
     /// such. Nil when there was no such upload.
     public func forgetUpload(_ digest: Digest, scope: UploadScope) throws(CatalogError) -> ForgottenUpload? {
         try write { db in
-            guard try PrivateUploadRecord.filter(Column("scope") == scope.description && Column("digest") == digest).deleteAll(db) > 0 else {
-                return nil
-            }
+            let row = PrivateUploadRecord.filter(Column("scope") == scope.description && Column("digest") == digest)
+            guard try row.deleteAll(db) > 0 else { return nil }
             guard case .session(let session) = scope else { return ForgottenUpload(unreachableIn: nil) }
             try db.execute(sql: """
                 DELETE FROM sessionBlob WHERE sessionId = :s AND digest = :d

@@ -146,7 +146,8 @@ struct UploadRoutes: Sendable {
             Stored(digest: $0.digest, size: $0.size, mediaType: $0.mediaType, scope: $0.session == nil ? "member" : "session",
                    session: $0.session, uploadedAt: $0.uploadedAt)
         }
-        return try JSONBody.response(Page(uploads: listed, total: total, nextOffset: offset + page.count < total ? offset + page.count : nil))
+        let next = offset + page.count < total ? offset + page.count : nil
+        return try JSONBody.response(Page(uploads: listed, total: total, nextOffset: next))
     }
 
     /// `DELETE /v1/uploads/{digest}?session=`: forgets the upload in the scope a `POST` with the same parameters would
@@ -159,7 +160,9 @@ struct UploadRoutes: Sendable {
         let (scope, _, session) = try self.scope(for: principal, sessionParameter: request.uri.queryParameters["session"].map(String.init))
         guard let upload = try hoard.catalog.privateUpload(digest, scope: scope) else { throw notFound }
         if !upload.isUploaded(by: principal) {
-            guard let session, let record = try hoard.catalog.session(id: session), SessionRoutes.isHost(principal, of: record) else { throw notFound }
+            guard let session, let record = try hoard.catalog.session(id: session), SessionRoutes.isHost(principal, of: record) else {
+                throw notFound
+            }
         }
         guard let forgotten = try hoard.catalog.forgetUpload(digest, scope: scope) else { throw notFound }
         if let session = forgotten.unreachableIn { access.removeReachable(session: session, [digest]) }
