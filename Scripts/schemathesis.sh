@@ -264,6 +264,16 @@ call("GET", "/v1/shares/{id}/picture", 200, params={"id": shared["id"]}, token=F
 call("GET", "/s/{id}", 200, params={"id": shared["id"]}, token=False)
 call("DELETE", "/v1/shares/{id}", 204, params={"id": shared["id"]})
 call("GET", "/v1/shares/{id}", 404, params={"id": shared["id"]}, token=False)
+call("GET", "/v1/uploads", 200, query={"limit": 1, "offset": 1})
+call("GET", "/v1/uploads", 400, query={"limit": 0})
+call("DELETE", "/v1/uploads/{digest}", 204, params={"digest": uploaded["digest"]}, query={"session": created["id"]})
+call("DELETE", "/v1/uploads/{digest}", 204, params={"digest": uploaded["digest"]})
+call("DELETE", "/v1/uploads/{digest}", 404, params={"digest": uploaded["digest"]})
+call("GET", "/v1/uploads/{digest}", 404, params={"digest": uploaded["digest"]})
+ended = call("POST", "/v1/sessions", 201, body={"name": "ended", "map": game_map}).json()
+call("DELETE", "/v1/sessions/{id}", 204, params={"id": ended["id"]})
+call("DELETE", "/v1/sessions/{id}", 404, params={"id": ended["id"]})
+call("POST", "/v1/sessions/join", 404, body={"code": ended["code"], "name": "Late"}, token=False)
 
 print(f"== known-good requests: {passed} passed, {len(failed)} failed")
 for failure in failed:

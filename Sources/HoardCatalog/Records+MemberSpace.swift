@@ -48,6 +48,19 @@ public struct PrivateUploadRecord: Codable, Sendable, Hashable, FetchableRecord,
         self.uploader = uploader
         self.createdAt = createdAt
     }
+
+    /// The session of a session upload; nil for a member's.
+    public var sessionId: String? { UploadScope.session(of: scope) }
+
+    /// Whether `principal` made this upload: a participant by its id, which is what `uploader` holds for a
+    /// participant's upload (display names repeat); a member by token name, in their own space or in a session of
+    /// their group.
+    public func isUploaded(by principal: Principal) -> Bool {
+        if let participantId = principal.participantId { return uploader == participantId && sessionId == principal.sessionId }
+        guard principal.isMember, uploader == principal.tokenName else { return false }
+        return scope == UploadScope.member(groupId: principal.groupId, name: principal.tokenName).description
+            || (sessionId != nil && groupId == principal.groupId)
+    }
 }
 
 /// Who may read a private upload: the participants of one game session, or one member.
@@ -57,9 +70,17 @@ public enum UploadScope: Sendable, Hashable, CustomStringConvertible {
     /// One member of one group.
     case member(groupId: Int64, name: String)
 
+    /// How the scope of a session upload begins; the session id follows.
+    public static let sessionPrefix = "session:"
+
+    /// The session of a stored scope (`session:<id>`); nil for a member's.
+    public static func session(of scope: String) -> String? {
+        scope.hasPrefix(sessionPrefix) ? String(scope.dropFirst(sessionPrefix.count)) : nil
+    }
+
     public var description: String {
         switch self {
-        case .session(let id): "session:\(id)"
+        case .session(let id): Self.sessionPrefix + id
         case .member(let groupId, let name): "member:\(groupId):\(name)"
         }
     }

@@ -96,6 +96,29 @@ public final class AccessIndex: Sendable {
         state.withLockedValue { $0.snapshot.sessions[session]?.contains(digest) == true }
     }
 
+    /// Takes blobs out of what a session's participants may read (already deleted from the catalog), without a
+    /// rebuild: a forgotten upload stops being served to them at once.
+    public func removeReachable(session: String, _ digests: Set<Digest>) {
+        let ticket = ticket()
+        state.withLockedValue { state in
+            state.snapshot.sessions[session]?.subtract(digests)
+            state.applied = max(state.applied, ticket)
+        }
+    }
+
+    /// Forgets a session that was deleted from the catalog, without a rebuild: its participants' tokens are unknown
+    /// (401) and nothing is readable through it from now on.
+    public func endSession(_ id: String) {
+        let ticket = ticket()
+        state.withLockedValue { state in
+            state.snapshot.sessions[id] = nil
+            state.snapshot.principals = state.snapshot.principals.filter { $0.value.sessionId != id }
+            state.knownTokens = state.knownTokens.filter { $0.value.sessionId != id }
+            state.applied = max(state.applied, ticket)
+        }
+        setVisibleArt(session: id, nil)
+    }
+
     /// Reloads when the catalog changed since the last load. Returns whether it did.
     @discardableResult
     public func reloadIfChanged() throws -> Bool {

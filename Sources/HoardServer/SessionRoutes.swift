@@ -28,6 +28,7 @@ struct SessionRoutes: Sendable {
         endpoints.on(.post, "/v1/sessions/join") { request, context in try await join(request, context) }
         endpoints.on(.get, "/v1/sessions/{id}") { request, context in try await show(request, context) }
         endpoints.on(.put, "/v1/sessions/{id}/map") { request, context in try await replaceMap(request, context) }
+        endpoints.on(.delete, "/v1/sessions/{id}") { _, context in try await end(context) }
         endpoints.on(.post, "/v1/maps") { request, context in try await saveMap(request, context) }
         endpoints.on(.get, "/v1/maps") { _, context in try listMaps(context) }
         endpoints.on(.get, "/v1/maps/{name}") { _, context in try await loadMap(context) }
@@ -290,6 +291,18 @@ struct SessionRoutes: Sendable {
             var seq: Int64
         }
         return try JSONBody.response(Replaced(mapDigest: blob.digest, seq: seq))
+    }
+
+    /// Ends a session (its host or an admin): its participants and their tokens, its reach, its event log and the
+    /// uploads made in it go in one catalog transaction; its tokens answer 401 and its sockets close at once.
+    func end(_ context: HoardRequestContext) async throws -> Response {
+        let (session, principal) = try visibleSession(context)
+        guard Self.isHost(principal, of: session) else { throw APIError.forbidden("only the session's host (or an admin) may end it") }
+        guard try hoard.catalog.deleteSession(id: session.id) else { throw APIError.notFound("no session \(session.id)") }
+        access.endSession(session.id)
+        await hub.end(session: session.id)
+        context.logger.info("session ended", metadata: ["session": "\(session.id)"])
+        return Response(status: .noContent)
     }
 
     // MARK: Saved maps

@@ -24,19 +24,23 @@ struct UploadRoutes: Sendable {
 
     func register(on endpoints: Endpoints) {
         endpoints.on(.post, "/v1/uploads") { request, context in try await upload(request, context) }
+        endpoints.on(.get, "/v1/uploads") { request, context in try list(request, context) }
         endpoints.on(.get, "/v1/uploads/{digest}") { _, context in try await fetch(context) }
+        endpoints.on(.delete, "/v1/uploads/{digest}") { request, context in try await forget(request, context) }
     }
 
+    /// An upload as answered: stored (`POST`) or listed (`GET /v1/uploads`, with `uploadedAt`).
     struct Stored: Encodable {
         var digest: Digest
         var size: Int64
         var mediaType: String
         var scope: String
         var session: String?
+        var uploadedAt: Date?
     }
 
     func upload(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
-        guard let principal = context.principal else { throw APIError.unauthorized("send a participant's or member's token") }
+        let principal = try Self.requirePrincipal(context)
         try limits.admit(principal)
         let (scope, groupId, session) = try self.scope(for: principal, sessionParameter: request.uri.queryParameters["session"].map(String.init))
         let limit = configuration.maxPictureUpload
@@ -79,6 +83,12 @@ struct UploadRoutes: Sendable {
         return try JSONBody.response(stored, status: isInScope ? .ok : .created)
     }
 
+    /// The participant or member the request acts for; 401 without a token.
+    static func requirePrincipal(_ context: HoardRequestContext) throws -> Principal {
+        guard let principal = context.principal else { throw APIError.unauthorized("send a participant's or member's token") }
+        return principal
+    }
+
     /// Where an upload goes: a participant's session, the session a member names, or the member's own space.
     func scope(for principal: Principal, sessionParameter: String?) throws -> (UploadScope, groupId: Int64, session: String?) {
         if let id = principal.sessionId ?? sessionParameter {
@@ -98,8 +108,7 @@ struct UploadRoutes: Sendable {
     static func mayRead(scopes: [String], _ principal: Principal, catalog: Catalog) throws -> Bool {
         for scope in scopes {
             if principal.isMember, scope == UploadScope.member(groupId: principal.groupId, name: principal.tokenName).description { return true }
-            if scope.hasPrefix("session:"), let session = try catalog.session(id: String(scope.dropFirst("session:".count))),
-               maySee(session, principal) {
+            if let id = UploadScope.session(of: scope), let session = try catalog.session(id: id), maySee(session, principal) {
                 return true
             }
         }
@@ -118,5 +127,47 @@ struct UploadRoutes: Sendable {
             status: .ok,
             headers: [.contentType: upload.blob.mediaType, .eTag: "\"\(digest)\"", .cacheControl: "private, max-age=31536000, immutable"],
             body: body)
+    }
+
+    struct Page: Encodable {
+        var uploads: [Stored]
+        var total: Int
+        var nextOffset: Int?
+    }
+
+    /// `GET /v1/uploads?offset=&limit=`: the uploads the caller made, newest first — a member's in their own space
+    /// and into sessions, a participant's in its session.
+    func list(_ request: Request, _ context: HoardRequestContext) throws -> Response {
+        let principal = try Self.requirePrincipal(context)
+        let offset = try request.queryNumber("offset", default: 0, range: 0...Int(Int32.max))
+        let limit = try request.queryNumber("limit", default: 100, range: 1...1000)
+        let (page, total) = try hoard.catalog.uploads(by: principal, offset: offset, limit: limit)
+        let listed = page.map {
+            Stored(digest: $0.digest, size: $0.size, mediaType: $0.mediaType, scope: $0.session == nil ? "member" : "session",
+                   session: $0.session, uploadedAt: $0.uploadedAt)
+        }
+        let next = offset + page.count < total ? offset + page.count : nil
+        return try JSONBody.response(Page(uploads: listed, total: total, nextOffset: next))
+    }
+
+    /// `DELETE /v1/uploads/{digest}?session=`: forgets the upload in the scope a `POST` with the same parameters would
+    /// use — a participant's session, the session a member names, or the member's own space. Its uploader, and for a
+    /// session upload the session's host or an admin, may; anyone else gets 404, as for an absent upload.
+    func forget(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
+        let digest = try BlobRoutes.digest(context)
+        let principal = try Self.requirePrincipal(context)
+        let notFound = APIError.notFound("no upload \(digest) you may delete")
+        let (scope, _, session) = try self.scope(for: principal, sessionParameter: request.uri.queryParameters["session"].map(String.init))
+        guard let upload = try hoard.catalog.privateUpload(digest, scope: scope) else { throw notFound }
+        if !upload.isUploaded(by: principal) {
+            guard let session, let record = try hoard.catalog.session(id: session), SessionRoutes.isHost(principal, of: record) else {
+                throw notFound
+            }
+        }
+        guard let forgotten = try hoard.catalog.forgetUpload(digest, scope: scope) else { throw notFound }
+        if let session = forgotten.unreachableIn { access.removeReachable(session: session, [digest]) }
+        if let session { try await hub.forgetUpload(session: session, digest: digest) }
+        context.logger.info("upload forgotten", metadata: ["digest": "\(digest)", "scope": "\(scope)"])
+        return Response(status: .noContent)
     }
 }
