@@ -12,8 +12,62 @@ import Foundation
 public enum CanonicalJSON {
     /// Encodes a value canonically.
     public static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+        if T.self == JSONValue.self, let bytes = try? document(unsafeBitCast(value, to: JSONValue.self)) { return bytes }
         if let bytes = try? fast(value) { return bytes }
         return try reference(value)
+    }
+
+    /// A JSON document (a map, an event) written directly, without `Codable`: the same bytes as ``reference(_:)``
+    /// (tested on random documents), for every document whose keys are ASCII without characters to escape and whose
+    /// numbers are finite; anything else throws ``Unsupported``. A 60,000-tile map is written in a small fraction of
+    /// JSONEncoder's time.
+    static func document(_ value: JSONValue) throws -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(4096)
+        try write(value, into: &output)
+        return output
+    }
+
+    private static func write(_ value: JSONValue, into output: inout [UInt8]) throws {
+        switch value {
+        case .null: output.append(contentsOf: Node.null)
+        case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .string(let text): Node.render(text, into: &output)
+        case .number(let number): try write(number, into: &output)
+        case .array(let items):
+            output.append(UInt8(ascii: "["))
+            for (index, item) in items.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                try write(item, into: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            output.append(UInt8(ascii: "{"))
+            for (index, key) in members.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+                guard key.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) else {
+                    throw Unsupported()
+                }
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                output.append(UInt8(ascii: "\""))
+                output.append(contentsOf: key.utf8)
+                output.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+                try write(members[key]!, into: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// A number as JSONEncoder writes a `Double`: integral values without a fraction, others in Swift's shortest
+    /// round-trip form.
+    private static func write(_ number: Double, into output: inout [UInt8]) throws {
+        guard number.isFinite else { throw Unsupported() }
+        if number == number.rounded(), abs(number) < 1e15, !(number == 0 && number.sign == .minus) {
+            output.append(contentsOf: String(Int64(number)).utf8)
+            return
+        }
+        var text = number.description
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        output.append(contentsOf: text.utf8)
     }
 
     /// The defining encoding: `JSONEncoder`.

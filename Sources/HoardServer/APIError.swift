@@ -4,6 +4,7 @@ import HoardCatalog
 import HoardCore
 import HoardStore
 import Hummingbird
+import NIOCore
 import Logging
 
 /// Every error the HTTP API answers with, registered once as (code, status); the body is always
@@ -141,6 +142,10 @@ enum ErrorMapping {
             }
         case let error as DecodingError:
             return .badRequest("the JSON body does not match the schema: \(describe(error))")
+        case let error as JSONParseError:
+            return .badRequest("the body is not JSON: \(error)")
+        case is NIOTooManyBytesError:
+            return .tooLarge("the JSON body is over its limit of \(HoardRequestContext.maxJSONBody >> 20) MiB (a map's: \(SessionRoutes.maxMapBody >> 20) MiB)")
         case let error as CatalogError where error.code == .database:
             logger.error("catalog failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             return .storageFailure()

@@ -15,8 +15,11 @@ public struct HoardRequestContext: RequestContext, WebSocketRequestContext {
         principal = nil
     }
 
-    /// JSON bodies are small; archives and blobs are streamed and bounded by their own limits.
-    public var maxUploadSize: Int { 4 << 20 }
+    /// JSON bodies are small; archives and blobs are streamed and bounded by their own limits, maps by
+    /// ``SessionRoutes/maxMapBody``.
+    public var maxUploadSize: Int { Self.maxJSONBody }
+    /// The largest JSON body but a map's.
+    static let maxJSONBody = 4 << 20
 
     /// A path parameter, percent-decoded (Hummingbird hands them over still encoded: `my%20map`, `sha256%3A…`).
     func parameter(_ name: String) -> String {

@@ -210,3 +210,34 @@ private func randomDescriptor(_ generator: inout some RandomNumberGenerator) thr
     #expect(try CanonicalJSON.fast(nested) == CanonicalJSON.reference(nested))
     #expect(try CanonicalJSON.fast([Int?.none, 3, nil]) == CanonicalJSON.reference([Int?.none, 3, nil]))
 }
+
+/// A random JSON document: awkward strings, numbers of every magnitude, nesting.
+private func randomDocument(_ random: inout SeededRandom, depth: Int = 0) -> JSONValue {
+    let strings = ["", "a/b", "quote\"back\\slash", "tab\tnew\nline\u{1}", "Éclair ☃ 😀", "sha256:" + String(repeating: "0f", count: 32)]
+    switch random.next(upperBound: depth > 3 ? 4 : 6) {
+    case 0: return .string(strings[Int(random.next(upperBound: UInt64(strings.count)))])
+    case 1:
+        let magnitude = pow(10, Double(Int(random.next(upperBound: 30))) - 12)
+        let value = (Double(random.next(upperBound: 2_000_001)) / 1_000_000 - 1) * magnitude
+        return .number(random.next(upperBound: 3) == 0 ? value.rounded() : value)
+    case 2: return .bool(random.next(upperBound: 2) == 0)
+    case 3: return random.next(upperBound: 2) == 0 ? .null : .number(Double(Int(random.next(upperBound: 1_000_000))) - 500_000)
+    case 4: return .array((0..<Int(random.next(upperBound: 5))).map { _ in randomDocument(&random, depth: depth + 1) })
+    default:
+        let keys = ["id", "x", "y", "tokens", "a", "B", "_z", "kind", "points"]
+        return .object(Dictionary((0..<Int(random.next(upperBound: 6))).map { _ in
+            (keys[Int(random.next(upperBound: UInt64(keys.count)))], randomDocument(&random, depth: depth + 1))
+        }) { first, _ in first })
+    }
+}
+
+@Test func aDocumentIsWrittenExactlyAsJSONEncoderWritesIt() throws {
+    var random = SeededRandom(seed: 42)
+    for _ in 0..<3_000 {
+        let document = randomDocument(&random)
+        #expect(text(try CanonicalJSON.document(document)) == text(try CanonicalJSON.reference(document)))
+    }
+    // What it leaves to JSONEncoder: keys to escape or outside ASCII.
+    #expect(throws: CanonicalJSON.Unsupported.self) { try CanonicalJSON.document(.object(["é": .null])) }
+    #expect(throws: CanonicalJSON.Unsupported.self) { try CanonicalJSON.document(.object(["a\"b": .null])) }
+}
