@@ -85,7 +85,9 @@ let package = Package(
                 "HoardClientNIO", "CHoardSystem",
             ]
         ),
-        .testTarget(name: "HoardCoreTests", dependencies: ["HoardCore"]),
+        // What several test targets share: a seeded random generator, map comparison.
+        .target(name: "HoardTestSupport", dependencies: ["HoardCore"], path: "Tests/HoardTestSupport"),
+        .testTarget(name: "HoardCoreTests", dependencies: ["HoardCore", "HoardTestSupport"]),
         .testTarget(name: "HoardArchiveTests", dependencies: ["HoardArchive"]),
         .testTarget(name: "HoardStoreTests", dependencies: ["HoardStore"]),
         .testTarget(name: "HoardCatalogTests", dependencies: ["HoardCatalog"]),
@@ -103,7 +105,9 @@ let package = Package(
         .testTarget(name: "hoardTests", dependencies: ["hoard"]),
         .testTarget(
             name: "HoardClientTests",
-            dependencies: ["HoardClient", "HoardClientNIO", "HoardServer", .product(name: "HummingbirdTesting", package: "hummingbird")]
+            dependencies: [
+                "HoardClient", "HoardClientNIO", "HoardServer", "HoardTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
         ),
     ]
 )

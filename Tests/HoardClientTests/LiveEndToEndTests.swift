@@ -111,12 +111,12 @@ import Testing
             let watcher = joined.live(options: fastRetries(SocketLiveConnector()))
             let hostSockets = SocketLiveConnector()
             let hostChannel = host.liveChannel(sessionId: created.id, since: nil, options: fastRetries(hostSockets))
-            #expect(await eventually { hostChannel.isConnected && watcher.isConnected })
+            #expect(await eventually(seconds: 30) { hostChannel.isConnected && watcher.isConnected })
             try await hostChannel.send(.move(token: "t", x: 1, y: 0))
             // The host's link drops: what it sends meanwhile waits, and goes once the channel is back.
             hostSockets.dropAll()
             for x in 2...5 { try await hostChannel.send(.move(token: "t", x: x, y: 0)) }
-            #expect(await eventually(seconds: 10) { hostChannel.pendingOps.isEmpty }, "every op answered")
+            #expect(await eventually(seconds: 30) { hostChannel.pendingOps.isEmpty }, "every op answered")
             var moves: [Int] = []
             var events = watcher.events.makeAsyncIterator()
             while moves.last != 5, let event = try await events.next() {

@@ -4,6 +4,7 @@ import HoardCore
 import Testing
 
 @testable import HoardClient
+import HoardTestSupport
 
 /// Records every text a connection receives, so a test can check what reached a player byte for byte.
 final class RecordingConnector: LiveConnector {
@@ -91,7 +92,7 @@ final class RecordingConnector: LiveConnector {
             for name in ["Ana", "Bo"] {
                 players.append(Player(joined: try await HoardClient(baseURL: fixture.baseURL).join(code: created.code, name: name)))
             }
-            #expect(await eventually { hostChannel.isConnected && players.allSatisfy(\.channel.isConnected) })
+            #expect(await eventually(seconds: 30) { hostChannel.isConnected && players.allSatisfy(\.channel.isConnected) })
             for step in 0..<160 {
                 if step == 60 {
                     players.append(Player(joined: try await HoardClient(baseURL: fixture.baseURL).join(code: created.code, name: "Cy")))
@@ -114,11 +115,11 @@ final class RecordingConnector: LiveConnector {
             }
             try await Task.sleep(for: .milliseconds(300))
             try await hostChannel.send(.message(text: "the end", to: nil))
-            #expect(await eventually(seconds: 20) { players.allSatisfy { $0.ended.current } }, "every player got the last message")
+            #expect(await eventually(seconds: 60) { players.allSatisfy { $0.ended.current } }, "every player got the last message")
             for player in players {
                 let shown = try await player.client.session(id: created.id)
-                let expected = try CanonicalJSON.encode(Self.sorted(shown.map))
-                let copy = try CanonicalJSON.encode(Self.sorted(player.copy.current.map))
+                let expected = try CanonicalJSON.encode(sortedById(shown.map))
+                let copy = try CanonicalJSON.encode(sortedById(player.copy.current.map))
                 #expect(copy == expected, "\(player.id)'s copy (seed \(seed)):\n\(String(decoding: copy, as: UTF8.self))\n\(String(decoding: expected, as: UTF8.self))")
                 let received = player.connector.received.current
                 #expect(!received.isEmpty)
@@ -165,33 +166,6 @@ final class RecordingConnector: LiveConnector {
         default: return .move(token: visible, x: x, y: y)
         }
     }
-
-    /// The map with its tokens and strokes in id order (a token that appears to a player goes on top of their copy).
-    static func sorted(_ map: JSONValue) -> JSONValue {
-        func byId(_ list: JSONValue?) -> JSONValue? {
-            guard case .array(let items)? = list else { return list }
-            return .array(items.sorted { ($0["id"]?.stringValue ?? "") < ($1["id"]?.stringValue ?? "") })
-        }
-        guard case .object(var document) = map else { return map }
-        document["tokens"] = byId(document["tokens"])
-        if case .object(var drawing)? = document["drawing"] {
-            drawing["strokes"] = byId(drawing["strokes"])
-            document["drawing"] = .object(drawing)
-        }
-        return .object(document)
-    }
 }
 
-/// A small deterministic generator (SplitMix64), so a failing seed fails again.
-struct SeededRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next(upperBound: UInt64) -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return (z ^ (z >> 31)) % upperBound
-    }
-}
 #endif

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HoardCore
+import HoardTestSupport
 
 /// A digest whose bytes are all `byte`, as a JSON string.
 private func art(_ byte: UInt8) -> JSONValue {
@@ -207,28 +208,13 @@ private func ids(_ map: JSONValue) -> [String] {
         }
         for player in players {
             // Equal but for order: a token or stroke that appears to a player is put on top of their copy.
-            let expected = try CanonicalJSON.encode(Self.sorted(table.view(for: .participant(player))))
-            let copy = try CanonicalJSON.encode(Self.sorted(copies[player]!.map))
+            let expected = try CanonicalJSON.encode(sortedById(table.view(for: .participant(player))))
+            let copy = try CanonicalJSON.encode(sortedById(copies[player]!.map))
             #expect(copy == expected, "\(player)'s copy drifted (seed \(seed)):\n\(String(decoding: copy, as: UTF8.self))\n\(String(decoding: expected, as: UTF8.self))")
             for secret in ids(table.map) where secret.hasPrefix("secret") && !everSeen[player]!.contains(secret) {
                 #expect(!received[player]!.contains { $0.contains("\"\(secret)\"") }, "\(player) was sent \(secret)")
             }
         }
-    }
-
-    /// The map with its tokens and strokes in id order.
-    static func sorted(_ map: JSONValue) -> JSONValue {
-        func byId(_ list: JSONValue?) -> JSONValue? {
-            guard case .array(let items)? = list else { return list }
-            return .array(items.sorted { ($0["id"]?.stringValue ?? "") < ($1["id"]?.stringValue ?? "") })
-        }
-        guard case .object(var document) = map else { return map }
-        document["tokens"] = byId(document["tokens"])
-        if case .object(var drawing)? = document["drawing"] {
-            drawing["strokes"] = byId(drawing["strokes"])
-            document["drawing"] = .object(drawing)
-        }
-        return .object(document)
     }
 
     static func randomOp(_ random: inout SeededRandom, step: Int, players: [String]) -> TableOp {
@@ -253,20 +239,6 @@ private func ids(_ map: JSONValue) -> [String] {
         default: return .move(token: id, x: x, y: y)
         }
     }
-}
-
-/// A small deterministic generator (SplitMix64), so a failing seed fails again.
-struct SeededRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func next(upperBound: UInt64) -> UInt64 { next() % upperBound }
 }
 
 extension JSONValue {

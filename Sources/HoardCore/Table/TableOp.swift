@@ -170,10 +170,7 @@ public enum TableOp: Sendable, Hashable {
     /// A token as the map schema has it; checked field by field.
     static func token(_ entity: [String: JSONValue]) throws(TableError) -> [String: JSONValue] {
         var fields = Fields(entity, kind: "a token", isEntity: true)
-        _ = try fields.id("id")
-        _ = try fields.digest("asset")
-        _ = try fields.tile("x")
-        _ = try fields.tile("y")
+        try fields.placement()
         for key in ["number", "label", "owner", "hidden", "markers", "layer"] {
             guard let value = entity[key] else {
                 if key == "number" { throw TableError(.badOp, "a token needs a \"number\" (0 to 999)") }
@@ -206,10 +203,7 @@ public enum TableOp: Sendable, Hashable {
 
     static func object(_ entity: [String: JSONValue]) throws(TableError) -> [String: JSONValue] {
         var fields = Fields(entity, kind: "an object", isEntity: true)
-        _ = try fields.id("id")
-        _ = try fields.digest("asset")
-        _ = try fields.tile("x")
-        _ = try fields.tile("y")
+        try fields.placement()
         if let rotation = entity["rotation"] {
             fields.consumed.insert("rotation")
             guard case .number(let degrees) = rotation, [0, 90, 180, 270].contains(degrees) else {
@@ -257,6 +251,14 @@ private struct Fields {
         self.members = members
         self.kind = kind
         if isEntity { consumed = [] }
+    }
+
+    /// What every placed entity has: an `id`, its `asset` and its top-left tile.
+    mutating func placement() throws(TableError) {
+        _ = try id("id")
+        _ = try digest("asset")
+        _ = try tile("x")
+        _ = try tile("y")
     }
 
     mutating func id(_ key: String) throws(TableError) -> String {
