@@ -77,12 +77,15 @@ actor SessionHub {
             for event in try catalog.events(session: id, after: 0) {
                 if event.seq <= current.baseSeq {
                     if let body = try? JSONValue(parsing: Data(event.body.utf8)), let opId = body["opId"]?.stringValue,
-                       let from = body["from"]?.stringValue { Self.remember(opId, from, in: &live) }
+                        let from = body["from"]?.stringValue
+                    {
+                        Self.remember(opId, from, in: &live)
+                    }
                     continue
                 }
                 live.lastSeq = event.seq
                 guard let body = try? JSONValue(parsing: Data(event.body.utf8)), body["type"]?.stringValue == "op",
-                      let opJSON = body["op"], let op = try? TableOp(json: opJSON)
+                    let opJSON = body["op"], let op = try? TableOp(json: opJSON)
                 else { continue }
                 _ = try? live.table.apply(op, by: .host)
                 if let opId = body["opId"]?.stringValue, let from = body["from"]?.stringValue { Self.remember(opId, from, in: &live) }
@@ -157,9 +160,12 @@ actor SessionHub {
         }
         let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(Self.outboundLimit))
         let alreadyHere = live.connections.values.contains { $0.participantId == participantId }
-        sessions[id]?.connections[connection] = Connection(participantId: participantId, name: name, isHost: isHost, continuation: continuation)
+        sessions[id]?.connections[connection] = Connection(
+            participantId: participantId, name: name, isHost: isHost, continuation: continuation)
         if !alreadyHere {
-            try publish(session: id, ["type": .string("presence"), "event": .string("joined"), "participant": Self.participant(participantId, name)])
+            try publish(
+                session: id,
+                ["type": .string("presence"), "event": .string("joined"), "participant": Self.participant(participantId, name)])
         }
         return (backlog, stream)
     }
@@ -175,7 +181,9 @@ actor SessionHub {
                 sessions[id]?.grabs[entity] = nil
                 try publish(session: id, ["type": .string("release"), "entity": .string(entity), "by": .string(gone.participantId)])
             }
-            try publish(session: id, ["type": .string("presence"), "event": .string("left"), "participant": Self.participant(gone.participantId, gone.name)])
+            try publish(
+                session: id,
+                ["type": .string("presence"), "event": .string("left"), "participant": Self.participant(gone.participantId, gone.name)])
         } catch {
             logger.error("cannot log a presence event", metadata: ["session": "\(id)", "error": "\(error)"])
         }
@@ -310,7 +318,9 @@ actor SessionHub {
             }
             guard let message else { continue }
             if case .dropped = connection.continuation.yield(message) {
-                logger.warning("disconnecting a client that does not read", metadata: ["session": "\(id)", "participant": "\(connection.participantId)"])
+                logger.warning(
+                    "disconnecting a client that does not read",
+                    metadata: ["session": "\(id)", "participant": "\(connection.participantId)"])
                 connection.continuation.finish()
                 sessions[id]?.connections[key] = nil
             }

@@ -11,7 +11,9 @@ struct StoredTables: TableStorage {
     let hoard: Hoard
 
     func map(_ digest: Digest) async throws -> JSONValue {
-        guard let bytes = try await hoard.store.read(digest, range: nil) else { throw APIError.internalError("the map blob \(digest) is missing") }
+        guard let bytes = try await hoard.store.read(digest, range: nil) else {
+            throw APIError.internalError("the map blob \(digest) is missing")
+        }
         return try JSONValue(parsing: Data(bytes))
     }
 

@@ -10,7 +10,9 @@ private func art(_ byte: UInt8) -> JSONValue {
 }
 
 private func token(_ id: String, x: Int = 1, y: Int = 1, asset: UInt8 = 1, owner: String? = nil, hidden: Bool = false) -> JSONValue {
-    var token: [String: JSONValue] = ["id": .string(id), "asset": art(asset), "x": .number(Double(x)), "y": .number(Double(y)), "number": .number(1)]
+    var token: [String: JSONValue] = [
+        "id": .string(id), "asset": art(asset), "x": .number(Double(x)), "y": .number(Double(y)), "number": .number(1),
+    ]
     if let owner { token["owner"] = .string(owner) }
     if hidden { token["hidden"] = .bool(true) }
     return .object(token)
@@ -84,9 +86,12 @@ private func ids(_ map: JSONValue) -> [String] {
 
     @Test func aStrokeOfTenThousandPointsIsAnOp() throws {
         let points = (0..<10_000).map { JSONValue.array([.number(Double($0 % 500) + 0.123456789), .number(511.999999999)]) }
-        let stroke = JSONValue.object(["kind": .string("stroke"), "stroke": .object([
-            "id": .string("long"), "color": .string("#00ff00"), "width": .number(0.1), "points": .array(points),
-        ])])
+        let stroke = JSONValue.object([
+            "kind": .string("stroke"),
+            "stroke": .object([
+                "id": .string("long"), "color": .string("#00ff00"), "width": .number(0.1), "points": .array(points),
+            ]),
+        ])
         let parsed = try TableOp(json: stroke)
         // What the schema allows fits the live channel's message limit (1 MiB, LiveRoutes.maxMessage).
         #expect(try CanonicalJSON.encode(JSONValue.object(["type": .string("op"), "op": parsed.json])).count < 1 << 20)
@@ -108,10 +113,16 @@ private func ids(_ map: JSONValue) -> [String] {
         var table = Table(map: map())
         _ = try table.apply(.move(token: "wolf", x: 4, y: 5), by: .host)
         _ = try table.apply(.move(token: "goblin", x: 2, y: 2), by: .participant("ana"))
-        #expect { try table.apply(.move(token: "wolf", x: 1, y: 1), by: .participant("ana")) } throws: { ($0 as? TableError)?.code == .forbidden }
-        #expect { try table.apply(.move(token: "goblin", x: 16, y: 1), by: .participant("ana")) } throws: { ($0 as? TableError)?.code == .outOfGrid }
+        #expect { try table.apply(.move(token: "wolf", x: 1, y: 1), by: .participant("ana")) } throws: {
+            ($0 as? TableError)?.code == .forbidden
+        }
+        #expect { try table.apply(.move(token: "goblin", x: 16, y: 1), by: .participant("ana")) } throws: {
+            ($0 as? TableError)?.code == .outOfGrid
+        }
         // A hidden token is unknown to a player, not forbidden: the refusal reveals nothing.
-        #expect { try table.apply(.move(token: "ogre", x: 1, y: 1), by: .participant("ana")) } throws: { ($0 as? TableError)?.code == .unknownEntity }
+        #expect { try table.apply(.move(token: "ogre", x: 1, y: 1), by: .participant("ana")) } throws: {
+            ($0 as? TableError)?.code == .unknownEntity
+        }
         #expect { try table.apply(.hide(token: "goblin"), by: .participant("ana")) } throws: { ($0 as? TableError)?.code == .forbidden }
         let tokens = try #require(table.map["tokens"])
         guard case .array(let list) = tokens else { Issue.record("no tokens"); return }
@@ -134,10 +145,16 @@ private func ids(_ map: JSONValue) -> [String] {
         let views = try #require(revealed.views)
         #expect(views.count == 2)
         #expect(views.contains { $0.audience == .only(["bo"]) && $0.op == .reveal(token: "ogre") })
-        #expect(views.contains { view in
-            if view.audience == Audience.everyone.subtracting(.only(["bo"])), case .add(.token, let entity)? = view.op { entity["id"] == .string("ogre") } else { false }
-        })
-        #expect(revealed.art.map(\.audience) == [Audience.everyone.subtracting(.only(["bo"]))], "its art is announced to those who now see it")
+        #expect(
+            views.contains { view in
+                if view.audience == Audience.everyone.subtracting(.only(["bo"])), case .add(.token, let entity)? = view.op {
+                    entity["id"] == .string("ogre")
+                } else {
+                    false
+                }
+            })
+        #expect(
+            revealed.art.map(\.audience) == [Audience.everyone.subtracting(.only(["bo"]))], "its art is announced to those who now see it")
         #expect(table.artAudiences()[ogre] == .everyone)
         _ = try table.apply(.hide(token: "ogre"), by: .host)
         _ = try table.apply(.remove(.token, id: "ogre"), by: .host)
@@ -151,12 +168,15 @@ private func ids(_ map: JSONValue) -> [String] {
         guard case .stroke(let kept) = drawn.op else { Issue.record("not a stroke"); return }
         #expect(kept["layer"] == .string("p:ana"))
         #expect(drawn.views?.map(\.audience) == [.only(["ana"])])
-        let foreign = try op(##"{"kind":"stroke","stroke":{"color":"#ff0000","id":"s2","layer":"table","points":[[0,0],[1,1]],"width":0.5}}"##)
+        let foreign = try op(
+            ##"{"kind":"stroke","stroke":{"color":"#ff0000","id":"s2","layer":"table","points":[[0,0],[1,1]],"width":0.5}}"##)
         #expect { try table.apply(foreign, by: .participant("ana")) } throws: { ($0 as? TableError)?.code == .forbidden }
         #expect { try table.apply(.erase(stroke: "s1"), by: .participant("bo")) } throws: { ($0 as? TableError)?.code == .unknownEntity }
         let shared = try table.apply(.layer(name: "p:ana", visibleTo: .everyone), by: .host)
         #expect(shared.views?.first?.op == nil && shared.views?.first?.audience == Audience.everyone.subtracting(.only(["ana"])))
-        guard case .array(let strokes)? = table.view(for: .participant("bo"))["drawing"]?["strokes"] else { Issue.record("no strokes"); return }
+        guard case .array(let strokes)? = table.view(for: .participant("bo"))["drawing"]?["strokes"] else {
+            Issue.record("no strokes"); return
+        }
         #expect(strokes.count == 1)
         _ = try table.apply(.erase(stroke: "s1"), by: .participant("ana"))
     }
@@ -185,7 +205,8 @@ private func ids(_ map: JSONValue) -> [String] {
     @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8]) func everyPlayersCopyIsTheirViewAndHoldsNoSecret(seed: UInt64) throws {
         var random = SeededRandom(seed: seed)
         let players = ["ana", "bo", "cy"]
-        var table = Table(map: map(tokens: [token("goblin", owner: "ana"), token("secret-1", asset: 2, hidden: true), token("wolf", asset: 3)]))
+        var table = Table(
+            map: map(tokens: [token("goblin", owner: "ana"), token("secret-1", asset: 2, hidden: true), token("wolf", asset: 3)]))
         var copies = Dictionary(uniqueKeysWithValues: players.map { ($0, Table(map: table.view(for: .participant($0)))) })
         var received = Dictionary(uniqueKeysWithValues: players.map { ($0, [String]()) })
         var everSeen = Dictionary(uniqueKeysWithValues: players.map { ($0, Set(ids(table.view(for: .participant($0))))) })
@@ -194,7 +215,8 @@ private func ids(_ map: JSONValue) -> [String] {
             let candidate = Self.randomOp(&random, step: step, players: players)
             guard let change = try? table.apply(candidate, by: actor), change.isKept else { continue }
             for player in players {
-                let view: TableOp?? = change.views.map { views in views.first { $0.audience.contains(player) }.map(\.op) } ?? .some(change.op)
+                let view: TableOp?? =
+                    change.views.map { views in views.first { $0.audience.contains(player) }.map(\.op) } ?? .some(change.op)
                 switch view {
                 case .none: continue
                 case .some(.none): copies[player] = Table(map: table.view(for: .participant(player)))
@@ -210,7 +232,10 @@ private func ids(_ map: JSONValue) -> [String] {
             // Equal but for order: a token or stroke that appears to a player is put on top of their copy.
             let expected = try CanonicalJSON.encode(sortedById(table.view(for: .participant(player))))
             let copy = try CanonicalJSON.encode(sortedById(copies[player]!.map))
-            #expect(copy == expected, "\(player)'s copy drifted (seed \(seed)):\n\(String(decoding: copy, as: UTF8.self))\n\(String(decoding: expected, as: UTF8.self))")
+            #expect(
+                copy == expected,
+                "\(player)'s copy drifted (seed \(seed)):\n\(String(decoding: copy, as: UTF8.self))\n\(String(decoding: expected, as: UTF8.self))"
+            )
             for secret in ids(table.map) where secret.hasPrefix("secret") && !everSeen[player]!.contains(secret) {
                 #expect(!received[player]!.contains { $0.contains("\"\(secret)\"") }, "\(player) was sent \(secret)")
             }
@@ -222,19 +247,29 @@ private func ids(_ map: JSONValue) -> [String] {
         let id = tokenIds[Int(random.next(upperBound: UInt64(tokenIds.count)))]
         let x = Int(random.next(upperBound: 17)), y = Int(random.next(upperBound: 12))
         switch random.next(upperBound: 11) {
-        case 0: return .add(.token, token(id, x: x % 16, y: y, asset: UInt8(4 + random.next(upperBound: 3)), hidden: random.next(upperBound: 2) == 0).objectValue)
+        case 0:
+            return .add(
+                .token,
+                token(id, x: x % 16, y: y, asset: UInt8(4 + random.next(upperBound: 3)), hidden: random.next(upperBound: 2) == 0)
+                    .objectValue)
         case 1: return .remove(.token, id: id)
         case 2: return .assign(token: id, owner: random.next(upperBound: 3) == 0 ? nil : players[Int(random.next(upperBound: 3))])
         case 3: return .hide(token: id)
         case 4: return .reveal(token: id)
-        case 5: return .set(token: id, fields: ["label": .string("l\(step)"), "layer": random.next(upperBound: 3) == 0 ? .string("host") : .null])
+        case 5:
+            return .set(
+                token: id, fields: ["label": .string("l\(step)"), "layer": random.next(upperBound: 3) == 0 ? .string("host") : .null])
         case 6:
-            let stroke: [String: JSONValue] = ["id": .string("s\(step % 9)"), "color": .string("#123456"), "width": .number(1),
-                                               "points": .array([.array([.number(0), .number(0)]), .array([.number(2), .number(2)])])]
+            let stroke: [String: JSONValue] = [
+                "id": .string("s\(step % 9)"), "color": .string("#123456"), "width": .number(1),
+                "points": .array([.array([.number(0), .number(0)]), .array([.number(2), .number(2)])]),
+            ]
             return .stroke(stroke)
         case 7: return .erase(stroke: "s\(Int(random.next(upperBound: 9)))")
-        case 8: return .layer(name: random.next(upperBound: 2) == 0 ? "host" : "p:\(players[Int(random.next(upperBound: 3))])",
-                              visibleTo: random.next(upperBound: 2) == 0 ? .everyone : .only([players[Int(random.next(upperBound: 3))]]))
+        case 8:
+            return .layer(
+                name: random.next(upperBound: 2) == 0 ? "host" : "p:\(players[Int(random.next(upperBound: 3))])",
+                visibleTo: random.next(upperBound: 2) == 0 ? .everyone : .only([players[Int(random.next(upperBound: 3))]]))
         case 9: return .message(text: "m", to: random.next(upperBound: 2) == 0 ? nil : [players[Int(random.next(upperBound: 3))]])
         default: return .move(token: id, x: x, y: y)
         }

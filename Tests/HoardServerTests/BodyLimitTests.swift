@@ -39,7 +39,8 @@ import Testing
             try await client.execute(uri: "/v1/sessions", method: .post, headers: auth, body: body) { response in
                 #expect(response.status == .created, "\(String(buffer: response.body).prefix(300))")
             }
-            try await client.execute(uri: "/v1/sessions", method: .post, headers: auth, body: ByteBuffer(string: "{\"name\":")) { response in
+            try await client.execute(uri: "/v1/sessions", method: .post, headers: auth, body: ByteBuffer(string: "{\"name\":")) {
+                response in
                 _ = response.expectError(.badRequest, "BAD_REQUEST")
             }
         }

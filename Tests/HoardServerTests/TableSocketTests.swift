@@ -39,7 +39,8 @@ struct TableSocketTests {
 
         /// What `token` sees: the session document and its raw bytes.
         func show(_ token: String) async throws -> (json: [String: Any], text: String) {
-            try await client.execute(uri: "/v1/sessions/\(session)", method: .get, headers: [.authorization: "Bearer \(token)"]) { response in
+            try await client.execute(uri: "/v1/sessions/\(session)", method: .get, headers: [.authorization: "Bearer \(token)"]) {
+                response in
                 #expect(response.status == .ok)
                 let text = String(buffer: response.body)
                 return ((try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]) ?? [:], text)
@@ -48,8 +49,11 @@ struct TableSocketTests {
 
         /// Sends messages on a socket of `token` and collects what arrives, starting after `since`.
         /// `timeout` bounds a test on a loaded machine; a passing test stops at `until` messages, well before it.
-        func live(_ token: String, since: Int64? = nil, send: [String] = [], until: Int, timeout: Duration = .seconds(20)) async throws -> [String] {
-            try await LiveClient.exchange(port: port, session: session, token: token, since: since, send: send, until: until, timeout: timeout)
+        func live(_ token: String, since: Int64? = nil, send: [String] = [], until: Int, timeout: Duration = .seconds(20)) async throws
+            -> [String]
+        {
+            try await LiveClient.exchange(
+                port: port, session: session, token: token, since: since, send: send, until: until, timeout: timeout)
         }
 
         func seq(_ token: String) async throws -> Int64 {
@@ -70,9 +74,10 @@ struct TableSocketTests {
         try await app.test(.live) { client in
             let created = try await client.json(.post, "/v1/sessions", token: fixture.hostToken, body: ["name": "Crypt", "map": map(art)])
             try #require(created.status == .created)
-            try await body(Table(
-                client: client, fixture: fixture, port: try #require(client.port), session: try #require(created.json["id"] as? String),
-                code: try #require(created.json["code"] as? String), art: art))
+            try await body(
+                Table(
+                    client: client, fixture: fixture, port: try #require(client.port), session: try #require(created.json["id"] as? String),
+                    code: try #require(created.json["code"] as? String), art: art))
         }
     }
 
@@ -110,8 +115,10 @@ struct TableSocketTests {
             let hostView = try await table.show(host)
             #expect(Self.tokens(hostView.json)["ogre"] != nil, "the host sees everything")
             let hidden = table.art[1]
-            let hiddenBlobs = try #require(((hostView.json["manifest"] as? [String: Any])?["assets"] as? [[String: Any]])?
-                .first { $0["digest"] as? String == hidden }?["variants"] as? [[String: Any]]).compactMap { $0["digest"] as? String }
+            let hiddenBlobs = try #require(
+                ((hostView.json["manifest"] as? [String: Any])?["assets"] as? [[String: Any]])?
+                    .first { $0["digest"] as? String == hidden }?["variants"] as? [[String: Any]]
+            ).compactMap { $0["digest"] as? String }
             let view = try await table.show(player)
             #expect(!view.text.contains("ogre") && !view.text.contains(hidden), "not in the map, not in the manifest")
             for blob in hiddenBlobs + [hidden] {
@@ -120,14 +127,17 @@ struct TableSocketTests {
             let seq = Int64(try #require(view.json["seq"] as? Int))
             async let seen = table.live(player, since: seq, until: 6)
             try await Task.sleep(for: .milliseconds(300))
-            _ = try await table.live(host, send: [
-                Self.op(#"{"kind":"move","token":"ogre","x":9,"y":9}"#), Self.op(#"{"kind":"set","token":"ogre","label":"Grug"}"#),
-                Self.op(#"{"kind":"move","token":"wolf","x":4,"y":4}"#), Self.op(#"{"kind":"reveal","token":"ogre"}"#),
-            ], until: 7)
+            _ = try await table.live(
+                host,
+                send: [
+                    Self.op(#"{"kind":"move","token":"ogre","x":9,"y":9}"#), Self.op(#"{"kind":"set","token":"ogre","label":"Grug"}"#),
+                    Self.op(#"{"kind":"move","token":"wolf","x":4,"y":4}"#), Self.op(#"{"kind":"reveal","token":"ogre"}"#),
+                ], until: 7)
             let texts = try await seen
             let events = LiveClient.objects(texts)
             let beforeReveal = texts.prefix { !$0.contains(#""type":"assets""#) }
-            #expect(!beforeReveal.contains { $0.contains("ogre") || $0.contains(hidden) }, "no event names it while hidden: \(beforeReveal)")
+            #expect(
+                !beforeReveal.contains { $0.contains("ogre") || $0.contains(hidden) }, "no event names it while hidden: \(beforeReveal)")
             let assets = try #require(events.firstIndex { $0["type"] as? String == "assets" })
             let added = try #require(events.firstIndex { ($0["op"] as? [String: Any])?["kind"] as? String == "add" })
             #expect(assets < added, "its manifest entry comes first, so the art is fetched before it is drawn")
@@ -143,18 +153,23 @@ struct TableSocketTests {
             let host = table.fixture.hostToken
             let (player, id) = try await table.join("Ana")
             _ = try await table.live(host, send: [Self.op(#"{"kind":"assign","token":"goblin","owner":"\#(id)"}"#)], until: 3)
-            let answers = LiveClient.objects(try await table.live(player, send: [
-                Self.op(#"{"kind":"move","token":"goblin","x":4,"y":4}"#, id: "a1"),
-                Self.op(#"{"kind":"move","token":"wolf","x":4,"y":4}"#, id: "a2"),
-                Self.op(#"{"kind":"hide","token":"goblin"}"#, id: "a3"),
-                Self.op(#"{"kind":"move","token":"ogre","x":4,"y":4}"#, id: "a4"),
-                Self.op(#"{"kind":"move","token":"goblin","x":40,"y":4}"#, id: "a5"),
-                Self.op(#"{"kind":"teleport","token":"goblin"}"#, id: "a6"),
-            ], until: 8))
-            let errors = Dictionary(uniqueKeysWithValues: answers.filter { $0["type"] as? String == "error" }.map {
-                ($0["opId"] as? String ?? "", $0["code"] as? String ?? "")
-            })
-            #expect(errors == ["a2": "FORBIDDEN", "a3": "FORBIDDEN", "a4": "UNKNOWN_ENTITY", "a5": "OUT_OF_GRID", "a6": "BAD_OP"], "\(answers)")
+            let answers = LiveClient.objects(
+                try await table.live(
+                    player,
+                    send: [
+                        Self.op(#"{"kind":"move","token":"goblin","x":4,"y":4}"#, id: "a1"),
+                        Self.op(#"{"kind":"move","token":"wolf","x":4,"y":4}"#, id: "a2"),
+                        Self.op(#"{"kind":"hide","token":"goblin"}"#, id: "a3"),
+                        Self.op(#"{"kind":"move","token":"ogre","x":4,"y":4}"#, id: "a4"),
+                        Self.op(#"{"kind":"move","token":"goblin","x":40,"y":4}"#, id: "a5"),
+                        Self.op(#"{"kind":"teleport","token":"goblin"}"#, id: "a6"),
+                    ], until: 8))
+            let errors = Dictionary(
+                uniqueKeysWithValues: answers.filter { $0["type"] as? String == "error" }.map {
+                    ($0["opId"] as? String ?? "", $0["code"] as? String ?? "")
+                })
+            #expect(
+                errors == ["a2": "FORBIDDEN", "a3": "FORBIDDEN", "a4": "UNKNOWN_ENTITY", "a5": "OUT_OF_GRID", "a6": "BAD_OP"], "\(answers)")
             #expect(answers.contains { $0["opId"] as? String == "a1" && $0["type"] as? String == "op" })
             let tokens = Self.tokens(try await table.show(host).json)
             #expect(tokens["goblin"]?["x"] as? Int == 4 && tokens["wolf"]?["x"] as? Int == 3, "refused ops changed nothing")
@@ -166,13 +181,15 @@ struct TableSocketTests {
             let host = table.fixture.hostToken
             let move = Self.op(#"{"kind":"move","token":"wolf","x":6,"y":6}"#, id: "same")
             let points = (0..<10_000).map { "[\(Double($0 % 12) + 0.123456789012),\(11.987654321098)]" }.joined(separator: ",")
-            let stroke = Self.op(##"{"kind":"stroke","stroke":{"id":"long","color":"#aa0000","width":0.25,"points":[\##(points)]}}"##, id: "big")
+            let stroke = Self.op(
+                ##"{"kind":"stroke","stroke":{"id":"long","color":"#aa0000","width":0.25,"points":[\##(points)]}}"##, id: "big")
             #expect(stroke.utf8.count > 64 << 10, "larger than the old message limit")
             let answers = LiveClient.objects(try await table.live(host, send: [move, move, stroke], until: 5))
             #expect(answers.filter { $0["opId"] as? String == "same" }.map { $0["type"] as? String } == ["op", "ack"])
             #expect(answers.contains { $0["opId"] as? String == "big" && $0["type"] as? String == "op" }, "the stroke was applied and sent")
             let (player, _) = try await table.join("Ana")
-            let strokes = ((try await table.show(player).json["map"] as? [String: Any])?["drawing"] as? [String: Any])?["strokes"] as? [[String: Any]]
+            let strokes =
+                ((try await table.show(player).json["map"] as? [String: Any])?["drawing"] as? [String: Any])?["strokes"] as? [[String: Any]]
             #expect((strokes?.first?["points"] as? [Any])?.count == 10_000)
         }
     }
@@ -198,7 +215,8 @@ struct TableSocketTests {
         let art = Array(try fixture.assets("token").prefix(3))
         let first = try await buildApplication(fixture.configuration)
         let session = try await first.test(.live) { client in
-            let created = try await client.json(.post, "/v1/sessions", token: fixture.hostToken, body: ["name": "Crypt", "map": Self.map(art)])
+            let created = try await client.json(
+                .post, "/v1/sessions", token: fixture.hostToken, body: ["name": "Crypt", "map": Self.map(art)])
             let session = try #require(created.json["id"] as? String)
             _ = try await LiveClient.exchange(
                 port: try #require(client.port), session: session, token: fixture.hostToken,
@@ -213,9 +231,10 @@ struct TableSocketTests {
         try await second.test(.live) { client in
             let shown = try await client.json(.get, "/v1/sessions/\(session)", token: fixture.hostToken)
             #expect(Self.tokens(shown.json)["goblin"]?["x"] as? Int == 9, "a restarted server continues from the same state")
-            let answers = LiveClient.objects(try await LiveClient.exchange(
-                port: try #require(client.port), session: session, token: fixture.hostToken,
-                send: [Self.op(#"{"kind":"move","token":"goblin","x":1,"y":1}"#, id: "m1")], until: 3))
+            let answers = LiveClient.objects(
+                try await LiveClient.exchange(
+                    port: try #require(client.port), session: session, token: fixture.hostToken,
+                    send: [Self.op(#"{"kind":"move","token":"goblin","x":1,"y":1}"#, id: "m1")], until: 3))
             #expect(answers.contains { $0["type"] as? String == "ack" }, "an op id applied before the restart is not applied again")
         }
     }

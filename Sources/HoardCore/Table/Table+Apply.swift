@@ -17,19 +17,27 @@ extension Table {
         switch op {
         case .move(let id, let x, let y):
             let token = try visibleToken(id, participant)
-            if let participant, token["owner"]?.stringValue != participant { throw TableError(.forbidden, "token \(id) is not yours to move") }
+            if let participant, token["owner"]?.stringValue != participant {
+                throw TableError(.forbidden, "token \(id) is not yours to move")
+            }
             try onGrid(x, y)
-            tokens.update(id) { $0["x"] = .number(Double(x)); $0["y"] = .number(Double(y)) }
+            tokens.update(id) {
+                $0["x"] = .number(Double(x)); $0["y"] = .number(Double(y))
+            }
             return change(op, token: id, before: tokenAudience(token))
         case .set(let id, let fields):
             let token = try visibleToken(id, participant)
-            if let participant, token["owner"]?.stringValue != participant { throw TableError(.forbidden, "token \(id) is not yours to change") }
+            if let participant, token["owner"]?.stringValue != participant {
+                throw TableError(.forbidden, "token \(id) is not yours to change")
+            }
             tokens.update(id) { token in for (key, value) in fields { token[key] = value == .null ? nil : value } }
             return change(op, token: id, before: tokenAudience(token))
         case .add(let layer, let entity):
             try hostOnly(participant, "add tokens and objects")
             let id = entity["id"]?.stringValue ?? ""
-            guard tokens[id] == nil, objects[id] == nil else { throw TableError(.idTaken, "\(id) is already on the table; choose another id") }
+            guard tokens[id] == nil, objects[id] == nil else {
+                throw TableError(.idTaken, "\(id) is already on the table; choose another id")
+            }
             try onGrid(Self.int(entity["x"]), Self.int(entity["y"]))
             if layer == .token { tokens.append(entity) } else { objects.append(entity) }
             return change(op, token: layer == .token ? id : nil, before: .nobody)
@@ -75,11 +83,15 @@ extension Table {
             guard let stroke = strokes[id], participant.map({ strokeAudience(stroke).contains($0) }) ?? true else {
                 throw TableError(.unknownEntity, "no stroke \(id) on the table")
             }
-            if let participant, stroke["layer"]?.stringValue != "p:" + participant { throw TableError(.forbidden, "players erase on their own layer only") }
+            if let participant, stroke["layer"]?.stringValue != "p:" + participant {
+                throw TableError(.forbidden, "players erase on their own layer only")
+            }
             strokes.remove(id)
             return transition(op, before: strokeAudience(stroke), after: .nobody, appear: nil, vanish: op)
         case .ping(let x, let y):
-            guard x <= Double(width), y <= Double(height) else { throw TableError(.outOfGrid, "the place is off the \(width)×\(height) grid") }
+            guard x <= Double(width), y <= Double(height) else {
+                throw TableError(.outOfGrid, "the place is off the \(width)×\(height) grid")
+            }
             return Change(op: op, views: nil, art: [], changesVisibility: false)
         case .message(_, let to):
             guard let to else { return Change(op: op, views: nil, art: [], changesVisibility: false) }
@@ -98,7 +110,8 @@ extension Table {
             let changed = old.union(new).subtracting(old.intersection(new))
             let art = tokens.items.filter { $0["layer"]?.stringValue == name }.flatMap { JSONValue.object($0).referencedDigests }
             // Those whose view changes get it whole; the others just the layer's new setting.
-            let views = changed.isEmpty ? nil : [View(audience: changed, op: nil), View(audience: Audience.everyone.subtracting(changed), op: op)]
+            let views =
+                changed.isEmpty ? nil : [View(audience: changed, op: nil), View(audience: Audience.everyone.subtracting(changed), op: op)]
             return Change(op: op, views: views, art: art.isEmpty ? [] : [(layerAudience(name), Set(art))], changesVisibility: true)
         }
     }
@@ -144,19 +157,25 @@ extension Table {
     /// Splits participants by what they saw of an entity before and after: those who see it throughout get the op,
     /// those who start seeing it `appear`, those who stop `vanish`; those who never see it get nothing.
     private func transition(_ op: TableOp, before: Audience, after: Audience, appear: TableOp?, vanish: TableOp?) -> Change {
-        let visibility = before != after || {
-            switch op {
-            case .add, .remove, .assign, .hide, .reveal: true
-            case .set(_, let fields): fields["layer"] != nil
-            default: false
-            }
-        }()
+        let visibility =
+            before != after
+            || {
+                switch op {
+                case .add, .remove, .assign, .hide, .reveal: true
+                case .set(_, let fields): fields["layer"] != nil
+                default: false
+                }
+            }()
         let both = before.intersection(after)
         if both == .everyone { return Change(op: op, views: nil, art: [], changesVisibility: visibility) }
         var views: [View] = []
         if !both.isEmpty { views.append(View(audience: both, op: op)) }
-        if let appear, case let appearing = after.subtracting(before), !appearing.isEmpty { views.append(View(audience: appearing, op: appear)) }
-        if let vanish, case let vanishing = before.subtracting(after), !vanishing.isEmpty { views.append(View(audience: vanishing, op: vanish)) }
+        if let appear, case let appearing = after.subtracting(before), !appearing.isEmpty {
+            views.append(View(audience: appearing, op: appear))
+        }
+        if let vanish, case let vanishing = before.subtracting(after), !vanishing.isEmpty {
+            views.append(View(audience: vanishing, op: vanish))
+        }
         let isEveryonesOp = views.count == 1 && views[0].audience == .everyone && views[0].op == op
         return Change(op: op, views: isEveryonesOp ? nil : views, art: [], changesVisibility: visibility)
     }

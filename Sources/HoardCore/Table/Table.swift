@@ -206,8 +206,9 @@ struct EntityList: Sendable {
 
     func write(into document: inout [String: JSONValue], key: String, keeping isKept: ([String: JSONValue]) -> Bool) {
         guard wasPresent || !entries.isEmpty else { return }
-        document[key] = .array(entries.filter { entry in
-            if case .object(let members) = entry { isKept(members) } else { true }
-        })
+        document[key] = .array(
+            entries.filter { entry in
+                if case .object(let members) = entry { isKept(members) } else { true }
+            })
     }
 }

@@ -37,7 +37,9 @@ public enum TableOp: Sendable, Hashable {
     }
 
     /// Every kind, as the wire names it.
-    public static let kinds = ["move", "add", "remove", "set", "assign", "hide", "reveal", "stroke", "erase", "ping", "message", "custom", "layer"]
+    public static let kinds = [
+        "move", "add", "remove", "set", "assign", "hide", "reveal", "stroke", "erase", "ping", "message", "custom", "layer",
+    ]
 
     /// Longest id of a token, object, stroke or layer; longest label.
     public static let maxId = 64
@@ -68,7 +70,9 @@ public enum TableOp: Sendable, Hashable {
     /// Reads an op; throws `BAD_OP` with what is wrong.
     public init(json: JSONValue) throws(TableError) {
         guard case .object(let op) = json else { throw TableError(.badOp, "an op is a JSON object with a \"kind\"") }
-        guard let kind = op["kind"]?.stringValue else { throw TableError(.badOp, "an op needs a \"kind\": one of \(Self.kinds.joined(separator: ", "))") }
+        guard let kind = op["kind"]?.stringValue else {
+            throw TableError(.badOp, "an op needs a \"kind\": one of \(Self.kinds.joined(separator: ", "))")
+        }
         var fields = Fields(op, kind: kind)
         switch kind {
         case "move":
@@ -123,8 +127,11 @@ public enum TableOp: Sendable, Hashable {
         case "layer":
             let name = try fields.id("layer")
             fields.consumed.insert("visibleTo")
-            guard let value = op["visibleTo"], value != .null, let audience = Audience(json: value), !audience.isComplement || audience.ids.isEmpty
-            else { throw TableError(.badOp, "layer's \"visibleTo\" is \"*\" (everyone) or a list of participant ids ([] for the host only)") }
+            guard let value = op["visibleTo"], value != .null, let audience = Audience(json: value),
+                !audience.isComplement || audience.ids.isEmpty
+            else {
+                throw TableError(.badOp, "layer's \"visibleTo\" is \"*\" (everyone) or a list of participant ids ([] for the host only)")
+            }
             self = .layer(name: name, visibleTo: audience)
         default:
             throw TableError(.badOp, "unknown op kind '\(kind.prefix(40))'; the kinds are \(Self.kinds.joined(separator: ", "))")
@@ -190,14 +197,18 @@ public enum TableOp: Sendable, Hashable {
         case ("owner", .string(let text)) where (1...maxId).contains(text.count): return value
         case ("layer", .string(let text)) where (1...maxId).contains(text.count): return value
         case ("hidden", .bool): return value
-        case ("markers", .array(let items)) where items.count <= 16 && items.allSatisfy({ ($0.stringValue?.count).map { (1...32).contains($0) } == true }):
+        case ("markers", .array(let items))
+        where items.count <= 16 && items.allSatisfy({ ($0.stringValue?.count).map { (1...32).contains($0) } == true }):
             return value
         default:
-            throw TableError(.badOp, "a token's \(key) is " + [
-                "number": "an integer from 0 to 999", "label": "a string of at most 64 characters",
-                "owner": "a participant id", "layer": "a layer name of 1 to 64 characters", "hidden": "true or false",
-                "markers": "a list of at most 16 strings of 1 to 32 characters",
-            ][key, default: "not a token field"])
+            throw TableError(
+                .badOp,
+                "a token's \(key) is "
+                    + [
+                        "number": "an integer from 0 to 999", "label": "a string of at most 64 characters",
+                        "owner": "a participant id", "layer": "a layer name of 1 to 64 characters", "hidden": "true or false",
+                        "markers": "a list of at most 16 strings of 1 to 32 characters",
+                    ][key, default: "not a token field"])
         }
     }
 
@@ -218,22 +229,27 @@ public enum TableOp: Sendable, Hashable {
         var fields = Fields(entity, kind: "a stroke", isEntity: true)
         _ = try fields.id("id")
         let color = try fields.string("color", max: 7)
-        guard color.utf8.count == 7, color.hasPrefix("#"), color.utf8.dropFirst().allSatisfy({ $0 < 128 && Character(Unicode.Scalar($0)).isHexDigit })
+        guard color.utf8.count == 7, color.hasPrefix("#"),
+            color.utf8.dropFirst().allSatisfy({ $0 < 128 && Character(Unicode.Scalar($0)).isHexDigit })
         else { throw TableError(.badOp, "a stroke's color is #rrggbb") }
         fields.consumed.insert("width")
-        guard case .number(let width)? = entity["width"], width > 0, width <= 4 else { throw TableError(.badOp, "a stroke's width is over 0 and at most 4 tiles") }
+        guard case .number(let width)? = entity["width"], width > 0, width <= 4 else {
+            throw TableError(.badOp, "a stroke's width is over 0 and at most 4 tiles")
+        }
         fields.consumed.insert("points")
         guard case .array(let points)? = entity["points"], (2...maxPoints).contains(points.count) else {
             throw TableError(.badOp, "a stroke has 2 to \(maxPoints) points")
         }
         for point in points {
             guard case .array(let pair) = point, pair.count == 2, case .number(let x) = pair[0], case .number(let y) = pair[1],
-                  (0...512).contains(x), (0...512).contains(y)
+                (0...512).contains(x), (0...512).contains(y)
             else { throw TableError(.badOp, "a stroke's points are [x, y] pairs from 0 to 512 (tile units)") }
         }
         if let layer = entity["layer"] {
             fields.consumed.insert("layer")
-            guard let name = layer.stringValue, (1...maxId).contains(name.count) else { throw TableError(.badOp, "a stroke's layer is a name of 1 to 64 characters") }
+            guard let name = layer.stringValue, (1...maxId).contains(name.count) else {
+                throw TableError(.badOp, "a stroke's layer is a name of 1 to 64 characters")
+            }
         }
         try fields.checkAllConsumed()
         return entity
