@@ -97,6 +97,10 @@ def picture_type(head):
         return "image/jpeg"
     if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
         return "image/webp"
+    if head[:6] in (b"GIF87a", b"GIF89a"):
+        return "image/gif"
+    if head.startswith(b"\x1a\x45\xdf\xa3"):
+        return "video/webm"
     return None
 
 

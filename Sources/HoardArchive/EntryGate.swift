@@ -21,14 +21,17 @@ public struct EntryGate: Sendable {
         self.policy = EntryPathPolicy(limits: limits)
     }
 
-    /// Admits one header: counts it, validates its name, refuses collisions and oversize declarations.
-    public mutating func admit(rawName: [UInt8], declaredSize: Int64?, isDirectory: Bool) throws(ArchiveError) -> ArchiveEntry {
+    /// Admits one header: counts it, validates its name, refuses collisions and oversize declarations. A name that is
+    /// not UTF-8 is read in `legacyEncoding` when the format has one (``EntryPathPolicy/validate(_:legacyEncoding:)``).
+    public mutating func admit(
+        rawName: [UInt8], declaredSize: Int64?, isDirectory: Bool, legacyEncoding: LegacyNameEncoding? = nil
+    ) throws(ArchiveError) -> ArchiveEntry {
         entryCount += 1
         if entryCount > limits.maxEntries {
             throw ArchiveError(.tooManyEntries, "the archive has more than \(limits.maxEntries) entries; split the pack")
         }
         let path: EntryPath
-        switch policy.validate(rawName) {
+        switch policy.validate(rawName, legacyEncoding: legacyEncoding) {
         case .success(let valid): path = valid
         case .failure(let problem): throw ArchiveError(problem)
         }

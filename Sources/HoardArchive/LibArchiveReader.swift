@@ -111,7 +111,13 @@ public final class LibArchiveReader: ArchiveReader {
             throw ArchiveError(.invalidName, "the name cannot be read as UTF-8; rename it", entry: shown, cause: Self.errorString(handle))
         }
         let declared: Int64? = archive_entry_size_is_set(entry) != 0 ? archive_entry_size(entry) : nil
-        let admitted = try gate.admit(rawName: raw, declaredSize: type == fileTypeDirectory ? nil : declared, isDirectory: type == fileTypeDirectory)
+        // A zip name without the UTF-8 flag is CP437 by the format's rule unless its bytes are valid UTF-8. A name
+        // libarchive warned about failed the conversion its flag asked for (UTF-8): it is refused, never re-read.
+        let isZip = archive_format(handle) & ARCHIVE_FORMAT_BASE_MASK == ARCHIVE_FORMAT_ZIP
+        let legacy: LegacyNameEncoding? = isZip && status == ARCHIVE_OK ? .cp437 : nil
+        let admitted = try gate.admit(
+            rawName: raw, declaredSize: type == fileTypeDirectory ? nil : declared, isDirectory: type == fileTypeDirectory,
+            legacyEncoding: legacy)
         currentName = admitted.path.description
         expectedOffset = 0
         isDataDone = false

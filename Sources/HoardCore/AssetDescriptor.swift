@@ -36,9 +36,18 @@ public struct AssetDescriptor: Sendable, Hashable, Codable {
         public var mediaType: MediaType
         /// Whether Hoard generated it rather than the pack author shipping it (absent when shipped).
         public var generated: Bool?
+        /// True when it moves: an animated GIF, APNG or WebP, or a WebM video (absent for a still picture).
+        public var animated: Bool?
+        /// Its frame count, when animated and counted (GIF, APNG, WebP).
+        public var frames: Int?
+        /// Its total duration in milliseconds, when animated and declared.
+        public var durationMs: Int?
 
-        /// Creates a variant.
-        public init(scale: Int, digest: Digest, width: Int, height: Int, size: Int64, mediaType: MediaType, generated: Bool? = nil) {
+        /// Creates a variant; `animation` sets ``animated``, ``frames`` and ``durationMs``.
+        public init(
+            scale: Int, digest: Digest, width: Int, height: Int, size: Int64, mediaType: MediaType, generated: Bool? = nil,
+            animation: Animation? = nil
+        ) {
             self.scale = scale
             self.digest = digest
             self.width = width
@@ -46,7 +55,13 @@ public struct AssetDescriptor: Sendable, Hashable, Codable {
             self.size = size
             self.mediaType = mediaType
             self.generated = generated
+            self.animated = animation.map { _ in true }
+            self.frames = animation?.frames
+            self.durationMs = animation?.durationMs
         }
+
+        /// Whether it moves.
+        public var isAnimated: Bool { animated == true }
     }
 
     /// A generated picture that is not a LOD (a preview or a thumbnail).

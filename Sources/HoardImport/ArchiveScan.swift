@@ -13,9 +13,16 @@ struct StagedPicture: Sendable {
 /// The first pass of an import: every entry streamed once, pictures staged and their headers checked.
 struct ArchiveScan: Sendable {
     var pictures: [StagedPicture] = []
+    /// `pack.json` at the archive's root.
     var packFileBytes: [UInt8]?
+    /// The first `FOLDER/pack.json`, the pack file of a pack wrapped in FOLDER.
+    var wrappedPackFile: (folder: String, bytes: [UInt8])?
+    /// The one top-level folder every file sits under, nil when files sit at the root or under several.
+    var topFolder: String?
     var problems: [Problem] = []
     var entries = 0
+    /// Files archivers and operating systems add (``isJunk(_:)``), skipped without a warning.
+    var litterFiles = 0
     var archiveSize: Int64 = 0
 
     /// Names that archivers add and nobody means to import.
@@ -46,21 +53,42 @@ struct ArchiveScan: Sendable {
     ) throws -> ArchiveScan {
         var scan = ArchiveScan(archiveSize: reader.archiveSize)
         var lastReport = Date.distantPast
+        var skipped = SkippedFiles()
+        var isUnderOneFolder = true
         while let entry = try reader.nextEntry() {
             scan.entries += 1
             if let progress, Date().timeIntervalSince(lastReport) > 0.1 {
                 lastReport = Date()
                 progress(ImportProgress(phase: .reading, bytesRead: reader.bytesConsumed, totalBytes: reader.archiveSize, entries: scan.entries))
             }
-            if entry.path.isDirectory || isJunk(entry.path) { continue }
-            let shown = entry.path.description
-            if entry.path.components == [PackFile.fileName] {
-                scan.packFileBytes = try readSmall(reader, limit: limits.maxManifestBytes, entry: shown)
+            if entry.path.isDirectory { continue }
+            if isJunk(entry.path) {
+                scan.litterFiles += 1
                 continue
+            }
+            let components = entry.path.components
+            if isUnderOneFolder {
+                if components.count < 2 || (scan.topFolder != nil && scan.topFolder != components[0]) {
+                    isUnderOneFolder = false
+                    scan.topFolder = nil
+                } else if scan.topFolder == nil {
+                    scan.topFolder = components[0]
+                }
+            }
+            if components.last == PackFile.fileName, components.count <= 2 {
+                if components.count == 1 {
+                    scan.packFileBytes = try readSmall(reader, limit: limits.maxManifestBytes, entry: entry.path.description)
+                    continue
+                }
+                if scan.wrappedPackFile == nil {
+                    let bytes = try readSmall(reader, limit: limits.maxManifestBytes, entry: entry.path.description)
+                    scan.wrappedPackFile = (components[0], bytes)
+                    continue
+                }
             }
             let ext = DefaultNamingConvention.splitExtension(entry.path.fileName)?.ext.lowercased() ?? ""
             guard let claimed = MediaType(fileExtension: ext) else {
-                scan.problems.append(Problem(.ignoredEntry, "not a PNG, JPEG or WebP picture; skipped", entry: shown, severity: .warning))
+                skipped.add(entry.path)
                 continue
             }
             try pipeline.begin(entry.path, claiming: claimed)
@@ -69,7 +97,7 @@ struct ArchiveScan: Sendable {
         }
         let staged = try pipeline.finish()
         scan.pictures = staged.pictures
-        scan.problems = (scan.problems + staged.problems).sorted { ($0.entry ?? "", $0.code.rawValue) < ($1.entry ?? "", $1.code.rawValue) }
+        scan.problems = (scan.problems + staged.problems + skipped.problems).sorted { ($0.entry ?? "", $0.code.rawValue) < ($1.entry ?? "", $1.code.rawValue) }
         progress?(ImportProgress(phase: .reading, bytesRead: reader.archiveSize, totalBytes: reader.archiveSize, entries: scan.entries))
         return scan
     }
@@ -105,7 +133,7 @@ struct ArchiveScan: Sendable {
         } catch {
             switch error.code {
             case .notAnImage:
-                return .failure(Problem(.typeMismatch, "the name says \(claimed.label) but the bytes are not a PNG, JPEG or WebP picture"))
+                return .failure(Problem(.typeMismatch, "the name says \(claimed.label) but the bytes are not a PNG, JPEG, WebP, GIF or WebM file"))
             case .truncated where !isComplete:
                 return .failure(Problem(.unreadableImage, "no picture size in the first \(prefix.count) bytes: \(error.message)"))
             case .truncated, .malformed:
@@ -116,22 +144,51 @@ struct ArchiveScan: Sendable {
             return .failure(Problem(
                 .typeMismatch, "the name says \(claimed.label) but the bytes are a \(info.mediaType.label); rename it to .\(info.mediaType.fileExtensions[0])"))
         }
-        if info.width > limits.maxImageSide || info.height > limits.maxImageSide || info.width * info.height > limits.maxImagePixels {
+        if info.width > limits.maxImageSide || info.height > limits.maxImageSide || info.width * info.height > limits.maxAnyPixels {
             return .failure(Problem(
                 .imageTooLarge, "the picture is \(info.width)×\(info.height) pixels, over the limits of \(limits.maxImageSide) a side "
-                    + "and \(limits.maxImagePixels) pixels; scale it down"))
+                    + "and \(limits.maxAnyPixels) pixels; scale it down"))
         }
         return .success(info)
     }
 }
 
 extension MediaType {
-    /// `PNG`, `JPEG`, `WebP`.
+    /// `PNG`, `JPEG`, `WebP`, `GIF`, `WebM`.
     var label: String {
         switch self {
         case .png: "PNG"
         case .jpeg: "JPEG"
         case .webp: "WebP"
+        case .gif: "GIF"
+        case .webm: "WebM"
         }
+    }
+}
+
+extension ArchiveScan {
+    /// Counts the frames of a staged picture that may move (``AnimationReader/needsScan(_:_:)``), reading the whole
+    /// staged file, and checks them against `maxFrames` and `maxAnimationPixels` (a frame bomb).
+    static func checkAnimation(of writer: BlobWriter, _ blob: StagedBlob, _ info: ImageInfo, limits: ImportLimits) -> Result<ImageInfo, Problem> {
+        var info = info
+        if AnimationReader.needsScan(writer.prefix, info) {
+            do {
+                info.animation = try blob.withMappedBytes { buffer in
+                    try AnimationReader.read(buffer, info)
+                }
+            } catch let error as ImageHeaderError {
+                return .failure(Problem(.unreadableImage, "the animation is damaged: \(error.message)"))
+            } catch {
+                return .failure(Problem(.storageFailure, "the staged picture cannot be read back: \(error)"))
+            }
+        }
+        guard let frames = info.animation?.frames else { return .success(info) }
+        let pixels = frames.multipliedReportingOverflow(by: info.width * info.height)
+        if frames > limits.maxFrames || pixels.overflow || pixels.partialValue > limits.maxAnimationPixels {
+            return .failure(Problem(
+                .imageTooLarge, "the animation has \(frames) frames of \(info.width)×\(info.height) pixels, over the limits of "
+                    + "\(limits.maxFrames) frames and \(limits.maxAnimationPixels) pixels in all frames (a frame bomb); shorten or shrink it"))
+        }
+        return .success(info)
     }
 }

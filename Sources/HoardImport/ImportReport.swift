@@ -37,7 +37,12 @@ public struct ImportReport: Sendable, Codable, Hashable {
     public var gpsFiles: Int
     /// Pictures generators made (missing LODs, previews, thumbnails).
     public var generatedFiles: Int
-    /// Warnings per file.
+    /// Files operating systems and archivers add (`__MACOSX/`, `._*`, `.DS_Store`, `Thumbs.db`, `desktop.ini`),
+    /// skipped without a warning.
+    public var litterFiles: Int
+    /// The one folder every file sat under, stripped from every path (and the default pack name); nil when none was.
+    public var wrapperFolder: String?
+    /// Warnings: per file, or per folder for files skipped or named alike.
     public var warnings: [Problem]
     /// Wall-clock time of the import.
     public var seconds: Double

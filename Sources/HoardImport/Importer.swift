@@ -113,9 +113,9 @@ public struct Importer: Sendable {
             }
         }
         let fileName = options.namesFromFileName ? Self.packName(fromArchive: archiveName) : nil
-        let packName = options.packName ?? plan.packFile.name ?? fileName ?? ""
+        let packName = options.packName ?? plan.packFile.name ?? plan.wrapper ?? fileName ?? ""
         if plan.assets.isEmpty, !problems.contains(where: { $0.severity == .error }) {
-            problems.append(Problem(.emptyPack, "the archive holds no pictures in a known folder (tokens/, objects/, textures/, walls/, backgrounds/)"))
+            problems.append(Problem(.emptyPack, "the archive holds no PNG, JPEG or WebP pictures that Hoard could name; see the warnings"))
         } else if packName.isEmpty {
             problems.append(Problem(.badManifest, "the pack has no name: add \"name\" to pack.json or pass one with the upload"))
         } else if let problem = Self.checkPackName(packName) {
@@ -136,7 +136,7 @@ public struct Importer: Sendable {
                 newBlobs: summary.newBlobs.count, newBytes: summary.newBytes,
                 existingBlobs: allBytes.count - summary.newBlobs.count, existingBytes: allBytes.values.reduce(0, +) - summary.newBytes,
                 rewrittenFiles: rewritten.rewritten, gpsFiles: rewritten.gpsPictures, generatedFiles: generated.count,
-                warnings: problems, seconds: Date().timeIntervalSince(started))
+                litterFiles: scan.litterFiles, wrapperFolder: plan.wrapper, warnings: problems, seconds: Date().timeIntervalSince(started))
         } catch let error as CatalogError {
             let code: ProblemCode = error.code == .conflict ? .packConflict : .storageFailure
             throw refuse(problems + [Problem(code, error.message)], cause: error.cause)

@@ -92,7 +92,9 @@ final class StagingPipeline: @unchecked Sendable {
             self.writer = nil
             do {
                 let blob = try writer.finish()
-                switch ArchiveScan.checkHeader(of: writer, blob, claimed: claimed, limits: limits) {
+                switch ArchiveScan.checkHeader(of: writer, blob, claimed: claimed, limits: limits).flatMap({
+                    ArchiveScan.checkAnimation(of: writer, blob, $0, limits: limits)
+                }) {
                 case .success(let info):
                     let picture = StagedPicture(path: entry, blob: blob, info: info)
                     lock.withLock { pictures.append(picture) }

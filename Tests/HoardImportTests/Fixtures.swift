@@ -4,8 +4,9 @@ import HoardImport
 import HoardStore
 @testable import HoardCore
 
-/// The hostile corpus's folder, for the clean-up at exit (a C function pointer cannot capture it).
-nonisolated(unsafe) private var hostileCorpus: String?
+/// Generated corpora's folders, for the clean-up at exit (a C function pointer cannot capture them).
+nonisolated(unsafe) private var generatedCorpora: [String] = []
+private let generatedCorporaLock = NSLock()
 
 /// Paths and builders shared by the import tests.
 enum Fixtures {
@@ -47,17 +48,27 @@ enum Fixtures {
     }
 
     /// The hostile corpus, generated once per test run by Scripts/make-hostile.py, removed when the process exits.
-    static let hostileDirectory: Result<String, ProblemMessage> = {
+    static let hostileDirectory = corpus("make-hostile.py")
+
+    /// The corpus of real-world layouts, generated once per test run by Scripts/make-layouts.py.
+    static let layoutsDirectory = corpus("make-layouts.py")
+
+    /// A folder `script` (in Scripts/) writes its corpus into, removed when the process exits.
+    private static func corpus(_ script: String) -> Result<String, ProblemMessage> {
         do {
             let directory = try temporaryDirectory()
-            hostileCorpus = directory
-            atexit { hostileCorpus.map { _ = try? FileManager.default.removeItem(atPath: $0) } }
-            try run(["python3", root.appendingPathComponent("Scripts/make-hostile.py").path, directory])
+            generatedCorporaLock.withLock {
+                if generatedCorpora.isEmpty {
+                    atexit { for folder in generatedCorpora { _ = try? FileManager.default.removeItem(atPath: folder) } }
+                }
+                generatedCorpora.append(directory)
+            }
+            try run(["python3", root.appendingPathComponent("Scripts/\(script)").path, directory])
             return .success(directory)
         } catch {
             return .failure(ProblemMessage("\(error)"))
         }
-    }()
+    }
 
     /// A minimal PNG: signature, IHDR with this size, an IDAT whose bytes make the content unique, IEND.
     static func png(width: Int, height: Int, seed: Int = 0) -> [UInt8] {

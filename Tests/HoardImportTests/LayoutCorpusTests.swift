@@ -1,0 +1,125 @@
+import Foundation
+import HoardCatalog
+import HoardCore
+import HoardImport
+import Testing
+
+/// One archive of Scripts/make-layouts.py's corpus (layouts.json) and what importing it must give.
+struct LayoutCase: Decodable, CustomTestStringConvertible, Sendable {
+    var file: String
+    var pack: String
+    var wrapper: String?
+    var litter: Int
+    var assets: [[String]]
+    var warnings: [String: Int]
+    var animated: [String: [Int?]]
+    var about: String
+
+    var testDescription: String { file }
+
+    static func load() -> [LayoutCase] {
+        guard case .success(let directory) = Fixtures.layoutsDirectory,
+              let data = FileManager.default.contents(atPath: directory + "/layouts.json"),
+              let cases = try? JSONDecoder().decode([LayoutCase].self, from: data)
+        else { return [] }
+        return cases
+    }
+}
+
+@Suite("Packs laid out as people and other tools make them")
+struct LayoutCorpusTests {
+    @Test func corpusIsGenerated() throws {
+        let directory = try Fixtures.layoutsDirectory.get()
+        #expect(LayoutCase.load().count >= 6, "\(directory)")
+    }
+
+    @Test(arguments: LayoutCase.load())
+    func layoutImportsWithItsKindsNamesAndFootprints(_ layout: LayoutCase) async throws {
+        let directory = try Fixtures.layoutsDirectory.get()
+        let test = try TestHoard()
+        defer { test.remove() }
+        let report = try await test.hoard.importPack(at: directory + "/" + layout.file)
+        #expect(report.pack == layout.pack, "\(layout.about)")
+        #expect(report.wrapperFolder == layout.wrapper)
+        #expect(report.litterFiles == layout.litter)
+        let assets = try test.hoard.catalog.assets(pack: layout.pack)
+        let found = Set(assets.map { [$0.kind.rawValue, $0.name, $0.footprint.description] })
+        #expect(found == Set(layout.assets), "\(layout.about)")
+        let counts = Dictionary(grouping: report.warnings, by: \.code.rawValue).mapValues(\.count)
+        #expect(counts == layout.warnings, "\(report.warnings.map(\.description))")
+        for asset in assets {
+            let expected = layout.animated[asset.name]
+            let bytes = try #require(try await test.hoard.store.read(asset.digest, range: nil))
+            let descriptor = try JSONDecoder().decode(AssetDescriptor.self, from: Data(bytes))
+            for variant in descriptor.variants {
+                #expect(variant.isAnimated == (expected != nil), "\(asset.name)")
+                #expect(variant.frames == expected?[0] ?? nil, "\(asset.name)")
+                #expect(variant.durationMs == expected?[1] ?? nil, "\(asset.name)")
+            }
+        }
+    }
+
+    @Test func aSkippedFolderOfThousandsOfFilesIsOneWarning() async throws {
+        let directory = try Fixtures.layoutsDirectory.get()
+        let test = try TestHoard()
+        defer { test.remove() }
+        let report = try await test.hoard.importPack(at: directory + "/twenty-thousand.zip")
+        let skipped = report.warnings.filter { $0.code == .ignoredEntry }
+        #expect(skipped.map(\.entry) == ["extras/a/", "extras/b/", "extras/c/"])
+        #expect(skipped.last?.message.contains("6667 files") == true, "\(skipped.last?.message ?? "")")
+    }
+
+    @Test func theDefaultKindWarningNamesTheFolderOnce() async throws {
+        let directory = try Fixtures.layoutsDirectory.get()
+        let test = try TestHoard()
+        defer { test.remove() }
+        let report = try await test.hoard.importPack(at: directory + "/creator-folders.zip")
+        let defaulted = report.warnings.filter { $0.code == .defaultKind }
+        #expect(defaulted.map(\.entry) == ["barrel_large.png", "Misc/"])
+        #expect(defaulted.allSatisfy { $0.message.contains("token") && $0.message.contains("defaultKind") })
+    }
+
+    @Test func aPackJSONDefaultKindThatNoPluginProvidesIsRefused() async throws {
+        let test = try TestHoard()
+        defer { test.remove() }
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Fixtures.zip(at: directory + "/bad.zip", [
+            ("pack.json", Array(#"{"defaultKind": "vehicle"}"#.utf8)), ("tokens/goblin.png", Fixtures.png(width: 256, height: 256)),
+        ])
+        let before = try test.snapshot()
+        let error = await #expect(throws: ImportError.self) { try await test.hoard.importPack(at: directory + "/bad.zip") }
+        #expect(error?.code == .badManifest)
+        #expect(error?.errors.first?.message.contains("vehicle") == true)
+        #expect(try test.snapshot() == before)
+    }
+
+    @Test func aFolderThatNamesAKindIsNoWrapper() async throws {
+        let test = try TestHoard()
+        defer { test.remove() }
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Fixtures.zip(at: directory + "/only-tokens.zip", [
+            ("tokens/goblin.png", Fixtures.png(width: 256, height: 256)), ("tokens/orc.png", Fixtures.png(width: 256, height: 256, seed: 1)),
+        ])
+        let report = try await test.hoard.importPack(at: directory + "/only-tokens.zip")
+        #expect(report.wrapperFolder == nil)
+        #expect(report.pack == "only-tokens")
+        #expect(report.assetsByKind == ["token": 2])
+    }
+
+    @Test func aWrappedPackJSONIsReadAndOverridesUseThePathInsideTheWrapper() async throws {
+        let test = try TestHoard()
+        defer { test.remove() }
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let packJSON = #"{"name": "Goblin Raiders", "overrides": {"tokens/boss": {"name": "Boss Goblin"}}}"#
+        try Fixtures.zip(at: directory + "/raiders.zip", [
+            ("Raiders/pack.json", Array(packJSON.utf8)), ("Raiders/tokens/boss.png", Fixtures.png(width: 256, height: 256)),
+        ])
+        let report = try await test.hoard.importPack(at: directory + "/raiders.zip")
+        #expect(report.pack == "Goblin Raiders")
+        #expect(report.wrapperFolder == "Raiders")
+        #expect(try test.hoard.catalog.assets(pack: "Goblin Raiders").map(\.name) == ["Boss Goblin"])
+    }
+}
