@@ -8,6 +8,9 @@ OUTDIR/cases.json lists the archives the importer must refuse:
      "limits": {ImportLimits overrides} (optional), "about": "..."}
 OUTDIR/valid.json lists tricky archives it must accept: {"file": ..., "assets": N, "about": ...}, where N counts
 assets (all LOD variants of one asset count once).
+OUTDIR/bundles.json lists bundles (archives of archives) to import pack by pack: {"file": ..., "packs": {inner
+archive: "imported" or [acceptable error codes]}, "limits": {...} (optional), "about": ...}: a hostile inner archive
+must refuse only itself.
 
 Apart from the fault under test every archive is a valid pack (pack.json with tilePixels 64, 64×64 PNG tokens),
 and in most of them a good entry comes before the bad one. Zips are written byte by byte (not with zipfile)
@@ -864,6 +867,56 @@ valid("valid-no-manifest.zip", 1, "no pack.json: defaults apply (tilePixels 256)
     lambda: build_zip([ZE("tokens/goblin.png", token_png(256, 256))], comment=b"an archive comment"))
 
 
+# ------------------------------------------------------------------------------------------------ bundles
+
+BUNDLES = []
+
+
+def bundle(file, about, packs, limits=None):
+    """Registers a bundle: `packs` maps each inner archive to "imported" or its acceptable error codes; the decorated
+    function returns [(inner name, bytes)], stored uncompressed in the bundle as art stores ship them."""
+    def register(build):
+        BUNDLES.append({"file": file, "about": about, "packs": packs, "limits": limits,
+                        "build": lambda: build_zip([ZE(name, data, 0) for name, data in build()])})
+        return build
+    return register
+
+
+def inner_pack(name, *entries, tokens=1, seed=0):
+    """An inner pack: pack.json naming it, `tokens` distinct 64×64 tokens, then `entries`."""
+    members = [ZE("pack.json", json.dumps({"name": name, "version": "1", "tilePixels": 64}).encode())]
+    members += [ZE(f"tokens/{name}-{n}.png", token_png(64, 64, (seed % 250, n * 40 % 250, 90))) for n in range(tokens)]
+    return build_zip(members + list(entries))
+
+
+@bundle("bundle-of-bombs.zip", "a bundle of two good packs, a zip bomb, a path traversal and a pack nesting a bomb one "
+        "level deeper (skipped: one level of nesting)",
+        {"good-a.zip": "imported", "bomb.zip": ["COMPRESSION_RATIO"], "traversal.zip": ["UNSAFE_PATH"],
+         "nested.zip": "imported", "good-b.zip": "imported"})
+def _():
+    payload, crc, size = zero_bomb(PNG_PREFIX, 200)
+    bomb = build_zip([ZE("tokens/bomb.png", b"", payload=payload, crc=crc, usize=size)])
+    deep = build_zip([ZE("tokens/deep-bomb.png", b"", payload=payload, crc=crc, usize=size)])
+    return [("good-a.zip", inner_pack("good-a", seed=1)), ("bomb.zip", bomb),
+            ("traversal.zip", inner_pack("traversal", ZE("../evil.png", EVIL), seed=2)),
+            ("nested.zip", inner_pack("nested", ZE("more/deep.zip", deep, 0), seed=3)), ("good-b.zip", inner_pack("good-b", seed=4))]
+
+
+@bundle("bundle-shared-bytes.zip", "three packs of ≈100 KB within maxArchiveBytes 550000: the bundle (≈300 KB) and the "
+        "first two fit, the third would pass the budget the bundle shares", {"a.zip": "imported", "b.zip": "imported",
+        "c.zip": ["ARCHIVE_TOO_LARGE"]}, limits={"maxArchiveBytes": 550000})
+def _():
+    return [(f"{n}.zip", build_zip([ZE("pack.json", json.dumps({"name": f"shared-{n}", "tilePixels": 64}).encode()),
+                                    ZE(f"tokens/{n}.png", padded_png(100000, seed=ord(n)), 0)])) for n in "abc"]
+
+
+@bundle("bundle-shared-entries.zip", "three packs of 4 entries within maxEntries 12: 3 + 4 + 4 fit, the third pack "
+        "would pass the entries the bundle shares", {"a.zip": "imported", "b.zip": "imported", "c.zip": ["TOO_MANY_ENTRIES"]},
+        limits={"maxEntries": 12})
+def _():
+    return [(f"{n}.zip", inner_pack(f"entries-{n}", tokens=3, seed=ord(n))) for n in "abc"]
+
+
 def zip64_pack():
     """The sample pack written by zipfile with ZIP64 extra fields on every entry."""
     buffer = io.BytesIO()
@@ -883,7 +936,7 @@ def write_corpus(out_dir):
     """Builds every case, writes it and the two JSON indexes; checks the corpus is well formed."""
     os.makedirs(out_dir, exist_ok=True)
     total = 0
-    for listing, index in ((CASES, "cases.json"), (VALID, "valid.json")):
+    for listing, index in ((CASES, "cases.json"), (VALID, "valid.json"), (BUNDLES, "bundles.json")):
         rows = []
         for item in listing:
             PACK_NAME[0] = item["file"].replace(".", "-")

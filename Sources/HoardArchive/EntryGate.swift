@@ -8,17 +8,20 @@ public struct EntryGate: Sendable {
     /// Size of the archive file, for the ratio budget.
     public let archiveSize: Int64
     private let policy: EntryPathPolicy
+    /// The bundle's budgets when this archive is one of its packs.
+    private let shared: SharedBudget?
     private var seen: [String: String] = [:]
     private var entryCount = 0
     private var current: (name: String, declared: Int64?, decoded: Int64)?
     /// Bytes decoded from every entry so far.
     public private(set) var decodedTotal: Int64 = 0
 
-    /// A gate for one archive.
-    public init(limits: ImportLimits, archiveSize: Int64) {
+    /// A gate for one archive; `shared` when it is a pack inside a bundle.
+    public init(limits: ImportLimits, archiveSize: Int64, shared: SharedBudget? = nil) {
         self.limits = limits
         self.archiveSize = archiveSize
         self.policy = EntryPathPolicy(limits: limits)
+        self.shared = shared
     }
 
     /// Admits one header: counts it, validates its name, refuses collisions and oversize declarations. A name that is
@@ -30,6 +33,7 @@ public struct EntryGate: Sendable {
         if entryCount > limits.maxEntries {
             throw ArchiveError(.tooManyEntries, "the archive has more than \(limits.maxEntries) entries; split the pack")
         }
+        try shared?.admitEntry()
         let path: EntryPath
         switch policy.validate(rawName, legacyEncoding: legacyEncoding) {
         case .success(let valid): path = valid
@@ -58,6 +62,7 @@ public struct EntryGate: Sendable {
         entry.decoded += Int64(bytes)
         decodedTotal += Int64(bytes)
         current = entry
+        try shared?.count(bytes)
         if let declared = entry.declared, entry.decoded > declared {
             throw ArchiveError(
                 .sizeMismatch, "the entry holds more than the \(declared) bytes its header declares", entry: entry.name)

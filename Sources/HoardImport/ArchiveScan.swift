@@ -23,6 +23,16 @@ struct ArchiveScan: Sendable {
     var entries = 0
     /// Files archivers and operating systems add (``isJunk(_:)``), skipped without a warning.
     var litterFiles = 0
+    /// Archives inside this one (zip, Dungeondraft), staged as they are: the packs of a bundle.
+    var innerArchives: [(path: EntryPath, blob: StagedBlob)] = []
+    /// Bytes decoded from every entry.
+    var decodedBytes: Int64 = 0
+
+    /// Extensions of the archives a bundle may hold.
+    static let innerArchiveExtensions: Set<String> = ["zip", "dungeondraft_pack"]
+
+    /// Whether this archive is a bundle: it holds archives and no picture.
+    var isBundle: Bool { !innerArchives.isEmpty && pictures.isEmpty }
     var archiveSize: Int64 = 0
 
     /// Names that archivers add and nobody means to import.
@@ -34,14 +44,16 @@ struct ArchiveScan: Sendable {
 
     /// Reads the archive at `path`; throws ``ArchiveError`` for the first container-level violation. `staged` is told
     /// of each picture as soon as it is staged and its header passed, on another thread.
+    /// `shared` is the bundle's budgets when the archive is one of its packs; archives inside it are then skipped
+    /// (one level of nesting), else staged for ``innerArchives``.
     static func read(
         path: String, limits: ImportLimits, into area: StagingArea, progress: (@Sendable (ImportProgress) -> Void)?,
-        staged: (@Sendable (StagedPicture) -> Void)? = nil
+        staged: (@Sendable (StagedPicture) -> Void)? = nil, shared: SharedBudget? = nil
     ) throws -> ArchiveScan {
-        let reader = try ArchiveFormats.open(path: path, limits: limits)
+        let reader = try ArchiveFormats.open(path: path, limits: limits, shared: shared)
         let pipeline = StagingPipeline(area: area, limits: limits, staged: staged)
         do {
-            return try read(reader, limits: limits, pipeline: pipeline, progress: progress)
+            return try read(reader, limits: limits, pipeline: pipeline, progress: progress, stagesArchives: shared == nil)
         } catch {
             pipeline.cancel()
             throw error
@@ -49,7 +61,8 @@ struct ArchiveScan: Sendable {
     }
 
     private static func read(
-        _ reader: any ArchiveReader, limits: ImportLimits, pipeline: StagingPipeline, progress: (@Sendable (ImportProgress) -> Void)?
+        _ reader: any ArchiveReader, limits: ImportLimits, pipeline: StagingPipeline, progress: (@Sendable (ImportProgress) -> Void)?,
+        stagesArchives: Bool
     ) throws -> ArchiveScan {
         var scan = ArchiveScan(archiveSize: reader.archiveSize)
         var lastReport = Date.distantPast
@@ -88,7 +101,13 @@ struct ArchiveScan: Sendable {
             }
             let ext = DefaultNamingConvention.splitExtension(entry.path.fileName)?.ext.lowercased() ?? ""
             guard let claimed = MediaType(fileExtension: ext) else {
-                skipped.add(entry.path)
+                if stagesArchives, innerArchiveExtensions.contains(ext) {
+                    try pipeline.begin(entry.path, claiming: nil)
+                    while let block = try reader.readBlock() { try pipeline.write(block) }
+                    pipeline.end()
+                } else {
+                    skipped.add(entry.path)
+                }
                 continue
             }
             try pipeline.begin(entry.path, claiming: claimed)
@@ -97,6 +116,11 @@ struct ArchiveScan: Sendable {
         }
         let staged = try pipeline.finish()
         scan.pictures = staged.pictures
+        scan.innerArchives = staged.archives.sorted { $0.path < $1.path }
+        scan.decodedBytes = reader.decodedBytes
+        if !scan.pictures.isEmpty {
+            for archive in scan.innerArchives { skipped.add(archive.path) }
+        }
         scan.problems = (scan.problems + staged.problems + skipped.problems).sorted { ($0.entry ?? "", $0.code.rawValue) < ($1.entry ?? "", $1.code.rawValue) }
         progress?(ImportProgress(phase: .reading, bytesRead: reader.archiveSize, totalBytes: reader.archiveSize, entries: scan.entries))
         return scan

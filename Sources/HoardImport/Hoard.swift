@@ -43,6 +43,26 @@ public struct Hoard: Sendable {
         }
     }
 
+    /// Imports one archive, a pack or a bundle of packs (``Importer/importArchive(at:options:progress:)``, with
+    /// `acceptsBundles` set), while holding the data directory's shared lock.
+    public func importArchive(
+        at path: String, options: Importer.Options = .init(), progress: (@Sendable (ImportProgress) -> Void)? = nil
+    ) async throws(ImportError) -> ImportOutcome {
+        var options = options
+        options.acceptsBundles = true
+        do {
+            return try await directory.withLock(exclusive: false) {
+                try await importer.importArchive(at: path, options: options, progress: progress)
+            }
+        } catch let error as ImportError {
+            throw error
+        } catch {
+            throw ImportError(
+                archive: (path as NSString).lastPathComponent,
+                problems: [Problem(.storageFailure, "the data directory could not be locked: \(error)")])
+        }
+    }
+
     /// Re-hashes every blob and checks every catalog row against the store.
     public func verify(progress: (@Sendable (Int, Int) -> Void)? = nil) async throws -> VerifyReport {
         try await StoreAuditor(store: store, catalog: catalog).verify(progress: progress)

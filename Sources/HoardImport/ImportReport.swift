@@ -95,3 +95,27 @@ public struct ImportProgress: Sendable, Hashable {
     /// Entries read so far.
     public var entries: Int
 }
+
+/// What importing one archive gave: a pack, or the packs of a bundle.
+public enum ImportOutcome: Sendable {
+    /// The archive was one pack.
+    case pack(ImportReport)
+    /// The archive was a bundle: each inner archive's result, in name order.
+    case bundle([BundleMember])
+
+    /// The reports of every pack imported.
+    public var reports: [ImportReport] {
+        switch self {
+        case .pack(let report): [report]
+        case .bundle(let members): members.compactMap { try? $0.outcome.get() }
+        }
+    }
+}
+
+/// One inner archive of a bundle and what importing it gave.
+public struct BundleMember: Sendable {
+    /// Its path inside the bundle.
+    public var archive: String
+    /// Its report, or why it was refused (it alone: the bundle's other packs are unaffected).
+    public var outcome: Result<ImportReport, ImportError>
+}

@@ -21,12 +21,14 @@ final class StagingPipeline: @unchecked Sendable {
     private var free: [Int]
     // Touched only on `queue`.
     private var writer: BlobWriter?
-    private var claimed: MediaType = .png
+    /// The type the current entry's name claims; nil for an inner archive of a bundle (staged as it is).
+    private var claimed: MediaType?
     private var entry: EntryPath?
     // Guarded by `lock`.
     private var failure: (any Error)?
     private var pictures: [StagedPicture] = []
     private var problems: [Problem] = []
+    private var archives: [(path: EntryPath, blob: StagedBlob)] = []
 
     /// Called on the staging queue with each picture whose header passed.
     private let staged: (@Sendable (StagedPicture) -> Void)?
@@ -44,8 +46,8 @@ final class StagingPipeline: @unchecked Sendable {
         for buffer in buffers { buffer.deallocate() }
     }
 
-    /// Starts a picture that claims `mediaType` by its name.
-    func begin(_ path: EntryPath, claiming mediaType: MediaType) throws {
+    /// Starts a picture that claims `mediaType` by its name, or (nil) an archive inside a bundle, staged unchecked.
+    func begin(_ path: EntryPath, claiming mediaType: MediaType?) throws {
         try rethrowFailure()
         queue.async { [self] in
             guard !hasFailed else { return }
@@ -92,6 +94,10 @@ final class StagingPipeline: @unchecked Sendable {
             self.writer = nil
             do {
                 let blob = try writer.finish()
+                guard let claimed else {
+                    lock.withLock { archives.append((entry, blob)) }
+                    return
+                }
                 switch ArchiveScan.checkHeader(of: writer, blob, claimed: claimed, limits: limits).flatMap({
                     ArchiveScan.checkAnimation(of: writer, blob, $0, limits: limits)
                 }) {
@@ -108,11 +114,12 @@ final class StagingPipeline: @unchecked Sendable {
         }
     }
 
-    /// Waits for every queued write; returns the staged pictures and their problems, or throws the first write failure.
-    func finish() throws -> (pictures: [StagedPicture], problems: [Problem]) {
+    /// Waits for every queued write; returns the staged pictures, their problems and the staged inner archives, or
+    /// throws the first write failure.
+    func finish() throws -> (pictures: [StagedPicture], problems: [Problem], archives: [(path: EntryPath, blob: StagedBlob)]) {
         queue.sync {}
         try rethrowFailure()
-        return lock.withLock { (pictures, problems) }
+        return lock.withLock { (pictures, problems, archives) }
     }
 
     /// Stops the pipeline after a read failure: skips queued work and waits until none is running, so the staging
