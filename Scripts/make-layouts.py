@@ -6,7 +6,8 @@
 OUTDIR/layouts.json lists each archive with what an import must give:
     {"file": ..., "pack": pack name, "wrapper": stripped folder or null, "litter": files skipped silently,
      "assets": [[kind, name, "WxH"], ...] (every asset, any order), "warnings": {code: how many},
-     "animated": {name: [frames or null, durationMs or null]} (every moving asset; the others are still), "about": ...}
+     "animated": {name: [frames or null, durationMs or null]} (every moving asset; the others are still),
+     "documents": [licence, readme and credits file names kept with the pack], "about": ...}
 
 Layouts: a folder zipped by macOS Finder (__MACOSX/, ._x, .DS_Store, a wrapper folder) and by Windows
 (Thumbs.db, desktop.ini), creators' folder names (Creatures/, Props/, Terrain/, Maps/, units/…), size words and
@@ -31,13 +32,17 @@ DS_STORE = b"\x00\x00\x00\x01Bud1" + bytes(64)
 APPLE_DOUBLE = b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        " + bytes(64)
 LAYOUTS = []
 TILE_64 = json.dumps({"tilePixels": 64}).encode()
+CC_BY = ("# Licence\n\nGoblins © 2026 Example Art, licensed under CC BY 4.0 "
+         "(https://creativecommons.org/licenses/by/4.0/). Credit: *Example Art*.\n").encode()
+PDF = b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"
 
 
-def layout(file, pack, assets, about, wrapper=None, litter=0, warnings=None, animated=None):
+def layout(file, pack, assets, about, wrapper=None, litter=0, warnings=None, animated=None, documents=None):
     """Registers an archive: its entries come from the decorated function."""
     def register(build):
         LAYOUTS.append({"file": file, "pack": pack, "wrapper": wrapper, "litter": litter, "about": about,
-                        "assets": assets, "warnings": warnings or {}, "animated": animated or {}, "build": build})
+                        "assets": assets, "warnings": warnings or {}, "animated": animated or {},
+                        "documents": documents or [], "build": build})
         return build
     return register
 
@@ -48,13 +53,15 @@ def png(side=64, rgb=(90, 160, 70), height=None):
 
 @layout("Goblins.zip", "Goblins", [["token", "goblin", "1x1"], ["token", "Goblin_Archer_A1_01", "1x1"],
                                     ["token", "Red_Dragon_Adult_A1", "3x3"], ["object", "Table (wood)", "2x1"]],
-        "a folder zipped by macOS Finder: one wrapper folder, __MACOSX/ with ._ files, .DS_Store", wrapper="Goblins", litter=5)
+        "a folder zipped by macOS Finder: one wrapper folder, __MACOSX/ with ._ files, .DS_Store; a CC-BY licence and a readme",
+        wrapper="Goblins", litter=5, documents=["LICENSE.md", "README.txt"])
 def _():
     return [ZE("Goblins/", b"", 0, external_attr=(0o40755 << 16) | 0x10), ZE("Goblins/pack.json", TILE_64),
             ZE("Goblins/tokens/goblin.png", png()), ZE("Goblins/.DS_Store", DS_STORE), ZE("Goblins/tokens/.DS_Store", DS_STORE),
             ZE("Goblins/tokens/Goblin_Archer_A1_Medium_01.png", png(64, (10, 90, 10))),
             ZE("Goblins/Creatures/Red_Dragon_Adult_Huge_A1.png", png(192, (200, 20, 20))),
             ZE("Goblins/Props/Table (wood) 2x1.webp", webp_lossless(128, 64)),
+            ZE("Goblins/LICENSE.md", CC_BY), ZE("Goblins/README.txt", b"Goblins by Example Art. Enjoy!\r\n"),
             ZE("__MACOSX/", b"", 0, external_attr=(0o40755 << 16) | 0x10),
             ZE("__MACOSX/Goblins/tokens/._goblin.png", APPLE_DOUBLE), ZE("__MACOSX/Goblins/._.DS_Store", APPLE_DOUBLE),
             ZE("__MACOSX/Goblins/Props/._Table (wood) 2x1.webp", APPLE_DOUBLE)]
@@ -75,14 +82,14 @@ def _():
          ["texture", "grass", "1x1"], ["background", "Cave", "40x30"], ["background", "Forest Clearing", "30x40"],
          ["token", "Misc/imp", "1x1"], ["token", "Misc/Large Imp Statue", "1x1"], ["token", "barrel", "2x2"]],
         "creators' and other tools' folder names at any depth, battlemaps with their grid in the name, loose pictures",
-        warnings={"DEFAULT_KIND": 2, "IGNORED_ENTRY": 1, "FOOTPRINT_MISMATCH": 1})
+        warnings={"DEFAULT_KIND": 2, "IGNORED_ENTRY": 1, "FOOTPRINT_MISMATCH": 1}, documents=["credits.pdf"])
 def _():
     return [ZE("Monsters/Undead/zombie.png", png(64, (60, 120, 60))), ZE("units/knight.png", png(64, (160, 160, 180))),
             ZE("items/sword.png", png(64, (200, 200, 210))), ZE("Terrain/grass.png", png(64, (30, 160, 30))),
             ZE("Maps/Cave_40x30.jpg", jpeg(40 * 70, 30 * 70)), ZE("Battlemaps/Forest Clearing [30x40].jpg", jpeg(30 * 70, 40 * 70)),
             ZE("Misc/imp.png", png(64, (150, 40, 150))), ZE("Misc/Large Imp Statue_1x1.png", png(64, (150, 40, 151))),
             ZE("barrel_large.png", png(100, (110, 80, 40))), ZE("pack.json", TILE_64),
-            ZE("Misc/notes.txt", b"drawn by hand\n")]
+            ZE("Misc/notes.txt", b"drawn by hand\n"), ZE("credits.pdf", PDF)]
 
 
 @layout("cp437.zip", "cp437", [["token", "Café_Goblin", "1x1"], ["token", "Ñandú", "2x2"]],

@@ -124,6 +124,8 @@ public struct PackManifest: Sendable, Hashable, Codable {
     public var tilePixels: Int
     /// Every asset, sorted by kind, name, then digest.
     public var assets: [Entry]
+    /// The licence, readme and credits files at the pack's root, by name; absent when there are none.
+    public var documents: [PackDocument]?
 
     /// One asset of the pack.
     public struct Entry: Sendable, Hashable, Codable {
@@ -142,8 +144,8 @@ public struct PackManifest: Sendable, Hashable, Codable {
         }
     }
 
-    /// Creates a manifest; assets are sorted by kind then name.
-    public init(name: String, version: String, packFile: PackFile, assets: [Entry]) {
+    /// Creates a manifest; assets are sorted by kind then name, documents by name.
+    public init(name: String, version: String, packFile: PackFile, assets: [Entry], documents: [PackDocument] = []) {
         self.name = name
         self.version = version
         self.author = packFile.author
@@ -151,5 +153,6 @@ public struct PackManifest: Sendable, Hashable, Codable {
         self.description = packFile.description
         self.tilePixels = packFile.effectiveTilePixels
         self.assets = assets.sorted { ($0.kind, $0.name, $0.digest) < ($1.kind, $1.name, $1.digest) }
+        self.documents = documents.isEmpty ? nil : documents.sorted { $0.name < $1.name }
     }
 }

@@ -31,6 +31,8 @@ public struct ImportLimits: Sendable, Hashable, Codable {
     public var maxAnimationPixels: Int = 1_000_000_000
     /// Largest `pack.json`.
     public var maxManifestBytes: Int = 1 << 20
+    /// Largest pack document (licence, readme, credits); a larger one is skipped with a warning.
+    public var maxDocumentBytes: Int = 16 << 20
 
     /// The defaults.
     public init() {}
@@ -52,6 +54,7 @@ public struct ImportLimits: Sendable, Hashable, Codable {
         maxFrames = try c.decodeIfPresent(Int.self, forKey: .maxFrames) ?? defaults.maxFrames
         maxAnimationPixels = try c.decodeIfPresent(Int.self, forKey: .maxAnimationPixels) ?? defaults.maxAnimationPixels
         maxManifestBytes = try c.decodeIfPresent(Int.self, forKey: .maxManifestBytes) ?? defaults.maxManifestBytes
+        maxDocumentBytes = try c.decodeIfPresent(Int.self, forKey: .maxDocumentBytes) ?? defaults.maxDocumentBytes
     }
 
     /// Sets one limit by its key, as given on a command line (`maxEntries=100`); throws a message naming the keys.
@@ -75,6 +78,7 @@ public struct ImportLimits: Sendable, Hashable, Codable {
         case "maxFrames": maxFrames = Int(value)
         case "maxAnimationPixels": maxAnimationPixels = Int(value)
         case "maxManifestBytes": maxManifestBytes = Int(value)
+        case "maxDocumentBytes": maxDocumentBytes = Int(value)
         default:
             let keys = CodingKeys.allCases.map(\.rawValue).joined(separator: ", ")
             throw ProblemMessage("unknown limit '\(parts[0])'; known limits: \(keys)")
@@ -84,7 +88,7 @@ public struct ImportLimits: Sendable, Hashable, Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case maxEntries, maxEntryBytes, maxArchiveBytes, maxCompressionRatio, ratioFloorBytes, maxPathBytes
         case maxComponentBytes, maxPathDepth, maxImageSide, maxImagePixels, maxMapPixels, maxFrames
-        case maxAnimationPixels, maxManifestBytes
+        case maxAnimationPixels, maxManifestBytes, maxDocumentBytes
     }
 
     /// The largest picture area any kind may have: what a picture's header is checked against before its kind is known.

@@ -27,6 +27,8 @@ struct ArchiveScan: Sendable {
     var innerArchives: [(path: EntryPath, blob: StagedBlob)] = []
     /// Bytes decoded from every entry.
     var decodedBytes: Int64 = 0
+    /// Licence, readme and credits files at the root or one folder down (the wrapper's root), staged as they are.
+    var documents: [(path: EntryPath, blob: StagedBlob, mediaType: String)] = []
 
     /// Extensions of the archives a bundle may hold.
     static let innerArchiveExtensions: Set<String> = ["zip", "dungeondraft_pack"]
@@ -101,22 +103,30 @@ struct ArchiveScan: Sendable {
             }
             let ext = DefaultNamingConvention.splitExtension(entry.path.fileName)?.ext.lowercased() ?? ""
             guard let claimed = MediaType(fileExtension: ext) else {
-                if stagesArchives, innerArchiveExtensions.contains(ext) {
-                    try pipeline.begin(entry.path, claiming: nil)
-                    while let block = try reader.readBlock() { try pipeline.write(block) }
-                    pipeline.end()
-                } else {
-                    skipped.add(entry.path)
+                var claim: StagingPipeline.Claim?
+                if components.count <= 2, let type = PackDocument.mediaType(forFileName: entry.path.fileName),
+                   (entry.declaredSize ?? 0) <= Int64(limits.maxDocumentBytes) {
+                    claim = .document(mediaType: type)
+                } else if stagesArchives, innerArchiveExtensions.contains(ext) {
+                    claim = .archive
                 }
+                guard let claim else {
+                    skipped.add(entry.path)
+                    continue
+                }
+                try pipeline.begin(entry.path, claiming: claim)
+                while let block = try reader.readBlock() { try pipeline.write(block) }
+                pipeline.end()
                 continue
             }
-            try pipeline.begin(entry.path, claiming: claimed)
+            try pipeline.begin(entry.path, claiming: .picture(claimed))
             while let block = try reader.readBlock() { try pipeline.write(block) }
             pipeline.end()
         }
         let staged = try pipeline.finish()
         scan.pictures = staged.pictures
         scan.innerArchives = staged.archives.sorted { $0.path < $1.path }
+        scan.documents = staged.documents.sorted { $0.path < $1.path }
         scan.decodedBytes = reader.decodedBytes
         if !scan.pictures.isEmpty {
             for archive in scan.innerArchives { skipped.add(archive.path) }

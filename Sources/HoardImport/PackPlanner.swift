@@ -1,4 +1,5 @@
 import HoardCore
+import HoardStore
 
 /// One asset planned from staged pictures, before descriptors are written.
 struct AssetPlan: Sendable {
@@ -21,6 +22,8 @@ struct PackPlanner: Sendable {
         var plans: [AssetPlan]
         /// The folder every file sat under, stripped from every path (``ArchiveScan/topFolder`` unless it names a kind).
         var wrapper: String?
+        /// The licence, readme and credits files at the pack's root, with their staged blobs.
+        var documents: [(document: PackDocument, blob: StagedBlob)] = []
     }
 
     func plan(_ scan: ArchiveScan, problems: inout [Problem]) -> Plan {
@@ -135,7 +138,40 @@ struct PackPlanner: Sendable {
                 kind: plan.kind, name: plan.name, footprint: plan.footprint,
                 variants: sorted.map { Self.variant(scale: $0.scale, $0.picture) }, entries: sorted.map { $0.picture.path.description })
         }
-        return Plan(packFile: packFile, assets: assets, plans: plans, wrapper: wrapper)
+        let documents = documents(scan, wrapper: wrapper, problems: &problems)
+        return Plan(packFile: packFile, assets: assets, plans: plans, wrapper: wrapper, documents: documents)
+    }
+
+    /// The documents at the pack's root (after the wrapper): a PDF must be one by its bytes (`TYPE_MISMATCH`); one
+    /// elsewhere or over `maxDocumentBytes` is skipped with a warning.
+    private func documents(
+        _ scan: ArchiveScan, wrapper: String?, problems: inout [Problem]
+    ) -> [(document: PackDocument, blob: StagedBlob)] {
+        var kept: [(document: PackDocument, blob: StagedBlob)] = []
+        for staged in scan.documents {
+            let shown = staged.path.description
+            let inPack = wrapper == nil ? staged.path.components : Array(staged.path.components.dropFirst())
+            guard inPack.count == 1, wrapper == nil || staged.path.components.first == wrapper else {
+                problems.append(Problem(
+                    .ignoredEntry, "licence, readme and credits files are kept only at the pack's root; skipped", entry: shown, severity: .warning))
+                continue
+            }
+            guard staged.blob.size <= Int64(limits.maxDocumentBytes) else {
+                problems.append(Problem(
+                    .ignoredEntry, "the document is \(staged.blob.size) bytes, over the \(limits.maxDocumentBytes) kept with a pack; skipped",
+                    entry: shown, severity: .warning))
+                continue
+            }
+            if staged.mediaType == "application/pdf" {
+                let head = (try? staged.blob.withMappedBytes { Array($0.prefix(5)) }) ?? []
+                guard head == Array("%PDF-".utf8) else {
+                    problems.append(Problem(.typeMismatch, "the name says PDF but the bytes are not a PDF document; rename it or remove it", entry: shown))
+                    continue
+                }
+            }
+            kept.append((PackDocument(name: inPack[0], digest: staged.blob.digest, mediaType: staged.mediaType, size: staged.blob.size), staged.blob))
+        }
+        return kept
     }
 
     /// `IMAGE_TOO_LARGE` when the picture is over its kind's pixel budget (map art has the larger one).

@@ -21,14 +21,23 @@ final class StagingPipeline: @unchecked Sendable {
     private var free: [Int]
     // Touched only on `queue`.
     private var writer: BlobWriter?
-    /// The type the current entry's name claims; nil for an inner archive of a bundle (staged as it is).
-    private var claimed: MediaType?
+    /// What the current entry is staged as.
+    private var claimed: Claim = .archive
     private var entry: EntryPath?
     // Guarded by `lock`.
     private var failure: (any Error)?
     private var pictures: [StagedPicture] = []
     private var problems: [Problem] = []
     private var archives: [(path: EntryPath, blob: StagedBlob)] = []
+    private var documents: [(path: EntryPath, blob: StagedBlob, mediaType: String)] = []
+
+    /// What an entry is staged as: a picture whose name claims a type (its header is checked), an archive inside a
+    /// bundle or a pack document (both staged as they are).
+    enum Claim {
+        case picture(MediaType)
+        case archive
+        case document(mediaType: String)
+    }
 
     /// Called on the staging queue with each picture whose header passed.
     private let staged: (@Sendable (StagedPicture) -> Void)?
@@ -46,8 +55,8 @@ final class StagingPipeline: @unchecked Sendable {
         for buffer in buffers { buffer.deallocate() }
     }
 
-    /// Starts a picture that claims `mediaType` by its name, or (nil) an archive inside a bundle, staged unchecked.
-    func begin(_ path: EntryPath, claiming mediaType: MediaType?) throws {
+    /// Starts an entry staged as `claim`.
+    func begin(_ path: EntryPath, claiming mediaType: Claim) throws {
         try rethrowFailure()
         queue.async { [self] in
             guard !hasFailed else { return }
@@ -94,8 +103,14 @@ final class StagingPipeline: @unchecked Sendable {
             self.writer = nil
             do {
                 let blob = try writer.finish()
-                guard let claimed else {
+                let claimed: MediaType
+                switch self.claimed {
+                case .picture(let type): claimed = type
+                case .archive:
                     lock.withLock { archives.append((entry, blob)) }
+                    return
+                case .document(let mediaType):
+                    lock.withLock { documents.append((entry, blob, mediaType)) }
                     return
                 }
                 switch ArchiveScan.checkHeader(of: writer, blob, claimed: claimed, limits: limits).flatMap({
@@ -114,12 +129,19 @@ final class StagingPipeline: @unchecked Sendable {
         }
     }
 
-    /// Waits for every queued write; returns the staged pictures, their problems and the staged inner archives, or
-    /// throws the first write failure.
-    func finish() throws -> (pictures: [StagedPicture], problems: [Problem], archives: [(path: EntryPath, blob: StagedBlob)]) {
+    /// What the pipeline staged.
+    struct Staged {
+        var pictures: [StagedPicture]
+        var problems: [Problem]
+        var archives: [(path: EntryPath, blob: StagedBlob)]
+        var documents: [(path: EntryPath, blob: StagedBlob, mediaType: String)]
+    }
+
+    /// Waits for every queued write; returns what was staged, or throws the first write failure.
+    func finish() throws -> Staged {
         queue.sync {}
         try rethrowFailure()
-        return lock.withLock { (pictures, problems, archives) }
+        return lock.withLock { Staged(pictures: pictures, problems: problems, archives: archives, documents: documents) }
     }
 
     /// Stops the pipeline after a read failure: skips queued work and waits until none is running, so the staging

@@ -13,6 +13,7 @@ struct LayoutCase: Decodable, CustomTestStringConvertible, Sendable {
     var assets: [[String]]
     var warnings: [String: Int]
     var animated: [String: [Int?]]
+    var documents: [String]
     var about: String
 
     var testDescription: String { file }
@@ -45,6 +46,7 @@ struct LayoutCorpusTests {
         let assets = try test.hoard.catalog.assets(pack: layout.pack)
         let found = Set(assets.map { [$0.kind.rawValue, $0.name, $0.footprint.description] })
         #expect(found == Set(layout.assets), "\(layout.about)")
+        #expect(try test.hoard.catalog.documents(ofPack: layout.pack).map(\.name) == layout.documents)
         let counts = Dictionary(grouping: report.warnings, by: \.code.rawValue).mapValues(\.count)
         #expect(counts == layout.warnings, "\(report.warnings.map(\.description))")
         for asset in assets {
@@ -121,5 +123,75 @@ struct LayoutCorpusTests {
         #expect(report.pack == "Goblin Raiders")
         #expect(report.wrapperFolder == "Raiders")
         #expect(try test.hoard.catalog.assets(pack: "Goblin Raiders").map(\.name) == ["Boss Goblin"])
+    }
+}
+
+@Suite("Pack documents: licence, readme, credits")
+struct PackDocumentTests {
+    /// Imports a zip of `entries` into a fresh Hoard; returns it and the report.
+    private func importing(_ entries: [(String, [UInt8])]) async throws -> (TestHoard, Result<ImportReport, ImportError>) {
+        let test = try TestHoard()
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Fixtures.zip(at: directory + "/docs.zip", entries)
+        do {
+            return (test, .success(try await test.hoard.importPack(at: directory + "/docs.zip")))
+        } catch {
+            return (test, .failure(error))
+        }
+    }
+
+    @Test func documentsAtTheRootAreStoredAndListedByTheManifest() async throws {
+        let licence = Array("CC BY 4.0: credit Example Art".utf8)
+        let (test, result) = try await importing([
+            ("pack.json", Array(#"{"name": "docs", "license": "CC-BY-4.0", "author": "Example Art"}"#.utf8)),
+            ("tokens/goblin.png", Fixtures.png(width: 256, height: 256)), ("LICENSE", licence), ("Credits.md", Array("# Credits".utf8)),
+            ("tokens/README.txt", Array("not at the root".utf8)),
+        ])
+        defer { test.remove() }
+        let report = try result.get()
+        let documents = try test.hoard.catalog.documents(ofPack: "docs")
+        #expect(documents.map(\.name) == ["Credits.md", "LICENSE"])
+        #expect(documents.map(\.mediaType) == ["text/markdown; charset=utf-8", "text/plain; charset=utf-8"])
+        #expect(try await test.hoard.store.read(documents[1].digest, range: nil) == licence)
+        let manifestBytes = try #require(try await test.hoard.store.read(report.manifestDigest, range: nil))
+        let manifest = try JSONDecoder().decode(PackManifest.self, from: Data(manifestBytes))
+        #expect(manifest.documents == documents)
+        #expect(manifest.license == "CC-BY-4.0")
+        #expect(report.warnings.contains { $0.code == .ignoredEntry && $0.entry == "tokens/README.txt" })
+        // Garbage collection keeps them while the version lives.
+        _ = try await test.hoard.collectGarbage(grace: 0)
+        #expect(try await test.hoard.store.read(documents[1].digest, range: nil) == licence)
+    }
+
+    @Test func aPDFThatIsNotAPDFIsRefusedAndChangesNothing() async throws {
+        let (test, result) = try await importing([
+            ("tokens/goblin.png", Fixtures.png(width: 256, height: 256)), ("credits.pdf", Array("plain text".utf8)),
+        ])
+        defer { test.remove() }
+        guard case .failure(let error) = result else {
+            Issue.record("a fake PDF was accepted")
+            return
+        }
+        #expect(error.code == .typeMismatch)
+        #expect(error.errors.first?.entry == "credits.pdf")
+        #expect(try test.hoard.catalog.packs().isEmpty)
+    }
+
+    @Test func aPackWithoutDocumentsKeepsItsManifestDigest() async throws {
+        let (test, result) = try await importing([("tokens/goblin.png", Fixtures.png(width: 256, height: 256))])
+        defer { test.remove() }
+        let report = try result.get()
+        let bytes = try #require(try await test.hoard.store.read(report.manifestDigest, range: nil))
+        #expect(!String(decoding: bytes, as: UTF8.self).contains("documents"))
+    }
+
+    @Test(arguments: [
+        ("LICENSE", true), ("licence.txt", true), ("COPYING", true), ("README.md", true), ("Readme.markdown", true),
+        ("CREDITS.pdf", true), ("license-art.txt", true), ("LICENSE.png", false), ("licenses.txt", false), ("readme.docx", false),
+        ("notes.txt", false),
+    ])
+    func documentNamesAreRecognised(_ name: String, _ isDocument: Bool) {
+        #expect((PackDocument.mediaType(forFileName: name) != nil) == isDocument, "\(name)")
     }
 }
