@@ -62,7 +62,6 @@ public struct EntryGate: Sendable {
         entry.decoded += Int64(bytes)
         decodedTotal += Int64(bytes)
         current = entry
-        try shared?.count(bytes)
         if let declared = entry.declared, entry.decoded > declared {
             throw ArchiveError(
                 .sizeMismatch, "the entry holds more than the \(declared) bytes its header declares", entry: entry.name)
@@ -70,14 +69,24 @@ public struct EntryGate: Sendable {
         if entry.decoded > limits.maxEntryBytes {
             throw ArchiveError(.entryTooLarge, "the entry decodes to more than \(limits.maxEntryBytes) bytes", entry: entry.name)
         }
-        if decodedTotal > limits.maxArchiveBytes {
-            throw ArchiveError(.archiveTooLarge, "the archive decodes to more than \(limits.maxArchiveBytes) bytes; split the pack")
+        try Self.checkTotals(decodedTotal, ratioBytes: decodedTotal, of: archiveSize, limits: limits, bundle: false, entry: entry.name)
+        try shared?.count(bytes)
+    }
+
+    /// Throws when `total` decoded bytes pass `maxArchiveBytes`, or when, past `ratioFloorBytes`, `ratioBytes` are more
+    /// than `maxCompressionRatio` times `size`: the budgets of one archive, or (`bundle`) those a bundle's packs share.
+    static func checkTotals(
+        _ total: Int64, ratioBytes: Int64, of size: Int64, limits: ImportLimits, bundle: Bool, entry: String?
+    ) throws(ArchiveError) {
+        let (subject, split) = bundle ? ("the bundle and its packs decode", "the bundle") : ("the archive decodes", "the pack")
+        if total > limits.maxArchiveBytes {
+            throw ArchiveError(.archiveTooLarge, "\(subject) to more than \(limits.maxArchiveBytes) bytes; split \(split)")
         }
-        if decodedTotal > limits.ratioFloorBytes, decodedTotal / max(archiveSize, 1) > limits.maxCompressionRatio {
+        if ratioBytes > limits.ratioFloorBytes, ratioBytes / max(size, 1) > limits.maxCompressionRatio {
             throw ArchiveError(
                 .compressionRatio,
-                "the archive decodes to over \(limits.maxCompressionRatio) times its own size (\(decodedTotal) bytes from \(archiveSize)); "
-                    + "this looks like a zip bomb", entry: entry.name)
+                "\(subject) to over \(limits.maxCompressionRatio) times \(bundle ? "the bundle's" : "its own") size "
+                    + "(\(ratioBytes) bytes from \(size)); this looks like a zip bomb", entry: entry)
         }
     }
 

@@ -49,14 +49,6 @@ public final class SharedBudget: @unchecked Sendable {
             current += Int64(bytes)
             return (decoded, imported + current)
         }
-        if total > limits.maxArchiveBytes {
-            throw ArchiveError(.archiveTooLarge, "the bundle and its packs decode to more than \(limits.maxArchiveBytes) bytes; split the bundle")
-        }
-        if forRatio > limits.ratioFloorBytes, forRatio / max(bundleSize, 1) > limits.maxCompressionRatio {
-            throw ArchiveError(
-                .compressionRatio,
-                "the bundle's packs decode to over \(limits.maxCompressionRatio) times the bundle's size (\(forRatio) bytes from \(bundleSize)); "
-                    + "this looks like a bundle of zip bombs")
-        }
+        try EntryGate.checkTotals(total, ratioBytes: forRatio, of: bundleSize, limits: limits, bundle: true, entry: nil)
     }
 }

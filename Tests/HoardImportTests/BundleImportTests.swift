@@ -23,13 +23,7 @@ struct BundleCase: Decodable, CustomTestStringConvertible, Sendable {
 
     var testDescription: String { file }
 
-    static func load() -> [BundleCase] {
-        guard case .success(let directory) = Fixtures.hostileDirectory,
-              let data = FileManager.default.contents(atPath: directory + "/bundles.json"),
-              let cases = try? JSONDecoder().decode([BundleCase].self, from: data)
-        else { return [] }
-        return cases
-    }
+    static func load() -> [BundleCase] { Fixtures.cases(Fixtures.hostileDirectory, "bundles.json") }
 }
 
 @Suite("Bundles: archives of packs")
@@ -84,11 +78,8 @@ struct BundleImportTests {
         defer { test.remove() }
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        for (name, seed) in [("Orcs", 1), ("Elves", 2)] {
-            try Fixtures.zip(at: "\(directory)/\(name).zip", [("tokens/\(name).png", Fixtures.png(width: 256, height: 256, seed: seed))])
-        }
-        let orcs = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory + "/Orcs.zip")))
-        let elves = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory + "/Elves.zip")))
+        let orcs = try Fixtures.zipBytes([("tokens/Orcs.png", Fixtures.png(width: 256, height: 256, seed: 1))])
+        let elves = try Fixtures.zipBytes([("tokens/Elves.png", Fixtures.png(width: 256, height: 256, seed: 2))])
         try Fixtures.zip(at: directory + "/store-bundle.zip", [("Orcs.zip", orcs), ("Elves.zip", elves), ("README.txt", Array("hi".utf8))])
         let outcome = try await test.hoard.importArchive(at: directory + "/store-bundle.zip")
         guard case .bundle(let members) = outcome else {
@@ -103,12 +94,8 @@ struct BundleImportTests {
     @Test func anArchiveInsideAPackWithPicturesIsSkipped() async throws {
         let test = try TestHoard()
         defer { test.remove() }
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try Fixtures.zip(at: directory + "/inner.zip", [("tokens/inner.png", Fixtures.png(width: 256, height: 256, seed: 3))])
-        let inner = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory + "/inner.zip")))
-        try Fixtures.zip(at: directory + "/pack.zip", [("tokens/goblin.png", Fixtures.png(width: 256, height: 256)), ("extras/inner.zip", inner)])
-        let report = try await test.hoard.importPack(at: directory + "/pack.zip")
+        let inner = try Fixtures.zipBytes([("tokens/inner.png", Fixtures.png(width: 256, height: 256, seed: 3))])
+        let report = try await test.importZip([("tokens/goblin.png", Fixtures.png(width: 256, height: 256)), ("extras/inner.zip", inner)])
         #expect(report.assets == 1)
         #expect(report.warnings.contains { $0.code == .ignoredEntry && $0.entry == "extras/inner.zip" })
     }

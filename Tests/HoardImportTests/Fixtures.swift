@@ -53,6 +53,22 @@ enum Fixtures {
     /// The corpus of real-world layouts, generated once per test run by Scripts/make-layouts.py.
     static let layoutsDirectory = corpus("make-layouts.py")
 
+    /// The cases `index` (a JSON array in a generated corpus) lists; none when the corpus could not be generated.
+    static func cases<Case: Decodable>(_ corpus: Result<String, ProblemMessage>, _ index: String) -> [Case] {
+        guard case .success(let directory) = corpus, let data = FileManager.default.contents(atPath: directory + "/" + index),
+              let cases = try? JSONDecoder().decode([Case].self, from: data)
+        else { return [] }
+        return cases
+    }
+
+    /// The bytes of a zip of `entries` (``zip(at:_:stored:)``).
+    static func zipBytes(_ entries: [(String, [UInt8])]) throws -> [UInt8] {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try zip(at: directory + "/x.zip", entries)
+        return try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory + "/x.zip")))
+    }
+
     /// A folder `script` (in Scripts/) writes its corpus into, removed when the process exits.
     private static func corpus(_ script: String) -> Result<String, ProblemMessage> {
         do {
@@ -135,4 +151,12 @@ struct TestHoard {
     }
 
     func remove() { try? FileManager.default.removeItem(atPath: path) }
+
+    /// Imports a zip of `entries`, written as `name` in a temporary folder, as one pack.
+    func importZip(_ entries: [(String, [UInt8])], named name: String = "pack.zip") async throws -> ImportReport {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Fixtures.zip(at: directory + "/" + name, entries)
+        return try await hoard.importPack(at: directory + "/" + name)
+    }
 }

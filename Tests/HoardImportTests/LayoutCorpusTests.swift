@@ -18,13 +18,7 @@ struct LayoutCase: Decodable, CustomTestStringConvertible, Sendable {
 
     var testDescription: String { file }
 
-    static func load() -> [LayoutCase] {
-        guard case .success(let directory) = Fixtures.layoutsDirectory,
-              let data = FileManager.default.contents(atPath: directory + "/layouts.json"),
-              let cases = try? JSONDecoder().decode([LayoutCase].self, from: data)
-        else { return [] }
-        return cases
-    }
+    static func load() -> [LayoutCase] { Fixtures.cases(Fixtures.layoutsDirectory, "layouts.json") }
 }
 
 @Suite("Packs laid out as people and other tools make them")
@@ -84,13 +78,12 @@ struct LayoutCorpusTests {
     @Test func aPackJSONDefaultKindThatNoPluginProvidesIsRefused() async throws {
         let test = try TestHoard()
         defer { test.remove() }
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try Fixtures.zip(at: directory + "/bad.zip", [
-            ("pack.json", Array(#"{"defaultKind": "vehicle"}"#.utf8)), ("tokens/goblin.png", Fixtures.png(width: 256, height: 256)),
-        ])
         let before = try test.snapshot()
-        let error = await #expect(throws: ImportError.self) { try await test.hoard.importPack(at: directory + "/bad.zip") }
+        let error = await #expect(throws: ImportError.self) {
+            try await test.importZip([
+                ("pack.json", Array(#"{"defaultKind": "vehicle"}"#.utf8)), ("tokens/goblin.png", Fixtures.png(width: 256, height: 256)),
+            ])
+        }
         #expect(error?.code == .badManifest)
         #expect(error?.errors.first?.message.contains("vehicle") == true)
         #expect(try test.snapshot() == before)
@@ -99,12 +92,9 @@ struct LayoutCorpusTests {
     @Test func aFolderThatNamesAKindIsNoWrapper() async throws {
         let test = try TestHoard()
         defer { test.remove() }
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try Fixtures.zip(at: directory + "/only-tokens.zip", [
+        let report = try await test.importZip([
             ("tokens/goblin.png", Fixtures.png(width: 256, height: 256)), ("tokens/orc.png", Fixtures.png(width: 256, height: 256, seed: 1)),
-        ])
-        let report = try await test.hoard.importPack(at: directory + "/only-tokens.zip")
+        ], named: "only-tokens.zip")
         #expect(report.wrapperFolder == nil)
         #expect(report.pack == "only-tokens")
         #expect(report.assetsByKind == ["token": 2])
@@ -113,13 +103,10 @@ struct LayoutCorpusTests {
     @Test func aWrappedPackJSONIsReadAndOverridesUseThePathInsideTheWrapper() async throws {
         let test = try TestHoard()
         defer { test.remove() }
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         let packJSON = #"{"name": "Goblin Raiders", "overrides": {"tokens/boss": {"name": "Boss Goblin"}}}"#
-        try Fixtures.zip(at: directory + "/raiders.zip", [
+        let report = try await test.importZip([
             ("Raiders/pack.json", Array(packJSON.utf8)), ("Raiders/tokens/boss.png", Fixtures.png(width: 256, height: 256)),
         ])
-        let report = try await test.hoard.importPack(at: directory + "/raiders.zip")
         #expect(report.pack == "Goblin Raiders")
         #expect(report.wrapperFolder == "Raiders")
         #expect(try test.hoard.catalog.assets(pack: "Goblin Raiders").map(\.name) == ["Boss Goblin"])
@@ -128,15 +115,12 @@ struct LayoutCorpusTests {
 
 @Suite("Pack documents: licence, readme, credits")
 struct PackDocumentTests {
-    /// Imports a zip of `entries` into a fresh Hoard; returns it and the report.
+    /// Imports a zip of `entries` into a fresh Hoard; returns it and the report, or why the pack was refused.
     private func importing(_ entries: [(String, [UInt8])]) async throws -> (TestHoard, Result<ImportReport, ImportError>) {
         let test = try TestHoard()
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try Fixtures.zip(at: directory + "/docs.zip", entries)
         do {
-            return (test, .success(try await test.hoard.importPack(at: directory + "/docs.zip")))
-        } catch {
+            return (test, .success(try await test.importZip(entries, named: "docs.zip")))
+        } catch let error as ImportError {
             return (test, .failure(error))
         }
     }
