@@ -159,7 +159,7 @@ extension Catalog {
                 t.primaryKey(["assetDigest", "role"])
             }
         }
-        migrator.registerMigration("v6-pack-documents") { db in
+        migrator.registerMigration("v7-pack-documents") { db in
             try db.create(table: "packDocument") { t in
                 t.column("packVersionId", .integer).notNull().references("packVersion", onDelete: .cascade)
                 t.column("name", .text).notNull()
