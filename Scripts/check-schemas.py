@@ -99,6 +99,10 @@ def picture_type(head):
         return "image/jpeg"
     if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
         return "image/webp"
+    if head[:6] in (b"GIF87a", b"GIF89a"):
+        return "image/gif"
+    if head.startswith(b"\x1a\x45\xdf\xa3"):
+        return "video/webm"
     return None
 
 
@@ -476,9 +480,10 @@ def check_assets_output(assets, descriptors, schemas, registry, checker, path):
     if not validate(checker, schemas, registry, "asset-listing.schema.json", assets, path):
         return
     mark = checker.count()
-    keys = [(asset["pack"], asset["kind"], asset["name"]) for asset in assets]
+    nocase = lambda text: "".join(c.lower() if c.isascii() else c for c in text)  # SQLite's NOCASE: ASCII only
+    keys = [(nocase(asset["pack"]), asset["kind"], asset["name"]) for asset in assets]
     if keys != sorted(keys):
-        checker.fail(f"{path}: assets are not ordered by pack, kind and name")
+        checker.fail(f"{path}: assets are not ordered by pack (ignoring ASCII case), kind and name")
     for asset in assets:
         descriptor = descriptors.get(asset["digest"])
         if descriptor is None:
@@ -486,7 +491,9 @@ def check_assets_output(assets, descriptors, schemas, registry, checker, path):
             continue
         listed = {key: asset[key] for key in ("kind", "name", "footprint")}
         described = {key: descriptor[key] for key in ("kind", "name", "footprint")}
-        normalise = lambda variants: [{k: v for k, v in variant.items() if not (k == "generated" and v is False)}
+        # The listing leaves out what only the descriptor says: animation (animated, frames, durationMs).
+        normalise = lambda variants: [{k: v for k, v in variant.items()
+                                       if not (k == "generated" and v is False) and k not in ("animated", "frames", "durationMs")}
                                       for variant in variants]
         if listed != described or normalise(asset["variants"]) != normalise(descriptor["variants"]):
             checker.fail(f"{path}: asset {asset['digest']} ({asset['pack']} {asset['name']}) differs from its descriptor")

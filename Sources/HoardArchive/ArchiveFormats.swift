@@ -10,23 +10,24 @@ public enum ArchiveFormats {
         public var id: String
         /// Whether the first bytes are this format's.
         public var claims: @Sendable ([UInt8]) -> Bool
-        /// Opens a reader over the file.
-        public var open: @Sendable (_ path: String, _ limits: ImportLimits) throws(ArchiveError) -> any ArchiveReader
+        /// Opens a reader over the file (`shared`: the budgets of the bundle it came from).
+        public var open: @Sendable (_ path: String, _ limits: ImportLimits, _ shared: SharedBudget?) throws(ArchiveError) -> any ArchiveReader
     }
 
     /// Formats asked before libarchive, in order.
     public static let plugins: [Format] = [
-        Format(id: "godot-pck", claims: { $0.starts(with: PCKReader.magic) }, open: { path, limits throws(ArchiveError) in
-            try PCKReader(path: path, limits: limits)
+        Format(id: "godot-pck", claims: { $0.starts(with: PCKReader.magic) }, open: { path, limits, shared throws(ArchiveError) in
+            try PCKReader(path: path, limits: limits, shared: shared)
         }),
     ]
 
     /// Opens the reader for the file at `path`: the first plugin that claims its first bytes, else libarchive.
-    public static func open(path: String, limits: ImportLimits) throws(ArchiveError) -> any ArchiveReader {
+    /// `shared` is the budgets of the bundle the file came from.
+    public static func open(path: String, limits: ImportLimits, shared: SharedBudget? = nil) throws(ArchiveError) -> any ArchiveReader {
         let head = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: path)).read(upToCount: 16)).flatMap { $0 }.map(Array.init) ?? []
         if let format = plugins.first(where: { $0.claims(head) }) {
-            return try format.open(path, limits)
+            return try format.open(path, limits, shared)
         }
-        return try LibArchiveReader(path: path, limits: limits)
+        return try LibArchiveReader(path: path, limits: limits, shared: shared)
     }
 }

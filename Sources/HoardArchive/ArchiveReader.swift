@@ -44,4 +44,6 @@ public protocol ArchiveReader: AnyObject {
     var bytesConsumed: Int64 { get }
     /// Size of the archive file.
     var archiveSize: Int64 { get }
+    /// Bytes decoded from every entry so far.
+    var decodedBytes: Int64 { get }
 }

@@ -8,27 +8,34 @@ public struct EntryGate: Sendable {
     /// Size of the archive file, for the ratio budget.
     public let archiveSize: Int64
     private let policy: EntryPathPolicy
+    /// The bundle's budgets when this archive is one of its packs.
+    private let shared: SharedBudget?
     private var seen: [String: String] = [:]
     private var entryCount = 0
     private var current: (name: String, declared: Int64?, decoded: Int64)?
     /// Bytes decoded from every entry so far.
     public private(set) var decodedTotal: Int64 = 0
 
-    /// A gate for one archive.
-    public init(limits: ImportLimits, archiveSize: Int64) {
+    /// A gate for one archive; `shared` when it is a pack inside a bundle.
+    public init(limits: ImportLimits, archiveSize: Int64, shared: SharedBudget? = nil) {
         self.limits = limits
         self.archiveSize = archiveSize
         self.policy = EntryPathPolicy(limits: limits)
+        self.shared = shared
     }
 
-    /// Admits one header: counts it, validates its name, refuses collisions and oversize declarations.
-    public mutating func admit(rawName: [UInt8], declaredSize: Int64?, isDirectory: Bool) throws(ArchiveError) -> ArchiveEntry {
+    /// Admits one header: counts it, validates its name, refuses collisions and oversize declarations. A name that is
+    /// not UTF-8 is read in `legacyEncoding` when the format has one (``EntryPathPolicy/validate(_:legacyEncoding:)``).
+    public mutating func admit(
+        rawName: [UInt8], declaredSize: Int64?, isDirectory: Bool, legacyEncoding: LegacyNameEncoding? = nil
+    ) throws(ArchiveError) -> ArchiveEntry {
         entryCount += 1
         if entryCount > limits.maxEntries {
             throw ArchiveError(.tooManyEntries, "the archive has more than \(limits.maxEntries) entries; split the pack")
         }
+        try shared?.admitEntry()
         let path: EntryPath
-        switch policy.validate(rawName) {
+        switch policy.validate(rawName, legacyEncoding: legacyEncoding) {
         case .success(let valid): path = valid
         case .failure(let problem): throw ArchiveError(problem)
         }
@@ -62,14 +69,24 @@ public struct EntryGate: Sendable {
         if entry.decoded > limits.maxEntryBytes {
             throw ArchiveError(.entryTooLarge, "the entry decodes to more than \(limits.maxEntryBytes) bytes", entry: entry.name)
         }
-        if decodedTotal > limits.maxArchiveBytes {
-            throw ArchiveError(.archiveTooLarge, "the archive decodes to more than \(limits.maxArchiveBytes) bytes; split the pack")
+        try Self.checkTotals(decodedTotal, ratioBytes: decodedTotal, of: archiveSize, limits: limits, bundle: false, entry: entry.name)
+        try shared?.count(bytes)
+    }
+
+    /// Throws when `total` decoded bytes pass `maxArchiveBytes`, or when, past `ratioFloorBytes`, `ratioBytes` are more
+    /// than `maxCompressionRatio` times `size`: the budgets of one archive, or (`bundle`) those a bundle's packs share.
+    static func checkTotals(
+        _ total: Int64, ratioBytes: Int64, of size: Int64, limits: ImportLimits, bundle: Bool, entry: String?
+    ) throws(ArchiveError) {
+        let (subject, split) = bundle ? ("the bundle and its packs decode", "the bundle") : ("the archive decodes", "the pack")
+        if total > limits.maxArchiveBytes {
+            throw ArchiveError(.archiveTooLarge, "\(subject) to more than \(limits.maxArchiveBytes) bytes; split \(split)")
         }
-        if decodedTotal > limits.ratioFloorBytes, decodedTotal / max(archiveSize, 1) > limits.maxCompressionRatio {
+        if ratioBytes > limits.ratioFloorBytes, ratioBytes / max(size, 1) > limits.maxCompressionRatio {
             throw ArchiveError(
                 .compressionRatio,
-                "the archive decodes to over \(limits.maxCompressionRatio) times its own size (\(decodedTotal) bytes from \(archiveSize)); "
-                    + "this looks like a zip bomb", entry: entry.name)
+                "\(subject) to over \(limits.maxCompressionRatio) times \(bundle ? "the bundle's" : "its own") size "
+                    + "(\(ratioBytes) bytes from \(size)); this looks like a zip bomb", entry: entry)
         }
     }
 

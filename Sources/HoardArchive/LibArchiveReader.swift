@@ -31,8 +31,9 @@ public final class LibArchiveReader: ArchiveReader {
         setlocale(LC_CTYPE, "C.UTF-8") != nil || setlocale(LC_CTYPE, "en_US.UTF-8") != nil
     }()
 
-    /// Opens an archive file. Throws UNSUPPORTED_FORMAT (naming what the file is) or CORRUPT_ARCHIVE.
-    public init(path: String, limits: ImportLimits) throws(ArchiveError) {
+    /// Opens an archive file (`shared`: the budgets of the bundle it came from). Throws UNSUPPORTED_FORMAT (naming what
+    /// the file is) or CORRUPT_ARCHIVE.
+    public init(path: String, limits: ImportLimits, shared: SharedBudget? = nil) throws(ArchiveError) {
         _ = Self.localeIsSet
         let head: [UInt8]
         do {
@@ -52,7 +53,7 @@ public final class LibArchiveReader: ArchiveReader {
             throw ArchiveError(.storageFailure, "libarchive could not allocate a reader")
         }
         handle = archive
-        gate = EntryGate(limits: limits, archiveSize: archiveSize)
+        gate = EntryGate(limits: limits, archiveSize: archiveSize, shared: shared)
         archive_read_support_format_zip_seekable(archive)
         archive_read_support_format_tar(archive)
         archive_read_support_filter_gzip(archive)
@@ -71,6 +72,9 @@ public final class LibArchiveReader: ArchiveReader {
 
     /// Bytes of the archive file consumed so far.
     public var bytesConsumed: Int64 { archive_filter_bytes(handle, -1) }
+
+    /// Bytes decoded from every entry so far.
+    public var decodedBytes: Int64 { gate.decodedTotal }
 
     public func nextEntry() throws(ArchiveError) -> ArchiveEntry? {
         if !isDataDone {
@@ -111,7 +115,13 @@ public final class LibArchiveReader: ArchiveReader {
             throw ArchiveError(.invalidName, "the name cannot be read as UTF-8; rename it", entry: shown, cause: Self.errorString(handle))
         }
         let declared: Int64? = archive_entry_size_is_set(entry) != 0 ? archive_entry_size(entry) : nil
-        let admitted = try gate.admit(rawName: raw, declaredSize: type == fileTypeDirectory ? nil : declared, isDirectory: type == fileTypeDirectory)
+        // A zip name without the UTF-8 flag is CP437 by the format's rule unless its bytes are valid UTF-8. A name
+        // libarchive warned about failed the conversion its flag asked for (UTF-8): it is refused, never re-read.
+        let isZip = archive_format(handle) & ARCHIVE_FORMAT_BASE_MASK == ARCHIVE_FORMAT_ZIP
+        let legacy: LegacyNameEncoding? = isZip && status == ARCHIVE_OK ? .cp437 : nil
+        let admitted = try gate.admit(
+            rawName: raw, declaredSize: type == fileTypeDirectory ? nil : declared, isDirectory: type == fileTypeDirectory,
+            legacyEncoding: legacy)
         currentName = admitted.path.description
         expectedOffset = 0
         isDataDone = false

@@ -25,6 +25,8 @@ public final class PCKReader: ArchiveReader {
     public let archiveSize: Int64
     /// Bytes of the archive consumed so far.
     public private(set) var bytesConsumed: Int64 = 0
+    /// Bytes decoded from every entry so far.
+    public var decodedBytes: Int64 { gate.decodedTotal }
 
     /// One file of the table.
     struct TableEntry {
@@ -43,8 +45,8 @@ public final class PCKReader: ArchiveReader {
     /// The four bytes a PCK file starts with.
     public static let magic: [UInt8] = Array("GDPC".utf8)
 
-    /// Opens and checks the table of the PCK file at `path`.
-    public init(path: String, limits: ImportLimits) throws(ArchiveError) {
+    /// Opens and checks the table of the PCK file at `path` (`shared`: the budgets of the bundle it came from).
+    public init(path: String, limits: ImportLimits, shared: SharedBudget? = nil) throws(ArchiveError) {
         fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ArchiveError(.unreadableInput, "cannot open \(path)", cause: String(cString: strerror(errno))) }
         var info = stat()
@@ -53,7 +55,7 @@ public final class PCKReader: ArchiveReader {
             throw ArchiveError(.unreadableInput, "cannot read \(path)", cause: String(cString: strerror(errno)))
         }
         archiveSize = Int64(info.st_size)
-        gate = EntryGate(limits: limits, archiveSize: archiveSize)
+        gate = EntryGate(limits: limits, archiveSize: archiveSize, shared: shared)
         do {
             pending = try Self.readTable(fd: fd, size: archiveSize, limits: limits)
         } catch {

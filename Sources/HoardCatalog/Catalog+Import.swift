@@ -18,10 +18,12 @@ public struct ImportCommit: Sendable {
     public var assets: [(descriptor: AssetDescriptor, digest: Digest)]
     /// Bytes of the pictures of this version.
     public var totalBytes: Int64
+    /// The pack's licence, readme and credits files (their blobs are among `blobs`).
+    public var documents: [PackDocument]
 
     /// Creates a commit.
     public init(group: String, pack: String, version: String, manifestDigest: Digest, blobs: [BlobRecord],
-                assets: [(descriptor: AssetDescriptor, digest: Digest)], totalBytes: Int64) {
+                assets: [(descriptor: AssetDescriptor, digest: Digest)], totalBytes: Int64, documents: [PackDocument] = []) {
         self.group = group
         self.pack = pack
         self.version = version
@@ -29,6 +31,7 @@ public struct ImportCommit: Sendable {
         self.blobs = blobs
         self.assets = assets
         self.totalBytes = totalBytes
+        self.documents = documents
     }
 }
 
@@ -125,6 +128,17 @@ extension Catalog {
                 try insertMember.insert { row in
                     row.int(version.id ?? 0)
                     row.digest(digest)
+                }
+            }
+            let insertDocument = try RowInserter(
+                db, "INSERT INTO packDocument (packVersionId, name, blobDigest, mediaType, size) VALUES (?, ?, ?, ?, ?)")
+            for document in commit.documents {
+                try insertDocument.insert { row in
+                    row.int(version.id ?? 0)
+                    row.text(document.name)
+                    row.digest(document.digest)
+                    row.text(document.mediaType)
+                    row.int(document.size)
                 }
             }
             pack.currentVersionId = version.id

@@ -167,6 +167,7 @@ extension Catalog {
                 AND digest NOT IN (SELECT digest FROM savedMapBlob) AND digest NOT IN (SELECT digest FROM privateUpload)
                 AND digest NOT IN (SELECT digest FROM ref) AND digest NOT IN (SELECT digest FROM share)
                 AND digest NOT IN (SELECT pictureDigest FROM share) AND digest NOT IN (SELECT blobDigest FROM rendition)
+                AND digest NOT IN (SELECT blobDigest FROM packDocument)
                 """)
             for digest in unreferenced { try db.execute(sql: "DELETE FROM blob WHERE digest = ?", arguments: [digest]) }
             return unreferenced

@@ -165,6 +165,16 @@ extension Catalog {
                 t.add(column: "views", .text)
             }
         }
+        migrator.registerMigration("v7-pack-documents") { db in
+            try db.create(table: "packDocument") { t in
+                t.column("packVersionId", .integer).notNull().references("packVersion", onDelete: .cascade)
+                t.column("name", .text).notNull()
+                t.column("blobDigest", .text).notNull().indexed().references("blob")
+                t.column("mediaType", .text).notNull()
+                t.column("size", .integer).notNull()
+                t.primaryKey(["packVersionId", "name"])
+            }
+        }
         return migrator
     }
 }

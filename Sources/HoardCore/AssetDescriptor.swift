@@ -36,9 +36,18 @@ public struct AssetDescriptor: Sendable, Hashable, Codable {
         public var mediaType: MediaType
         /// Whether Hoard generated it rather than the pack author shipping it (absent when shipped).
         public var generated: Bool?
+        /// True when it moves: an animated GIF, APNG or WebP, or a WebM video (absent for a still picture).
+        public var animated: Bool?
+        /// Its frame count, when animated and counted (GIF, APNG, WebP).
+        public var frames: Int?
+        /// Its total duration in milliseconds, when animated and declared.
+        public var durationMs: Int?
 
-        /// Creates a variant.
-        public init(scale: Int, digest: Digest, width: Int, height: Int, size: Int64, mediaType: MediaType, generated: Bool? = nil) {
+        /// Creates a variant; `animation` sets ``animated``, ``frames`` and ``durationMs``.
+        public init(
+            scale: Int, digest: Digest, width: Int, height: Int, size: Int64, mediaType: MediaType, generated: Bool? = nil,
+            animation: Animation? = nil
+        ) {
             self.scale = scale
             self.digest = digest
             self.width = width
@@ -46,7 +55,13 @@ public struct AssetDescriptor: Sendable, Hashable, Codable {
             self.size = size
             self.mediaType = mediaType
             self.generated = generated
+            self.animated = animation.map { _ in true }
+            self.frames = animation?.frames
+            self.durationMs = animation?.durationMs
         }
+
+        /// Whether it moves.
+        public var isAnimated: Bool { animated == true }
     }
 
     /// A generated picture that is not a LOD (a preview or a thumbnail).
@@ -109,6 +124,8 @@ public struct PackManifest: Sendable, Hashable, Codable {
     public var tilePixels: Int
     /// Every asset, sorted by kind, name, then digest.
     public var assets: [Entry]
+    /// The licence, readme and credits files at the pack's root, by name; absent when there are none.
+    public var documents: [PackDocument]?
 
     /// One asset of the pack.
     public struct Entry: Sendable, Hashable, Codable {
@@ -127,8 +144,8 @@ public struct PackManifest: Sendable, Hashable, Codable {
         }
     }
 
-    /// Creates a manifest; assets are sorted by kind then name.
-    public init(name: String, version: String, packFile: PackFile, assets: [Entry]) {
+    /// Creates a manifest; assets are sorted by kind then name, documents by name.
+    public init(name: String, version: String, packFile: PackFile, assets: [Entry], documents: [PackDocument] = []) {
         self.name = name
         self.version = version
         self.author = packFile.author
@@ -136,5 +153,6 @@ public struct PackManifest: Sendable, Hashable, Codable {
         self.description = packFile.description
         self.tilePixels = packFile.effectiveTilePixels
         self.assets = assets.sorted { ($0.kind, $0.name, $0.digest) < ($1.kind, $1.name, $1.digest) }
+        self.documents = documents.isEmpty ? nil : documents.sorted { $0.name < $1.name }
     }
 }

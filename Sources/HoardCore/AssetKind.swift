@@ -46,6 +46,18 @@ public protocol AssetKindDefinition: Sendable {
     var checksFootprintAgainstPixels: Bool { get }
     /// Whether file names of this kind may carry a size word (`_large`).
     var acceptsSizeWords: Bool { get }
+    /// The largest side of this kind's footprints, in tiles (at most ``Footprint/maxTiles``).
+    var maxFootprintSide: Int { get }
+    /// Whether this kind's pictures are whole maps (battlemaps): their pixel budget is ``ImportLimits/maxMapPixels``
+    /// rather than ``ImportLimits/maxImagePixels``.
+    var isMapArt: Bool { get }
+}
+
+extension AssetKindDefinition {
+    /// ``Footprint/maxPlacedTiles`` unless the kind says otherwise.
+    public var maxFootprintSide: Int { Footprint.maxPlacedTiles }
+    /// False unless the kind says otherwise.
+    public var isMapArt: Bool { false }
 }
 
 /// The five kinds every Hoard knows, as plain definitions.
@@ -55,18 +67,50 @@ public struct BuiltInKind: AssetKindDefinition {
     public let defaultFootprint: Footprint
     public let checksFootprintAgainstPixels: Bool
     public let acceptsSizeWords: Bool
+    public let maxFootprintSide: Int
+    public let isMapArt: Bool
+
+    /// The folder names (singular and plural, lowercase) that name each built-in kind: Hoard's own and the ones art
+    /// creators and other tools use. DESIGN.md lists them.
+    public static let synonyms: [AssetKind: [String]] = [
+        .token: ["token", "creature", "monster", "unit", "character", "npc", "pc", "hero", "enemy", "enemies", "mini",
+                 "minis", "miniature", "people", "beast"],
+        .object: ["object", "prop", "item", "furniture", "decor", "decoration", "clutter", "scatter"],
+        .texture: ["texture", "tile", "floor", "terrain", "ground"],
+        .wall: ["wall"],
+        .background: ["background", "map", "battlemap", "battle map", "battle-map", "battle_map", "scene"],
+    ]
+
+    /// A word and its plural (`prop` → `prop`, `props`; `furniture` stays as it is; `-y` → `-ies`).
+    static func forms(_ words: [String]) -> Set<String> {
+        var forms = Set<String>()
+        for word in words {
+            forms.insert(word)
+            if word == "furniture" || word == "people" || word == "enemies" || word == "minis" || word == "clutter"
+                || word == "scatter" || word == "terrain" || word == "decor" {
+                continue
+            }
+            forms.insert(word + (word.hasSuffix("o") ? "es" : "s"))
+        }
+        return forms
+    }
+
+    init(_ kind: AssetKind, checksFootprint: Bool, sizeWords: Bool = false, map: Bool = false) {
+        self.kind = kind
+        folderNames = Self.forms(Self.synonyms[kind] ?? [kind.rawValue])
+        defaultFootprint = .single
+        checksFootprintAgainstPixels = checksFootprint
+        acceptsSizeWords = sizeWords
+        maxFootprintSide = map ? Footprint.maxTiles : Footprint.maxPlacedTiles
+        isMapArt = map
+    }
 
     /// The built-in definitions: token, object, texture, wall, background.
     public static let all: [BuiltInKind] = [
-        BuiltInKind(kind: .token, folderNames: ["token", "tokens"], defaultFootprint: .single,
-                    checksFootprintAgainstPixels: true, acceptsSizeWords: true),
-        BuiltInKind(kind: .object, folderNames: ["object", "objects"], defaultFootprint: .single,
-                    checksFootprintAgainstPixels: true, acceptsSizeWords: false),
-        BuiltInKind(kind: .texture, folderNames: ["texture", "textures"], defaultFootprint: .single,
-                    checksFootprintAgainstPixels: true, acceptsSizeWords: false),
-        BuiltInKind(kind: .wall, folderNames: ["wall", "walls"], defaultFootprint: .single,
-                    checksFootprintAgainstPixels: true, acceptsSizeWords: false),
-        BuiltInKind(kind: .background, folderNames: ["background", "backgrounds"], defaultFootprint: .single,
-                    checksFootprintAgainstPixels: false, acceptsSizeWords: false),
+        BuiltInKind(.token, checksFootprint: true, sizeWords: true),
+        BuiltInKind(.object, checksFootprint: true),
+        BuiltInKind(.texture, checksFootprint: true),
+        BuiltInKind(.wall, checksFootprint: true),
+        BuiltInKind(.background, checksFootprint: false, map: true),
     ]
 }

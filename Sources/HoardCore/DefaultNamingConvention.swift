@@ -1,7 +1,8 @@
-/// The default convention from PRODUCT.md: kind from the top folder, footprint from `_WxH`, ` [WxH]` or a
-/// size word, LOD scale from `@Sx`.
+/// The default convention: kind from the nearest folder that names one, footprint from a `WxH` or a size word in the
+/// file name, LOD scale from `@Sx`.
 ///
-/// `tokens/monsters/dragon [4x4]@2x.png` → token `monsters/dragon`, 4×4, scale 2.
+/// `tokens/monsters/dragon [4x4]@2x.png` → token `monsters/dragon`, 4×4, scale 2;
+/// `Forest Pack/Maps/Cave_40x30.jpg` → background `Forest Pack/Cave`, 40×30.
 public struct DefaultNamingConvention: NamingConvention {
     public let id = "hoard.default"
 
@@ -12,37 +13,63 @@ public struct DefaultNamingConvention: NamingConvention {
     public init() {}
 
     public func interpret(_ path: EntryPath, context: ConventionContext) throws(Problem) -> AssetNaming? {
-        guard path.components.count >= 2, let split = Self.splitExtension(path.fileName),
-              MediaType(fileExtension: split.ext.lowercased()) != nil,
-              let definition = context.kind(forFolder: path.components[0])
-        else { return nil }
+        try interpret(path, context: context, unclaimedKind: nil)
+    }
+
+    /// Reads one picture's path; a picture in no folder that names a kind gets `unclaimedKind` (nil: not named).
+    ///
+    /// The kind comes from the folder nearest the file that names one (``ConventionContext/kind(forFolder:)``); the
+    /// name is the other folders and the stem, joined by `/` (the outermost folder that names a kind is left out).
+    public func interpret(
+        _ path: EntryPath, context: ConventionContext, unclaimedKind: AssetKind?
+    ) throws(Problem) -> AssetNaming? {
+        guard let split = Self.splitExtension(path.fileName), MediaType(fileExtension: split.ext.lowercased()) != nil else {
+            return nil
+        }
+        let folders = path.components.dropLast()
+        var kindFolder: Int?
+        var definition: (any AssetKindDefinition)?
+        for index in folders.indices.reversed() {
+            if let found = context.kind(forFolder: folders[index]) {
+                (kindFolder, definition) = (index, found)
+                break
+            }
+        }
+        if definition == nil, let unclaimedKind {
+            definition = context.definition(of: unclaimedKind)
+        }
+        guard let definition else { return nil }
+        // The outermost folder naming a kind is a category, not part of the name (`tokens/` in `tokens/ogre.png`).
+        let dropped = kindFolder.map { _ in folders.firstIndex { context.kind(forFolder: $0) != nil } } ?? nil
         let entry = path.description
         let (scaledStem, scale) = try Self.splitScale(split.stem, entry: entry)
-        var stem = scaledStem
-        var footprint: Footprint?
-        (stem, footprint) = try Self.splitFootprint(stem, entry: entry)
-        if footprint == nil, definition.acceptsSizeWords {
-            (stem, footprint) = Self.splitSizeWord(stem)
+        let marker = try Self.splitMarker(scaledStem, acceptsSizeWords: definition.acceptsSizeWords, entry: entry)
+        if let footprint = marker.footprint {
+            try Self.check(footprint, of: definition, entry: entry)
         }
-        let folders = path.components.dropFirst().dropLast()
+        let kept = folders.indices.filter { $0 != dropped }.map { folders[$0] }
         var naming = AssetNaming(
-            kind: definition.kind, name: (folders + [stem]).joined(separator: "/"),
-            footprint: footprint ?? definition.defaultFootprint, scale: scale, isFootprintExplicit: footprint != nil)
+            kind: definition.kind, name: (kept + [marker.stem]).joined(separator: "/"),
+            footprint: marker.footprint ?? definition.defaultFootprint, scale: scale, isFootprintExplicit: marker.footprint != nil)
         let overrideKey = (path.components.dropLast() + [scaledStem]).joined(separator: "/")
         if let override = context.packFile.overrides?[overrideKey] {
             if let kind = override.kind {
-                guard context.definition(of: kind) != nil else {
+                guard let overridden = context.definition(of: kind) else {
                     throw Problem(.badManifest, "pack.json overrides this file to kind '\(kind)', which no plugin provides", entry: entry)
                 }
                 naming.kind = kind
+                if override.footprint == nil, marker.footprint != nil {
+                    try Self.check(naming.footprint, of: overridden, entry: entry)
+                }
             }
             naming.name = override.name ?? naming.name
             if let footprint = override.footprint {
+                try Self.check(footprint, of: context.definition(of: naming.kind) ?? definition, entry: entry)
                 naming.footprint = footprint
                 naming.isFootprintExplicit = true
             }
         }
-        guard !stem.isEmpty, !naming.name.isEmpty else {
+        guard !marker.stem.isEmpty, !naming.name.isEmpty else {
             throw Problem(.invalidName, "the file name leaves the asset without a name; add one before the suffix", entry: entry)
         }
         return naming
@@ -67,40 +94,12 @@ public struct DefaultNamingConvention: NamingConvention {
         return (String(stem[..<at]), scale)
     }
 
-    /// `ogre_2x2` or `ogre [2x2]` → (ogre, 2×2). A footprint outside 1...32 is an error.
-    static func splitFootprint(_ stem: String, entry: String) throws(Problem) -> (String, Footprint?) {
-        var body = Substring(stem)
-        var rest: Substring
-        if body.hasSuffix("]"), let open = body.lastIndex(of: "[") {
-            rest = body[body.index(after: open)..<body.index(before: body.endIndex)]
-            body = body[..<open]
-            while body.hasSuffix(" ") { body = body.dropLast() }
-        } else if let underscore = body.lastIndex(of: "_") {
-            rest = body[body.index(after: underscore)...]
-            body = body[..<underscore]
-        } else {
-            return (stem, nil)
-        }
-        let sides = rest.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-        guard sides.count == 2, sides.allSatisfy({ !$0.isEmpty && $0.count <= 6 && $0.allSatisfy(\.isASCII) }),
-              let width = Int(sides[0]), let height = Int(sides[1])
-        else { return (stem, nil) }
-        guard let footprint = Footprint(width: width, height: height) else {
-            throw Problem(
-                .badFootprint, "footprint \(width)x\(height) is outside 1 to \(Footprint.maxTiles) tiles a side", entry: entry)
-        }
-        return (String(body), footprint)
-    }
-
-    /// `rat_tiny`, `rat-tiny`, `rat [tiny]`, `rat (tiny)` → (rat, 1×1).
-    static func splitSizeWord(_ stem: String) -> (String, Footprint?) {
-        let lower = stem.lowercased()
-        for (word, side) in sizeWords {
-            for form in ["_\(word)", "-\(word)", " [\(word)]", " (\(word))"] where lower.hasSuffix(form) {
-                let body = String(stem.dropLast(form.count))
-                return (body, Footprint(width: side, height: side))
-            }
-        }
-        return (stem, nil)
+    /// Refuses a footprint over the kind's largest side.
+    static func check(_ footprint: Footprint, of kind: any AssetKindDefinition, entry: String) throws(Problem) {
+        let most = kind.maxFootprintSide
+        guard footprint.width > most || footprint.height > most else { return }
+        let hint = kind.kind == .background ? "" : " (a battlemap belongs in maps/ or backgrounds/)"
+        throw Problem(
+            .badFootprint, "footprint \(footprint) is over \(most) tiles a side, the most a \(kind.kind) may cover\(hint)", entry: entry)
     }
 }

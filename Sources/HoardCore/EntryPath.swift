@@ -32,9 +32,14 @@ public struct EntryPathPolicy: Sendable {
     public init(limits: ImportLimits = ImportLimits()) { self.limits = limits }
 
     /// Checks raw name bytes as stored in the archive; returns the safe path or the problem that refuses it.
-    public func validate(_ raw: [UInt8]) -> Result<EntryPath, Problem> {
-        let shown = String(decoding: raw, as: UTF8.self)
-        guard let name = String(validating: raw, as: UTF8.self) else {
+    ///
+    /// `legacyEncoding` is the archive format's own encoding for names it does not mark as UTF-8 (CP437 for a zip
+    /// entry without its UTF-8 flag): a name that is valid UTF-8 is read as UTF-8 (what macOS and most tools write),
+    /// any other is read in the legacy encoding. Without one, a name that is not UTF-8 is refused.
+    public func validate(_ raw: [UInt8], legacyEncoding: LegacyNameEncoding? = nil) -> Result<EntryPath, Problem> {
+        let decoded = String(validating: raw, as: UTF8.self) ?? legacyEncoding.map { $0.decode(raw) }
+        guard let name = decoded else {
+            let shown = String(decoding: raw, as: UTF8.self)
             return .failure(Problem(.invalidName, "the name is not valid UTF-8; rename it with a UTF-8 name", entry: shown))
         }
         if let bad = name.unicodeScalars.first(where: Self.isForbidden) {
@@ -52,8 +57,9 @@ public struct EntryPathPolicy: Sendable {
         if scalars.count == 2, scalars[1] == ":", scalars[0].isASCII, scalars[0].properties.isAlphabetic {
             return .failure(Problem(.unsafePath, "drive letters are not allowed; store paths relative to the pack", entry: name))
         }
-        if raw.count > limits.maxPathBytes {
-            return .failure(Problem(.nameTooLong, "the path is \(raw.count) bytes, over the limit of \(limits.maxPathBytes)", entry: name))
+        let byteCount = name.utf8.count
+        if byteCount > limits.maxPathBytes {
+            return .failure(Problem(.nameTooLong, "the path is \(byteCount) bytes, over the limit of \(limits.maxPathBytes)", entry: name))
         }
         let isDirectory = name.hasSuffix("/")
         var components: [String] = []

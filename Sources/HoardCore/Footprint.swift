@@ -1,7 +1,12 @@
 /// How many grid tiles a piece of art covers: width × height, each from 1 to ``Footprint/maxTiles``.
+///
+/// Each kind caps its footprints lower (``AssetKindDefinition/maxFootprintSide``): 32 tiles a side for tokens and
+/// objects, the whole largest grid for backgrounds.
 public struct Footprint: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// The largest side a footprint may have, in tiles.
-    public static let maxTiles = 32
+    /// The largest side a footprint may have, in tiles: the largest grid a map may have (`map.schema.json`).
+    public static let maxTiles = 512
+    /// The largest side of a footprint of art placed on a map rather than being one (tokens, objects, tiles).
+    public static let maxPlacedTiles = 32
     /// One tile.
     public static let single = Footprint(uncheckedWidth: 1, height: 1)
 

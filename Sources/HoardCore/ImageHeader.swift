@@ -1,20 +1,29 @@
 /// The picture formats a tablet can draw, identified by their bytes.
 public enum MediaType: String, Sendable, Codable, CaseIterable {
-    /// Portable Network Graphics.
+    /// Portable Network Graphics (APNG too: an animated PNG is a PNG with animation chunks).
     case png = "image/png"
     /// JPEG (JFIF, EXIF and bare JPEG streams).
     case jpeg = "image/jpeg"
-    /// WebP, lossy (VP8), lossless (VP8L) or extended (VP8X).
+    /// WebP, lossy (VP8), lossless (VP8L) or extended (VP8X, animated or not).
     case webp = "image/webp"
+    /// GIF (87a and 89a), animated or not.
+    case gif = "image/gif"
+    /// WebM video (Matroska with the DocType `webm`): animated tokens and maps.
+    case webm = "video/webm"
 
-    /// File-name extensions (lowercase, no dot) that claim this type: png; jpg, jpeg; webp.
+    /// File-name extensions (lowercase, no dot) that claim this type: png; jpg, jpeg; webp; gif; webm.
     public var fileExtensions: [String] {
         switch self {
         case .png: ["png"]
         case .jpeg: ["jpg", "jpeg"]
         case .webp: ["webp"]
+        case .gif: ["gif"]
+        case .webm: ["webm"]
         }
     }
+
+    /// Whether libvips can decode it (every type but WebM video): generators and web previews need a still picture.
+    public var isStillDecodable: Bool { self != .webm }
 
     /// The media type a lowercase extension (without the dot) claims, nil if none.
     ///
@@ -33,12 +42,15 @@ public struct ImageInfo: Sendable, Hashable, Codable {
     public var width: Int
     /// Height in pixels, as the header states it (always > 0).
     public var height: Int
+    /// Its frames and duration when it moves (set by ``AnimationReader``; a WebM's from its header); nil for a still.
+    public var animation: Animation?
 
     /// Makes an info from its parts.
-    public init(mediaType: MediaType, width: Int, height: Int) {
+    public init(mediaType: MediaType, width: Int, height: Int, animation: Animation? = nil) {
         self.mediaType = mediaType
         self.width = width
         self.height = height
+        self.animation = animation
     }
 }
 
@@ -73,7 +85,7 @@ public struct ImageHeaderError: Error, Sendable, Hashable {
     static func malformed(_ message: String) -> Self { Self(code: .malformed, message: message) }
 }
 
-/// Reads the type and pixel size of PNG, JPEG and WebP files from their first bytes.
+/// Reads the type and pixel size of PNG, JPEG, WebP, GIF and WebM files from their first bytes.
 public enum ImageHeader {
     /// Sniffs the type and reads the pixel size from the first bytes of a file, without decoding pixels.
     ///
@@ -108,7 +120,17 @@ public enum ImageHeader {
         case .tooShort: throw .truncated("The file ends inside the RIFF signature")
         case .mismatch: break
         }
-        throw .notAnImage("The file does not start with a PNG, JPEG or WebP signature")
+        switch bytes.compare(Array("GIF8".utf8), at: 0) {
+        case .match: return try readGIF(bytes)
+        case .tooShort: throw .truncated("The file ends inside the GIF signature")
+        case .mismatch: break
+        }
+        switch bytes.compare(webmSignature, at: 0) {
+        case .match: return try readWebM(bytes)
+        case .tooShort: throw .truncated("The file ends inside the EBML signature")
+        case .mismatch: break
+        }
+        throw .notAnImage("The file does not start with a PNG, JPEG, WebP, GIF or WebM signature")
     }
 
     /// Convenience for tests: reads the header from an array holding the start of a file.
@@ -177,6 +199,13 @@ extension ImageHeader {
         func le24(at offset: Int) -> Int? { uint(3, at: offset, bigEndian: false).map(Int.init) }
         /// A little-endian 32-bit value at `offset`.
         func le32(at offset: Int) -> UInt32? { uint(4, at: offset, bigEndian: false) }
+        /// A big-endian value of up to 8 bytes at `offset`; nil if not all present.
+        func be64(_ length: Int, at offset: Int) -> UInt64? {
+            guard length <= 8, has(length, at: offset) else { return nil }
+            var value: UInt64 = 0
+            for index in 0..<length { value = value << 8 | UInt64(buffer[offset + index]) }
+            return value
+        }
 
         /// Four bytes at `offset` shown as text when printable (a chunk name), else as hex.
         func fourCC(at offset: Int) -> String {

@@ -21,10 +21,18 @@ public struct ImportLimits: Sendable, Hashable, Codable {
     public var maxPathDepth: Int = 16
     /// Largest picture side in pixels.
     public var maxImageSide: Int = 16_384
-    /// Largest picture area in pixels.
+    /// Largest picture area in pixels, for every kind but map art (tokens, objects, textures, walls).
     public var maxImagePixels: Int = 100_000_000
+    /// Largest picture area in pixels of map art (backgrounds: battlemaps of up to 16,384² pixels).
+    public var maxMapPixels: Int = 16_384 * 16_384
+    /// Most frames in one animated picture (GIF, APNG, animated WebP).
+    public var maxFrames: Int = 1000
+    /// Most pixels in all the frames of one animated picture: frames × width × height.
+    public var maxAnimationPixels: Int = 1_000_000_000
     /// Largest `pack.json`.
     public var maxManifestBytes: Int = 1 << 20
+    /// Largest pack document (licence, readme, credits); a larger one is skipped with a warning.
+    public var maxDocumentBytes: Int = 16 << 20
 
     /// The defaults.
     public init() {}
@@ -42,7 +50,11 @@ public struct ImportLimits: Sendable, Hashable, Codable {
         maxPathDepth = try c.decodeIfPresent(Int.self, forKey: .maxPathDepth) ?? defaults.maxPathDepth
         maxImageSide = try c.decodeIfPresent(Int.self, forKey: .maxImageSide) ?? defaults.maxImageSide
         maxImagePixels = try c.decodeIfPresent(Int.self, forKey: .maxImagePixels) ?? defaults.maxImagePixels
+        maxMapPixels = try c.decodeIfPresent(Int.self, forKey: .maxMapPixels) ?? defaults.maxMapPixels
+        maxFrames = try c.decodeIfPresent(Int.self, forKey: .maxFrames) ?? defaults.maxFrames
+        maxAnimationPixels = try c.decodeIfPresent(Int.self, forKey: .maxAnimationPixels) ?? defaults.maxAnimationPixels
         maxManifestBytes = try c.decodeIfPresent(Int.self, forKey: .maxManifestBytes) ?? defaults.maxManifestBytes
+        maxDocumentBytes = try c.decodeIfPresent(Int.self, forKey: .maxDocumentBytes) ?? defaults.maxDocumentBytes
     }
 
     /// Sets one limit by its key, as given on a command line (`maxEntries=100`); throws a message naming the keys.
@@ -62,7 +74,11 @@ public struct ImportLimits: Sendable, Hashable, Codable {
         case "maxPathDepth": maxPathDepth = Int(value)
         case "maxImageSide": maxImageSide = Int(value)
         case "maxImagePixels": maxImagePixels = Int(value)
+        case "maxMapPixels": maxMapPixels = Int(value)
+        case "maxFrames": maxFrames = Int(value)
+        case "maxAnimationPixels": maxAnimationPixels = Int(value)
         case "maxManifestBytes": maxManifestBytes = Int(value)
+        case "maxDocumentBytes": maxDocumentBytes = Int(value)
         default:
             let keys = CodingKeys.allCases.map(\.rawValue).joined(separator: ", ")
             throw ProblemMessage("unknown limit '\(parts[0])'; known limits: \(keys)")
@@ -71,8 +87,12 @@ public struct ImportLimits: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case maxEntries, maxEntryBytes, maxArchiveBytes, maxCompressionRatio, ratioFloorBytes, maxPathBytes
-        case maxComponentBytes, maxPathDepth, maxImageSide, maxImagePixels, maxManifestBytes
+        case maxComponentBytes, maxPathDepth, maxImageSide, maxImagePixels, maxMapPixels, maxFrames
+        case maxAnimationPixels, maxManifestBytes, maxDocumentBytes
     }
+
+    /// The largest picture area any kind may have: what a picture's header is checked against before its kind is known.
+    public var maxAnyPixels: Int { max(maxImagePixels, maxMapPixels) }
 }
 
 /// A plain message for a caller to show, thrown where a code would add nothing.

@@ -16,6 +16,9 @@ public struct PackFile: Sendable, Hashable, Codable {
     public var tilePixels: Int?
     /// Folder (lowercase, relative to the root) → kind, for folders the conventions do not know.
     public var kinds: [String: AssetKind]?
+    /// The kind of pictures in no folder that names a kind (default `token`, as MapTool and Foundry treat a loose
+    /// picture); it must be registered.
+    public var defaultKind: AssetKind?
     /// Per-asset corrections, keyed by the path without LOD suffix and extension (`tokens/ogre_2x2`).
     public var overrides: [String: Override]?
     /// Plugin id → whether it applies to this pack (`{"hoard.strip-metadata": false}` keeps the pictures' metadata).
@@ -34,6 +37,9 @@ public struct PackFile: Sendable, Hashable, Codable {
 
     /// Whether the plugin `id` applies to this pack, given whether it applies when the pack does not say.
     public func isPluginEnabled(_ id: String, byDefault: Bool) -> Bool { plugins?[id] ?? byDefault }
+
+    /// The kind in effect for pictures no folder claims.
+    public var effectiveDefaultKind: AssetKind { defaultKind ?? .token }
 
     /// The tile size in effect.
     public var effectiveTilePixels: Int { tilePixels ?? 256 }
@@ -72,7 +78,7 @@ public struct PackFile: Sendable, Hashable, Codable {
     /// Top-level keys of a pack.json that Hoard does not know (often typos such as `tilepixels`), sorted.
     public static func unknownKeys(_ bytes: [UInt8]) -> [String] {
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return [] }
-        let known: Set<String> = ["name", "version", "author", "license", "description", "tilePixels", "kinds", "overrides", "plugins"]
+        let known: Set<String> = ["name", "version", "author", "license", "description", "tilePixels", "kinds", "defaultKind", "overrides", "plugins"]
         return object.keys.filter { !known.contains($0) }.sorted()
     }
 

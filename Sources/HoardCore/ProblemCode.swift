@@ -50,7 +50,7 @@ public enum ProblemCode: String, Sendable, Codable, CaseIterable {
     // Naming and consistency.
     /// `pack.json` is not valid.
     case badManifest = "BAD_MANIFEST"
-    /// A footprint is outside 1...32 tiles or malformed.
+    /// A footprint is outside 1 to its kind's cap (32 tiles a side; 512 for backgrounds).
     case badFootprint = "BAD_FOOTPRINT"
     /// A LOD scale is not one of 1, 2, 3, 4, 8.
     case badScale = "BAD_SCALE"
@@ -60,8 +60,11 @@ public enum ProblemCode: String, Sendable, Codable, CaseIterable {
     case duplicateVariant = "DUPLICATE_VARIANT"
     /// A picture's size does not match its footprint × tilePixels (a warning).
     case footprintMismatch = "FOOTPRINT_MISMATCH"
-    /// A file was skipped: not a picture, or in a folder no kind claims (a warning).
+    /// A file was skipped: not a picture, or in a folder no kind claims (a warning, one per folder).
     case ignoredEntry = "IGNORED_ENTRY"
+    /// Pictures in a folder that names no kind got the pack's default kind (`pack.json` `defaultKind`, else `token`;
+    /// a warning, one per folder).
+    case defaultKind = "DEFAULT_KIND"
     /// The archive holds no assets.
     case emptyPack = "EMPTY_PACK"
     /// A plugin failed on a file: it hung, crashed, answered garbage or returned something outside its bounds.

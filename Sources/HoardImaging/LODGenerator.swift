@@ -4,6 +4,9 @@ import HoardCore
 /// missing lower LODs (@1x, @2x, @4x below the largest shipped scale), a *preview* of about 32 px per tile for a
 /// first render, and a thumbnail of at most 256 px a side for the web page.
 ///
+/// An animated source (GIF, APNG, WebP) gets a preview and a thumbnail of its first frame, still, and no lower LODs;
+/// a WebM video gets nothing (libvips does not decode video).
+///
 /// Deterministic: libvips' Lanczos shrink and fixed encoder settings, no metadata, so the same source always gives
 /// the same bytes. LODs keep the source's type; previews and thumbnails are WebP. On by default; a pack turns it off
 /// with `"plugins": {"hoard.generate-lods": false}`.
@@ -28,9 +31,11 @@ public struct LODGenerator: PictureGenerator {
     /// The missing lower LODs, the preview and the thumbnail. Throws an `UNREADABLE_IMAGE` warning when libvips cannot
     /// decode the source or warns while decoding it (the asset is then imported without generated pictures).
     public func generate(_ request: GenerationRequest, source: UnsafeRawBufferPointer) throws(Problem) -> [GeneratedPicture] {
+        guard request.source.mediaType.isStillDecodable else { return [] }
         let base = request.baseSize
         let shipped = Set(request.asset.variants.map(\.scale))
-        let top = shipped.max() ?? 1
+        // A moving picture gets no lower LODs (they would be still); its preview and thumbnail are its first frame.
+        let top = request.source.isAnimated ? 1 : shipped.max() ?? 1
         var targets: [(role: GeneratedPicture.Role, width: Int, height: Int, type: MediaType)] = Self.generatedScales
             .filter { $0 < top && !shipped.contains($0) }
             .map { (GeneratedPicture.Role.variant(scale: $0), base.width * $0, base.height * $0, request.source.mediaType) }

@@ -13,9 +13,28 @@ struct StagedPicture: Sendable {
 /// The first pass of an import: every entry streamed once, pictures staged and their headers checked.
 struct ArchiveScan: Sendable {
     var pictures: [StagedPicture] = []
+    /// `pack.json` at the archive's root.
     var packFileBytes: [UInt8]?
+    /// The first `FOLDER/pack.json`, the pack file of a pack wrapped in FOLDER.
+    var wrappedPackFile: (folder: String, bytes: [UInt8])?
+    /// The one top-level folder every file sits under, nil when files sit at the root or under several.
+    var topFolder: String?
     var problems: [Problem] = []
     var entries = 0
+    /// Files archivers and operating systems add (``isJunk(_:)``), skipped without a warning.
+    var litterFiles = 0
+    /// Archives inside this one (zip, Dungeondraft), staged as they are: the packs of a bundle.
+    var innerArchives: [(path: EntryPath, blob: StagedBlob)] = []
+    /// Bytes decoded from every entry.
+    var decodedBytes: Int64 = 0
+    /// Licence, readme and credits files at the root or one folder down (the wrapper's root), staged as they are.
+    var documents: [(path: EntryPath, blob: StagedBlob, mediaType: String)] = []
+
+    /// Extensions of the archives a bundle may hold.
+    static let innerArchiveExtensions: Set<String> = ["zip", "dungeondraft_pack"]
+
+    /// Whether this archive is a bundle: it holds archives and no picture.
+    var isBundle: Bool { !innerArchives.isEmpty && pictures.isEmpty }
     var archiveSize: Int64 = 0
 
     /// Names that archivers add and nobody means to import.
@@ -27,14 +46,16 @@ struct ArchiveScan: Sendable {
 
     /// Reads the archive at `path`; throws ``ArchiveError`` for the first container-level violation. `staged` is told
     /// of each picture as soon as it is staged and its header passed, on another thread.
+    /// `shared` is the bundle's budgets when the archive is one of its packs; archives inside it are then skipped
+    /// (one level of nesting), else staged for ``innerArchives``.
     static func read(
         path: String, limits: ImportLimits, into area: StagingArea, progress: (@Sendable (ImportProgress) -> Void)?,
-        staged: (@Sendable (StagedPicture) -> Void)? = nil
+        staged: (@Sendable (StagedPicture) -> Void)? = nil, shared: SharedBudget? = nil
     ) throws -> ArchiveScan {
-        let reader = try ArchiveFormats.open(path: path, limits: limits)
+        let reader = try ArchiveFormats.open(path: path, limits: limits, shared: shared)
         let pipeline = StagingPipeline(area: area, limits: limits, staged: staged)
         do {
-            return try read(reader, limits: limits, pipeline: pipeline, progress: progress)
+            return try read(reader, limits: limits, pipeline: pipeline, progress: progress, stagesArchives: shared == nil)
         } catch {
             pipeline.cancel()
             throw error
@@ -42,34 +63,75 @@ struct ArchiveScan: Sendable {
     }
 
     private static func read(
-        _ reader: any ArchiveReader, limits: ImportLimits, pipeline: StagingPipeline, progress: (@Sendable (ImportProgress) -> Void)?
+        _ reader: any ArchiveReader, limits: ImportLimits, pipeline: StagingPipeline, progress: (@Sendable (ImportProgress) -> Void)?,
+        stagesArchives: Bool
     ) throws -> ArchiveScan {
         var scan = ArchiveScan(archiveSize: reader.archiveSize)
         var lastReport = Date.distantPast
+        var skipped = SkippedFiles()
+        var isUnderOneFolder = true
         while let entry = try reader.nextEntry() {
             scan.entries += 1
             if let progress, Date().timeIntervalSince(lastReport) > 0.1 {
                 lastReport = Date()
                 progress(ImportProgress(phase: .reading, bytesRead: reader.bytesConsumed, totalBytes: reader.archiveSize, entries: scan.entries))
             }
-            if entry.path.isDirectory || isJunk(entry.path) { continue }
-            let shown = entry.path.description
-            if entry.path.components == [PackFile.fileName] {
-                scan.packFileBytes = try readSmall(reader, limit: limits.maxManifestBytes, entry: shown)
+            if entry.path.isDirectory { continue }
+            if isJunk(entry.path) {
+                scan.litterFiles += 1
                 continue
+            }
+            let components = entry.path.components
+            if isUnderOneFolder {
+                if components.count < 2 || (scan.topFolder != nil && scan.topFolder != components[0]) {
+                    isUnderOneFolder = false
+                    scan.topFolder = nil
+                } else if scan.topFolder == nil {
+                    scan.topFolder = components[0]
+                }
+            }
+            if components.last == PackFile.fileName, components.count <= 2 {
+                if components.count == 1 {
+                    scan.packFileBytes = try readSmall(reader, limit: limits.maxManifestBytes, entry: entry.path.description)
+                    continue
+                }
+                if scan.wrappedPackFile == nil {
+                    let bytes = try readSmall(reader, limit: limits.maxManifestBytes, entry: entry.path.description)
+                    scan.wrappedPackFile = (components[0], bytes)
+                    continue
+                }
             }
             let ext = DefaultNamingConvention.splitExtension(entry.path.fileName)?.ext.lowercased() ?? ""
             guard let claimed = MediaType(fileExtension: ext) else {
-                scan.problems.append(Problem(.ignoredEntry, "not a PNG, JPEG or WebP picture; skipped", entry: shown, severity: .warning))
+                var claim: StagingPipeline.Claim?
+                if components.count <= 2, let type = PackDocument.mediaType(forFileName: entry.path.fileName),
+                   (entry.declaredSize ?? 0) <= Int64(limits.maxDocumentBytes) {
+                    claim = .document(mediaType: type)
+                } else if stagesArchives, innerArchiveExtensions.contains(ext) {
+                    claim = .archive
+                }
+                guard let claim else {
+                    skipped.add(entry.path)
+                    continue
+                }
+                try pipeline.begin(entry.path, claiming: claim)
+                while let block = try reader.readBlock() { try pipeline.write(block) }
+                pipeline.end()
                 continue
             }
-            try pipeline.begin(entry.path, claiming: claimed)
+            try pipeline.begin(entry.path, claiming: .picture(claimed))
             while let block = try reader.readBlock() { try pipeline.write(block) }
             pipeline.end()
         }
         let staged = try pipeline.finish()
         scan.pictures = staged.pictures
-        scan.problems = (scan.problems + staged.problems).sorted { ($0.entry ?? "", $0.code.rawValue) < ($1.entry ?? "", $1.code.rawValue) }
+        scan.innerArchives = staged.archives.sorted { $0.path < $1.path }
+        scan.documents = staged.documents.sorted { $0.path < $1.path }
+        scan.decodedBytes = reader.decodedBytes
+        if !scan.pictures.isEmpty {
+            for archive in scan.innerArchives { skipped.add(archive.path) }
+        }
+        scan.problems = (scan.problems + staged.problems + skipped.problems).sorted { ($0.entry ?? "", $0.code.rawValue) < ($1.entry ?? "", $1.code.rawValue) }
         progress?(ImportProgress(phase: .reading, bytesRead: reader.archiveSize, totalBytes: reader.archiveSize, entries: scan.entries))
         return scan
     }
@@ -105,7 +167,7 @@ struct ArchiveScan: Sendable {
         } catch {
             switch error.code {
             case .notAnImage:
-                return .failure(Problem(.typeMismatch, "the name says \(claimed.label) but the bytes are not a PNG, JPEG or WebP picture"))
+                return .failure(Problem(.typeMismatch, "the name says \(claimed.label) but the bytes are not a PNG, JPEG, WebP, GIF or WebM file"))
             case .truncated where !isComplete:
                 return .failure(Problem(.unreadableImage, "no picture size in the first \(prefix.count) bytes: \(error.message)"))
             case .truncated, .malformed:
@@ -116,22 +178,51 @@ struct ArchiveScan: Sendable {
             return .failure(Problem(
                 .typeMismatch, "the name says \(claimed.label) but the bytes are a \(info.mediaType.label); rename it to .\(info.mediaType.fileExtensions[0])"))
         }
-        if info.width > limits.maxImageSide || info.height > limits.maxImageSide || info.width * info.height > limits.maxImagePixels {
+        if info.width > limits.maxImageSide || info.height > limits.maxImageSide || info.width * info.height > limits.maxAnyPixels {
             return .failure(Problem(
                 .imageTooLarge, "the picture is \(info.width)×\(info.height) pixels, over the limits of \(limits.maxImageSide) a side "
-                    + "and \(limits.maxImagePixels) pixels; scale it down"))
+                    + "and \(limits.maxAnyPixels) pixels; scale it down"))
         }
         return .success(info)
     }
 }
 
 extension MediaType {
-    /// `PNG`, `JPEG`, `WebP`.
+    /// `PNG`, `JPEG`, `WebP`, `GIF`, `WebM`.
     var label: String {
         switch self {
         case .png: "PNG"
         case .jpeg: "JPEG"
         case .webp: "WebP"
+        case .gif: "GIF"
+        case .webm: "WebM"
         }
+    }
+}
+
+extension ArchiveScan {
+    /// Counts the frames of a staged picture that may move (``AnimationReader/needsScan(_:_:)``), reading the whole
+    /// staged file, and checks them against `maxFrames` and `maxAnimationPixels` (a frame bomb).
+    static func checkAnimation(of writer: BlobWriter, _ blob: StagedBlob, _ info: ImageInfo, limits: ImportLimits) -> Result<ImageInfo, Problem> {
+        var info = info
+        if AnimationReader.needsScan(writer.prefix, info) {
+            do {
+                info.animation = try blob.withMappedBytes { buffer in
+                    try AnimationReader.read(buffer, info)
+                }
+            } catch let error as ImageHeaderError {
+                return .failure(Problem(.unreadableImage, "the animation is damaged: \(error.message)"))
+            } catch {
+                return .failure(Problem(.storageFailure, "the staged picture cannot be read back: \(error)"))
+            }
+        }
+        guard let frames = info.animation?.frames else { return .success(info) }
+        let pixels = frames.multipliedReportingOverflow(by: info.width * info.height)
+        if frames > limits.maxFrames || pixels.overflow || pixels.partialValue > limits.maxAnimationPixels {
+            return .failure(Problem(
+                .imageTooLarge, "the animation has \(frames) frames of \(info.width)×\(info.height) pixels, over the limits of "
+                    + "\(limits.maxFrames) frames and \(limits.maxAnimationPixels) pixels in all frames (a frame bomb); shorten or shrink it"))
+        }
+        return .success(info)
     }
 }

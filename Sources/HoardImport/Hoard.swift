@@ -30,10 +30,23 @@ public struct Hoard: Sendable {
     public func importPack(
         at path: String, options: Importer.Options = .init(), progress: (@Sendable (ImportProgress) -> Void)? = nil
     ) async throws(ImportError) -> ImportReport {
+        try await importing(path) { try await importer.importPack(at: path, options: options, progress: progress) }
+    }
+
+    /// Imports one archive, a pack or a bundle of packs (``Importer/importArchive(at:options:progress:)``, with
+    /// `acceptsBundles` set), while holding the data directory's shared lock.
+    public func importArchive(
+        at path: String, options: Importer.Options = .init(), progress: (@Sendable (ImportProgress) -> Void)? = nil
+    ) async throws(ImportError) -> ImportOutcome {
+        var options = options
+        options.acceptsBundles = true
+        return try await importing(path) { [options] in try await importer.importArchive(at: path, options: options, progress: progress) }
+    }
+
+    /// Runs an import of the archive at `path` holding the data directory's shared lock (garbage collection waits).
+    private func importing<T: Sendable>(_ path: String, _ body: @Sendable () async throws -> T) async throws(ImportError) -> T {
         do {
-            return try await directory.withLock(exclusive: false) {
-                try await importer.importPack(at: path, options: options, progress: progress)
-            }
+            return try await directory.withLock(exclusive: false) { try await body() }
         } catch let error as ImportError {
             throw error
         } catch {

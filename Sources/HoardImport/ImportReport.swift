@@ -37,7 +37,12 @@ public struct ImportReport: Sendable, Codable, Hashable {
     public var gpsFiles: Int
     /// Pictures generators made (missing LODs, previews, thumbnails).
     public var generatedFiles: Int
-    /// Warnings per file.
+    /// Files operating systems and archivers add (`__MACOSX/`, `._*`, `.DS_Store`, `Thumbs.db`, `desktop.ini`),
+    /// skipped without a warning.
+    public var litterFiles: Int
+    /// The one folder every file sat under, stripped from every path (and the default pack name); nil when none was.
+    public var wrapperFolder: String?
+    /// Warnings: per file, or per folder for files skipped or named alike.
     public var warnings: [Problem]
     /// Wall-clock time of the import.
     public var seconds: Double
@@ -89,4 +94,28 @@ public struct ImportProgress: Sendable, Hashable {
     public var totalBytes: Int64
     /// Entries read so far.
     public var entries: Int
+}
+
+/// What importing one archive gave: a pack, or the packs of a bundle.
+public enum ImportOutcome: Sendable {
+    /// The archive was one pack.
+    case pack(ImportReport)
+    /// The archive was a bundle: each inner archive's result, in name order.
+    case bundle([BundleMember])
+
+    /// The reports of every pack imported.
+    public var reports: [ImportReport] {
+        switch self {
+        case .pack(let report): [report]
+        case .bundle(let members): members.compactMap { try? $0.outcome.get() }
+        }
+    }
+}
+
+/// One inner archive of a bundle and what importing it gave.
+public struct BundleMember: Sendable {
+    /// Its path inside the bundle.
+    public var archive: String
+    /// Its report, or why it was refused (it alone: the bundle's other packs are unaffected).
+    public var outcome: Result<ImportReport, ImportError>
 }

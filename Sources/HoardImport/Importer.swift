@@ -40,16 +40,40 @@ public struct Importer: Sendable {
         public var namesFromFileName = true
         /// Budgets.
         public var limits = ImportLimits()
+        /// Whether an archive of archives (a bundle) may be imported, each inner archive as its own pack
+        /// (``Importer/importArchive(at:options:progress:)``); when false a bundle is refused before anything is stored.
+        public var acceptsBundles = false
+        /// The archive's name in reports when its path does not give it (an inner archive staged as `N.blob`).
+        var archiveName: String?
+        /// The bundle's budgets when this archive is one of its packs.
+        var budget: SharedBudget?
         /// Creates default options.
         public init() {}
     }
 
-    /// Imports one archive file. Throws ``ImportError`` listing every problem when the archive is refused.
+    /// Imports one archive file as one pack. Throws ``ImportError`` listing every problem when the archive is refused
+    /// (a bundle too: use ``importArchive(at:options:progress:)`` with `options.acceptsBundles`).
     public func importPack(
         at path: String, options: Options = Options(), progress: (@Sendable (ImportProgress) -> Void)? = nil
     ) async throws(ImportError) -> ImportReport {
+        var options = options
+        options.acceptsBundles = false
+        guard case .pack(let report) = try await importArchive(at: path, options: options, progress: progress) else {
+            throw ImportError(archive: (path as NSString).lastPathComponent, problems: [Problem(.storageFailure, "a bundle was imported as a pack")])
+        }
+        return report
+    }
+
+    /// Imports one archive file: one pack, or, for a bundle (an archive holding zip or Dungeondraft archives and no
+    /// picture) when `options.acceptsBundles`, each inner archive as its own pack with its own report. The packs of a
+    /// bundle share its budgets (entries, decoded bytes, ratio: ``SharedBudget``); archives inside them are skipped
+    /// (one level of nesting); a refused inner archive refuses only itself. Throws ``ImportError`` when the archive
+    /// (or the bundle itself) is refused.
+    public func importArchive(
+        at path: String, options: Options = Options(), progress: (@Sendable (ImportProgress) -> Void)? = nil
+    ) async throws(ImportError) -> ImportOutcome {
         let started = Date()
-        let archiveName = (path as NSString).lastPathComponent
+        let archiveName = options.archiveName ?? (path as NSString).lastPathComponent
         func refuse(_ problems: [Problem], cause: String? = nil) -> ImportError {
             ImportError(archive: archiveName, problems: problems, cause: cause)
         }
@@ -71,8 +95,19 @@ public struct Importer: Sendable {
         do {
             var staged: (@Sendable (StagedPicture) -> Void)?
             if let ahead { staged = { ahead.submit($0) } }
+            let budget = options.budget
             scan = try await offloaded { [staged] in
-                try ArchiveScan.read(path: path, limits: limits, into: area, progress: progress, staged: staged)
+                try ArchiveScan.read(path: path, limits: limits, into: area, progress: progress, staged: staged, shared: budget)
+            }
+            if scan.isBundle {
+                ahead?.wait()
+                guard options.acceptsBundles else {
+                    let names = scan.innerArchives.map(\.path.fileName).joined(separator: ", ")
+                    throw ArchiveError(
+                        .unsupportedFormat, "the archive is a bundle of \(scan.innerArchives.count) packs (\(names)); import it with "
+                            + "`hoard import`, which imports each as its own pack, or import them one by one")
+                }
+                return .bundle(await importBundle(scan, options: options))
             }
             area.startSyncing()
             let packFile = scan.packFileBytes.flatMap { try? PackFile.parse($0).get() } ?? PackFile()
@@ -113,9 +148,9 @@ public struct Importer: Sendable {
             }
         }
         let fileName = options.namesFromFileName ? Self.packName(fromArchive: archiveName) : nil
-        let packName = options.packName ?? plan.packFile.name ?? fileName ?? ""
+        let packName = options.packName ?? plan.packFile.name ?? plan.wrapper ?? fileName ?? ""
         if plan.assets.isEmpty, !problems.contains(where: { $0.severity == .error }) {
-            problems.append(Problem(.emptyPack, "the archive holds no pictures in a known folder (tokens/, objects/, textures/, walls/, backgrounds/)"))
+            problems.append(Problem(.emptyPack, "the archive holds no PNG, JPEG or WebP pictures that Hoard could name; see the warnings"))
         } else if packName.isEmpty {
             problems.append(Problem(.badManifest, "the pack has no name: add \"name\" to pack.json or pass one with the upload"))
         } else if let problem = Self.checkPackName(packName) {
@@ -128,7 +163,7 @@ public struct Importer: Sendable {
                 progress?(ImportProgress(phase: $0, bytesRead: scan.archiveSize, totalBytes: scan.archiveSize, entries: scan.entries))
             }
             let allBytes = commit.blobs.reduce(into: [Digest: Int64]()) { $0[$1.digest] = $1.size }
-            return ImportReport(
+            return .pack(ImportReport(
                 archive: archiveName, pack: packName, version: commit.version, group: options.group,
                 manifestDigest: commit.manifestDigest, outcome: outcome == .recorded ? .imported : .unchanged,
                 assets: plan.assets.count, assetsByKind: Dictionary(grouping: plan.assets, by: \.kind.rawValue).mapValues(\.count),
@@ -136,7 +171,7 @@ public struct Importer: Sendable {
                 newBlobs: summary.newBlobs.count, newBytes: summary.newBytes,
                 existingBlobs: allBytes.count - summary.newBlobs.count, existingBytes: allBytes.values.reduce(0, +) - summary.newBytes,
                 rewrittenFiles: rewritten.rewritten, gpsFiles: rewritten.gpsPictures, generatedFiles: generated.count,
-                warnings: problems, seconds: Date().timeIntervalSince(started))
+                litterFiles: scan.litterFiles, wrapperFolder: plan.wrapper, warnings: problems, seconds: Date().timeIntervalSince(started)))
         } catch let error as CatalogError {
             let code: ProblemCode = error.code == .conflict ? .packConflict : .storageFailure
             throw refuse(problems + [Problem(code, error.message)], cause: error.cause)
@@ -230,6 +265,29 @@ public struct Importer: Sendable {
             _ = await recording.result
             throw error
         }
+    }
+
+    /// Imports each inner archive of a bundle as its own pack, in name order, within the bundle's shared budgets.
+    private func importBundle(_ scan: ArchiveScan, options: Options) async -> [BundleMember] {
+        let budget = SharedBudget(limits: options.limits, bundleSize: scan.archiveSize, entries: scan.entries, decoded: scan.decodedBytes)
+        var members: [BundleMember] = []
+        for inner in scan.innerArchives {
+            var innerOptions = options
+            innerOptions.packName = nil
+            innerOptions.namesFromFileName = true
+            innerOptions.archiveName = inner.path.fileName
+            innerOptions.budget = budget
+            innerOptions.acceptsBundles = false
+            do {
+                guard case .pack(let report) = try await importArchive(at: inner.blob.path, options: innerOptions) else { continue }
+                budget.finishPack(imported: true)
+                members.append(BundleMember(archive: inner.path.description, outcome: .success(report)))
+            } catch {
+                budget.finishPack(imported: false)
+                members.append(BundleMember(archive: inner.path.description, outcome: .failure(error)))
+            }
+        }
+        return members
     }
 
     /// `dungeon-basics.zip` → `dungeon-basics`; also strips `.tar`, `.tar.gz`, `.tgz`, `.dungeondraft_pack`.

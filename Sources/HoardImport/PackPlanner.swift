@@ -1,4 +1,5 @@
 import HoardCore
+import HoardStore
 
 /// One asset planned from staged pictures, before descriptors are written.
 struct AssetPlan: Sendable {
@@ -19,11 +20,23 @@ struct PackPlanner: Sendable {
         var packFile: PackFile
         var assets: [PlannedAsset]
         var plans: [AssetPlan]
+        /// The folder every file sat under, stripped from every path (``ArchiveScan/topFolder`` unless it names a kind).
+        var wrapper: String?
+        /// The licence, readme and credits files at the pack's root, with their staged blobs.
+        var documents: [(document: PackDocument, blob: StagedBlob)] = []
     }
 
     func plan(_ scan: ArchiveScan, problems: inout [Problem]) -> Plan {
         var packFile = PackFile()
-        if let bytes = scan.packFileBytes {
+        var packFileBytes = scan.packFileBytes
+        if packFileBytes == nil, let wrapped = scan.wrappedPackFile, wrapped.folder == scan.topFolder {
+            packFileBytes = wrapped.bytes
+        } else if let wrapped = scan.wrappedPackFile {
+            problems.append(Problem(
+                .ignoredEntry, "pack.json is read only at the pack's root (or in the one folder that holds everything); skipped",
+                entry: "\(wrapped.folder)/\(PackFile.fileName)", severity: .warning))
+        }
+        if let bytes = packFileBytes {
             switch PackFile.parse(bytes) {
             case .success(let parsed): packFile = parsed
             case .failure(let problem): problems.append(problem)
@@ -35,18 +48,40 @@ struct PackPlanner: Sendable {
             }
         }
         let context = ConventionContext(packFile: packFile, kinds: registry.kinds)
+        var unclaimedKind: AssetKind? = packFile.effectiveDefaultKind
+        if context.definition(of: packFile.effectiveDefaultKind) == nil {
+            problems.append(Problem(
+                .badManifest, "defaultKind '\(packFile.effectiveDefaultKind)' is no registered kind; use token, object, texture, wall or background",
+                entry: PackFile.fileName))
+            unclaimedKind = nil
+        }
+        if !registry.isEnabled(DefaultNamingConvention().id, byDefault: true, for: packFile) { unclaimedKind = nil }
+        let wrapper = scan.topFolder.flatMap { context.kind(forFolder: $0) == nil ? $0 : nil }
+        var pictures = scan.pictures
+        if wrapper != nil {
+            for index in pictures.indices {
+                pictures[index].path = EntryPath(components: Array(pictures[index].path.components.dropFirst()))
+            }
+        }
         // Pictures are grouped by kind and name; within a group each explicit footprint is one asset
         // (door_1x2 and door_2x1), and pictures without one join the only explicit footprint there is.
         var named: [String: [(AssetNaming, StagedPicture)]] = [:]
         var order: [String] = []
+        var unclaimed = SkippedFiles(), defaulted = SkippedFiles()
         // Sorted by the path as shown (each joined once, not on every comparison).
-        for (shown, picture) in scan.pictures.map({ ($0.path.description, $0) }).sorted(by: { $0.0 < $1.0 }) {
+        for (shown, picture) in pictures.map({ ($0.path.description, $0) }).sorted(by: { $0.0 < $1.0 }) {
             do {
-                guard let naming = try registry.name(picture.path, context: context) else {
-                    problems.append(Problem(
-                        .ignoredEntry, "no kind claims the folder '\(picture.path.components.count > 1 ? picture.path.components[0] : "")'; "
-                            + "put it under tokens/, objects/, textures/, walls/ or backgrounds/, or map the folder in pack.json \"kinds\"",
-                        entry: shown, severity: .warning))
+                var found = try registry.name(picture.path, context: context)
+                if found == nil, let unclaimedKind {
+                    found = try DefaultNamingConvention().interpret(picture.path, context: context, unclaimedKind: unclaimedKind)
+                    if found != nil { defaulted.add(picture.path) }
+                }
+                guard let naming = found else {
+                    unclaimed.add(picture.path)
+                    continue
+                }
+                if let definition = context.definition(of: naming.kind), let problem = pixelBudget(picture, of: definition, shown: shown) {
+                    problems.append(problem)
                     continue
                 }
                 let key = "\(naming.kind.rawValue)\u{0}\(naming.name)"
@@ -56,6 +91,14 @@ struct PackPlanner: Sendable {
                 problems.append(error)
             }
         }
+        problems += unclaimed.problems(
+            code: .ignoredEntry, severity: .warning,
+            what: "no folder names a kind for this picture; skipped (put it under tokens/, objects/, textures/, walls/ or backgrounds/, "
+                + "or map the folder in pack.json \"kinds\")")
+        problems += defaulted.problems(
+            code: .defaultKind, severity: .warning,
+            what: "no folder names a kind, so the picture is a \(packFile.effectiveDefaultKind) (pack.json \"defaultKind\"); "
+                + "put it under tokens/, objects/, textures/, walls/ or maps/ to say what it is")
         var groups: [String: AssetPlan] = [:]
         var planOrder: [String] = []
         for key in order {
@@ -95,12 +138,56 @@ struct PackPlanner: Sendable {
                 kind: plan.kind, name: plan.name, footprint: plan.footprint,
                 variants: sorted.map { Self.variant(scale: $0.scale, $0.picture) }, entries: sorted.map { $0.picture.path.description })
         }
-        return Plan(packFile: packFile, assets: assets, plans: plans)
+        let documents = documents(scan, wrapper: wrapper, problems: &problems)
+        return Plan(packFile: packFile, assets: assets, plans: plans, wrapper: wrapper, documents: documents)
+    }
+
+    /// The documents at the pack's root (after the wrapper): a PDF must be one by its bytes (`TYPE_MISMATCH`); one
+    /// elsewhere or over `maxDocumentBytes` is skipped with a warning.
+    private func documents(
+        _ scan: ArchiveScan, wrapper: String?, problems: inout [Problem]
+    ) -> [(document: PackDocument, blob: StagedBlob)] {
+        var kept: [(document: PackDocument, blob: StagedBlob)] = []
+        for staged in scan.documents {
+            let shown = staged.path.description
+            let inPack = wrapper == nil ? staged.path.components : Array(staged.path.components.dropFirst())
+            guard inPack.count == 1, wrapper == nil || staged.path.components.first == wrapper else {
+                problems.append(Problem(
+                    .ignoredEntry, "licence, readme and credits files are kept only at the pack's root; skipped", entry: shown, severity: .warning))
+                continue
+            }
+            guard staged.blob.size <= Int64(limits.maxDocumentBytes) else {
+                problems.append(Problem(
+                    .ignoredEntry, "the document is \(staged.blob.size) bytes, over the \(limits.maxDocumentBytes) kept with a pack; skipped",
+                    entry: shown, severity: .warning))
+                continue
+            }
+            if staged.mediaType == "application/pdf" {
+                let head = (try? staged.blob.withMappedBytes { Array($0.prefix(5)) }) ?? []
+                guard head == Array("%PDF-".utf8) else {
+                    problems.append(Problem(.typeMismatch, "the name says PDF but the bytes are not a PDF document; rename it or remove it", entry: shown))
+                    continue
+                }
+            }
+            kept.append((PackDocument(name: inPack[0], digest: staged.blob.digest, mediaType: staged.mediaType, size: staged.blob.size), staged.blob))
+        }
+        return kept
+    }
+
+    /// `IMAGE_TOO_LARGE` when the picture is over its kind's pixel budget (map art has the larger one).
+    private func pixelBudget(_ picture: StagedPicture, of kind: any AssetKindDefinition, shown: String) -> Problem? {
+        let budget = kind.isMapArt ? limits.maxMapPixels : limits.maxImagePixels
+        let pixels = picture.info.width * picture.info.height
+        guard pixels > budget else { return nil }
+        let hint = kind.isMapArt ? "scale it down" : "scale it down, or put a battlemap under maps/ or backgrounds/ (\(limits.maxMapPixels) pixels)"
+        return Problem(
+            .imageTooLarge, "the picture is \(picture.info.width)×\(picture.info.height) pixels, over the \(budget) pixels a \(kind.kind) may have; \(hint)",
+            entry: shown)
     }
 
     static func variant(scale: Int, _ picture: StagedPicture) -> AssetDescriptor.Variant {
         AssetDescriptor.Variant(
             scale: scale, digest: picture.blob.digest, width: picture.info.width, height: picture.info.height,
-            size: picture.blob.size, mediaType: picture.info.mediaType)
+            size: picture.blob.size, mediaType: picture.info.mediaType, animation: picture.info.animation)
     }
 }

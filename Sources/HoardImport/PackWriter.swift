@@ -53,12 +53,16 @@ struct PackWriter {
             assets.append((descriptor, digest))
             entries.append(PackManifest.Entry(digest: digest, kind: planned.kind, name: planned.name))
         }
+        for (document, blob) in plan.documents {
+            pictures.append(blob)
+            records.append(BlobRecord(digest: document.digest, size: document.size, mediaType: document.mediaType))
+        }
         let (version, manifestBytes) = try chooseVersion(packName: packName, entries: entries, state: state)
         let manifestDigest = BlobHasher.digest(of: manifestBytes)
         records.append(BlobRecord(digest: manifestDigest, size: Int64(manifestBytes.count), mediaType: Self.manifestMediaType))
         let commit = ImportCommit(
             group: group, pack: packName, version: version, manifestDigest: manifestDigest, blobs: records, assets: assets,
-            totalBytes: pictureBytes)
+            totalBytes: pictureBytes, documents: plan.documents.map(\.document))
         return Prepared(pictures: pictures, manifest: manifestBytes, commit: commit)
     }
 
@@ -74,7 +78,8 @@ struct PackWriter {
     /// current version when the content is unchanged, else the next whole number.
     private func chooseVersion(packName: String, entries: [PackManifest.Entry], state: PackState?) throws -> (String, [UInt8]) {
         func manifest(_ version: String) throws -> [UInt8] {
-            try CanonicalJSON.encode(PackManifest(name: packName, version: version, packFile: plan.packFile, assets: entries))
+            try CanonicalJSON.encode(PackManifest(
+                name: packName, version: version, packFile: plan.packFile, assets: entries, documents: plan.documents.map(\.document)))
         }
         if let version = plan.packFile.version {
             let bytes = try manifest(version)

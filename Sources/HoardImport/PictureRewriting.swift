@@ -101,7 +101,10 @@ struct PictureRewriting: Sendable {
             }
             let blob = try writer.finish()
             let check = ArchiveScan.checkHeader(of: writer, blob, claimed: type, limits: limits)
-            guard case .success(let info) = check, info == picture.info else {
+            // The header check does not count frames; the rewriters keep every animation chunk.
+            var info = try? check.get()
+            info?.animation = picture.info.animation
+            guard let info, info == picture.info else {
                 return .failure(Problem(.pluginFailure, "the rewriter \(rewriter.id) changed the picture's type or size; its output was not kept"))
             }
             return .success((StagedPicture(path: picture.path, blob: blob, info: info), edit))

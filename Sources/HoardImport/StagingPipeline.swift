@@ -21,12 +21,23 @@ final class StagingPipeline: @unchecked Sendable {
     private var free: [Int]
     // Touched only on `queue`.
     private var writer: BlobWriter?
-    private var claimed: MediaType = .png
+    /// What the current entry is staged as.
+    private var claimed: Claim = .archive
     private var entry: EntryPath?
     // Guarded by `lock`.
     private var failure: (any Error)?
     private var pictures: [StagedPicture] = []
     private var problems: [Problem] = []
+    private var archives: [(path: EntryPath, blob: StagedBlob)] = []
+    private var documents: [(path: EntryPath, blob: StagedBlob, mediaType: String)] = []
+
+    /// What an entry is staged as: a picture whose name claims a type (its header is checked), an archive inside a
+    /// bundle or a pack document (both staged as they are).
+    enum Claim {
+        case picture(MediaType)
+        case archive
+        case document(mediaType: String)
+    }
 
     /// Called on the staging queue with each picture whose header passed.
     private let staged: (@Sendable (StagedPicture) -> Void)?
@@ -44,8 +55,8 @@ final class StagingPipeline: @unchecked Sendable {
         for buffer in buffers { buffer.deallocate() }
     }
 
-    /// Starts a picture that claims `mediaType` by its name.
-    func begin(_ path: EntryPath, claiming mediaType: MediaType) throws {
+    /// Starts an entry staged as `claim`.
+    func begin(_ path: EntryPath, claiming mediaType: Claim) throws {
         try rethrowFailure()
         queue.async { [self] in
             guard !hasFailed else { return }
@@ -92,7 +103,19 @@ final class StagingPipeline: @unchecked Sendable {
             self.writer = nil
             do {
                 let blob = try writer.finish()
-                switch ArchiveScan.checkHeader(of: writer, blob, claimed: claimed, limits: limits) {
+                let claimed: MediaType
+                switch self.claimed {
+                case .picture(let type): claimed = type
+                case .archive:
+                    lock.withLock { archives.append((entry, blob)) }
+                    return
+                case .document(let mediaType):
+                    lock.withLock { documents.append((entry, blob, mediaType)) }
+                    return
+                }
+                switch ArchiveScan.checkHeader(of: writer, blob, claimed: claimed, limits: limits).flatMap({
+                    ArchiveScan.checkAnimation(of: writer, blob, $0, limits: limits)
+                }) {
                 case .success(let info):
                     let picture = StagedPicture(path: entry, blob: blob, info: info)
                     lock.withLock { pictures.append(picture) }
@@ -106,11 +129,19 @@ final class StagingPipeline: @unchecked Sendable {
         }
     }
 
-    /// Waits for every queued write; returns the staged pictures and their problems, or throws the first write failure.
-    func finish() throws -> (pictures: [StagedPicture], problems: [Problem]) {
+    /// What the pipeline staged.
+    struct Staged {
+        var pictures: [StagedPicture]
+        var problems: [Problem]
+        var archives: [(path: EntryPath, blob: StagedBlob)]
+        var documents: [(path: EntryPath, blob: StagedBlob, mediaType: String)]
+    }
+
+    /// Waits for every queued write; returns what was staged, or throws the first write failure.
+    func finish() throws -> Staged {
         queue.sync {}
         try rethrowFailure()
-        return lock.withLock { (pictures, problems) }
+        return lock.withLock { Staged(pictures: pictures, problems: problems, archives: archives, documents: documents) }
     }
 
     /// Stops the pipeline after a read failure: skips queued work and waits until none is running, so the staging

@@ -17,7 +17,8 @@ struct PackRoutes: Sendable {
     func register(on endpoints: Endpoints) {
         endpoints.on(.get, "/v1/packs") { _, context in try JSONBody.response(["packs": try visiblePacks(context.principal)]) }
         endpoints.on(.post, "/v1/packs") { request, context in try await upload(request, context) }
-        endpoints.on(.get, "/v1/packs/{name}") { _, context in try JSONBody.response(try pack(context)) }
+        endpoints.on(.get, "/v1/packs/{name}") { _, context in try JSONBody.response(try await detail(context)) }
+        endpoints.on(.get, "/v1/packs/{name}/documents/{file}") { _, context in try await document(context) }
         endpoints.on(.patch, "/v1/packs/{name}") { request, context in try await patch(request, context) }
         endpoints.on(.delete, "/v1/packs/{name}") { _, context in try delete(context) }
     }
@@ -37,6 +38,31 @@ struct PackRoutes: Sendable {
               Self.isVisible(pack, to: context.principal)
         else { throw APIError.notFound("no pack named '\(name)'") }
         return pack
+    }
+
+    /// The pack with its documents, author and licence.
+    func detail(_ context: HoardRequestContext) async throws -> PackDetail {
+        let summary = try pack(context)
+        var manifest: PackManifest?
+        if let digest = summary.manifestDigest, let bytes = try await hoard.store.read(digest, range: nil) {
+            manifest = try? JSONDecoder().decode(PackManifest.self, from: Data(bytes))
+        }
+        return PackDetail(
+            summary: summary, documents: try hoard.catalog.documents(ofPack: summary.name), author: manifest?.author,
+            license: manifest?.license)
+    }
+
+    /// One of the pack's documents (its licence, readme or credits), with its media type.
+    func document(_ context: HoardRequestContext) async throws -> Response {
+        let summary = try pack(context)
+        let file = context.parameter("file")
+        guard let document = try hoard.catalog.documents(ofPack: summary.name).first(where: { $0.name == file }),
+              let bytes = try await hoard.store.read(document.digest, range: nil)
+        else { throw APIError.notFound("pack '\(summary.name)' has no document named '\(file)'") }
+        return Response(
+            status: .ok,
+            headers: [.contentType: document.mediaType, .eTag: "\"\(document.digest)\"", .xContentTypeOptions: "nosniff"],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     /// The pack, when the caller may change it: its owner's members and admins.
@@ -59,7 +85,7 @@ struct PackRoutes: Sendable {
         try hoard.catalog.setPublic(change.isPublic, pack: pack.name)
         try access.reload()
         context.logger.info("pack visibility changed", metadata: ["pack": "\(pack.name)", "isPublic": "\(change.isPublic)"])
-        return try JSONBody.response(try self.pack(context))
+        return try JSONBody.response(try await detail(context))
     }
 
     func delete(_ context: HoardRequestContext) throws -> Response {

@@ -8,13 +8,13 @@ import NIOCore
 /// The files live in `Sources/HoardServer/Web/` (a SwiftPM resource folder: plain HTML, CSS and JavaScript modules,
 /// no build step) and are read into memory once, when the router is built. Every answer carries a strict
 /// Content-Security-Policy: scripts, styles and requests only from this origin, no inline script or style,
-/// pictures also from `blob:` URLs (fetched with the token and shown through object URLs), no framing. The pages
+/// pictures and WebM videos also from `blob:` URLs (fetched with the token and shown through object URLs), no framing. The pages
 /// ask for no referrer themselves (`<meta name="referrer">`).
 struct WebRoutes: Sendable {
     /// What every page answer carries.
     static let securityHeaders: HTTPFields = [
         .contentSecurityPolicy:
-            "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; object-src 'none'; "
+            "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' blob:; media-src blob:; connect-src 'self'; object-src 'none'; "
             + "base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
         .xContentTypeOptions: "nosniff",
         .crossOriginResourcePolicy: "same-origin",

@@ -10,7 +10,9 @@ struct ImportCommand: AsyncParsableCommand {
         abstract: "Import art packs (zip, tar, tar.gz, Dungeondraft .dungeondraft_pack) into the data directory.",
         discussion: """
             Each archive is read entry by entry, hashed while written and checked; it is imported whole or not at all. \
-            A refused archive changes nothing and its report names every file and rule at fault.
+            A refused archive changes nothing and its report names every file and rule at fault. \
+            A bundle (an archive of zip or Dungeondraft archives, as art stores sell them) imports each inner archive as \
+            its own pack, within the bundle's limits, with a report for each; a refused inner archive refuses only itself.
             Exit status: 0 when every archive was imported (or was already there), 1 when any was refused.
             """
     )
@@ -56,24 +58,29 @@ struct ImportCommand: AsyncParsableCommand {
         var failed = false
         for archive in archives {
             let bar = ProgressBar(label: (archive as NSString).lastPathComponent)
-            let outcome: Result<ImportReport, ImportError>
+            var outcomes: [(inner: String?, Result<ImportReport, ImportError>)]
             do {
-                outcome = .success(try await hoard.importPack(at: archive, options: options) { bar.update($0) })
+                switch try await hoard.importArchive(at: archive, options: options, progress: { bar.update($0) }) {
+                case .pack(let report): outcomes = [(nil, .success(report))]
+                case .bundle(let members): outcomes = members.map { ($0.archive, $0.outcome) }
+                }
             } catch {
-                outcome = .failure(error)
+                outcomes = [(nil, .failure(error))]
             }
             bar.finish()
-            switch outcome {
-            case .success(let report):
-                results.append(ImportResult(archive: archive, report: report, error: nil, problems: nil))
-                if !json { Terminal.out(ReportText.imported(report)) }
-            case .failure(let error):
-                failed = true
-                results.append(ImportResult(
-                    archive: archive, report: nil,
-                    error: ErrorBody(code: error.code.rawValue, message: error.errors.first?.message ?? "refused"),
-                    problems: error.problems))
-                if !json { Terminal.err(ReportText.refused(error)) }
+            for (inner, outcome) in outcomes {
+                switch outcome {
+                case .success(let report):
+                    results.append(ImportResult(archive: archive, inner: inner, report: report, error: nil, problems: nil))
+                    if !json { Terminal.out(ReportText.imported(report)) }
+                case .failure(let error):
+                    failed = true
+                    results.append(ImportResult(
+                        archive: archive, inner: inner, report: nil,
+                        error: ErrorBody(code: error.code.rawValue, message: error.errors.first?.message ?? "refused"),
+                        problems: error.problems))
+                    if !json { Terminal.err(ReportText.refused(error)) }
+                }
             }
         }
         if json { try Terminal.out(JSONOutput.encode(results)) }
@@ -84,6 +91,8 @@ struct ImportCommand: AsyncParsableCommand {
 /// One archive's outcome in `hoard import --json`.
 struct ImportResult: Encodable {
     var archive: String
+    /// For a pack of a bundle: the inner archive's path inside it.
+    var inner: String?
     var report: ImportReport?
     var error: ErrorBody?
     var problems: [Problem]?

@@ -9,13 +9,15 @@ struct PacksCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let packs = try data.open().catalog.packs()
+            let catalog = try data.open().catalog
+            let packs = try catalog.packs()
             if json { return Terminal.out(try JSONOutput.encode(packs)) }
             if packs.isEmpty { return Terminal.out("No packs yet. Import one with: hoard import PACK.zip --data-dir \(data.dataDirectory)") }
-            var rows = [["PACK", "VERSION", "GROUP", "ASSETS", "SIZE", "PUBLIC"]]
+            var rows = [["PACK", "VERSION", "GROUP", "ASSETS", "SIZE", "PUBLIC", "DOCUMENTS"]]
             for pack in packs {
+                let documents = try catalog.documents(ofPack: pack.name).map(\.name).joined(separator: ", ")
                 rows.append([pack.name, pack.version ?? "-", pack.group, String(pack.assetCount),
-                             ByteFormat.string(pack.totalBytes), pack.isPublic ? "yes" : "no"])
+                             ByteFormat.string(pack.totalBytes), pack.isPublic ? "yes" : "no", documents.isEmpty ? "-" : documents])
             }
             Terminal.out(Table.render(rows))
     }

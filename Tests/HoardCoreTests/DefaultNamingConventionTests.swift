@@ -139,12 +139,12 @@ func anUnsupportedScaleIsRefused(_ suffix: String) throws {
     #expect(result.scale == 2)
 }
 
-@Test(arguments: ["misc/goblin.png", "art/tokens/goblin.png", "goblin.png", "pack.json"])
+@Test(arguments: ["misc/goblin.png", "goblin.png", "pack.json", "Art/Misc/goblin.png"])
 func aFileOutsideEveryKindsFolderIsNotNamed(_ path: String) throws {
     #expect(try interpret(path) == nil)
 }
 
-@Test(arguments: ["tokens/readme.txt", "tokens/goblin.gif", "tokens/goblin", "tokens/.png", "tokens/goblin.png.zip"])
+@Test(arguments: ["tokens/readme.txt", "tokens/goblin.bmp", "tokens/goblin", "tokens/.png", "tokens/goblin.png.zip"])
 func aFileWithoutAnImageExtensionIsNotNamed(_ path: String) throws {
     #expect(try interpret(path) == nil)
 }
@@ -164,7 +164,8 @@ func aFileNameThatLeavesNoNameIsRefused(_ path: String) throws {
     #expect(try naming("Creatures/imp_large.png", packJSON: json).kind == .token)
     #expect(try naming("Creatures/imp_large.png", packJSON: json).footprint == footprint(2, 2))
     #expect(try naming("props/barrel.png", packJSON: json).kind == .object)
-    #expect(try interpret("creatures/imp.png") == nil)
+    #expect(try naming("Beasties/imp.png", packJSON: #"{"kinds": {"beasties": "object"}}"#).kind == .object)
+    #expect(try interpret("Beasties/imp.png") == nil)
 }
 
 @Test func packJSONKindsWinOverTheRegisteredFolders() throws {
@@ -206,4 +207,90 @@ func aFileNameThatLeavesNoNameIsRefused(_ path: String) throws {
     #expect(refused.code == .badManifest)
     #expect(refused.message.contains("vehicle"))
     #expect(refused.entry == "tokens/cart@2x.png")
+}
+
+@Test(arguments: [
+    ("Creatures", AssetKind.token), ("Monsters", .token), ("units", .token), ("Characters", .token), ("NPC", .token),
+    ("Props", .object), ("Items", .object), ("items", .object), ("Furniture", .object),
+    ("Terrain", .texture), ("terrain", .texture), ("Tiles", .texture), ("Floors", .texture), ("floor", .texture),
+    ("Maps", .background), ("Battlemaps", .background), ("battlemap", .background), ("Battle Maps", .background),
+])
+func theFolderNamesCreatorsAndOtherToolsUseNameKinds(_ folder: String, _ kind: AssetKind) throws {
+    let result = try naming("\(folder)/thing.png")
+    #expect(result.kind == kind)
+    #expect(result.name == "thing")
+}
+
+@Test func theFolderNearestTheFileThatNamesAKindDecidesTheKind() throws {
+    let chair = try naming("tokens/props/chair.png")
+    #expect(chair.kind == .object)
+    #expect(chair.name == "props/chair")
+    let wrapped = try naming("Dungeon Pack/Creatures/Goblins/goblin.png")
+    #expect(wrapped.kind == .token)
+    #expect(wrapped.name == "Dungeon Pack/Goblins/goblin")
+    #expect(try naming("art/tokens/goblin.png").name == "art/goblin")
+}
+
+@Test func aPictureNoFolderClaimsGetsTheKindTheCallerGives() throws {
+    let convention = DefaultNamingConvention()
+    let loose = try #require(try convention.interpret(
+        EntryPath(components: ["misc", "Ogre_Large.png"]), context: context(), unclaimedKind: .token))
+    #expect(loose.kind == .token)
+    #expect(loose.name == "misc/Ogre")
+    #expect(loose.footprint == footprint(2, 2))
+    let root = try #require(try convention.interpret(EntryPath(components: ["crate.png"]), context: context(), unclaimedKind: .object))
+    #expect(root.kind == .object)
+    #expect(root.name == "crate")
+    #expect(try convention.interpret(EntryPath(components: ["notes.txt"]), context: context(), unclaimedKind: .token) == nil)
+}
+
+@Test(arguments: [
+    ("Goblin_Archer_A1_Medium_01", "Goblin_Archer_A1_01", 1), ("Red_Dragon_Adult_Huge_A1", "Red_Dragon_Adult_A1", 3),
+    ("Large Ogre", "Ogre", 2), ("Ogre-large-02", "Ogre-02", 2), ("Purple Worm (Gargantuan)", "Purple Worm", 4),
+    ("Tiny_Rat", "Rat", 1),
+])
+func sizeWordsAreReadAnywhereAsASeparateWord(_ stem: String, _ name: String, _ side: Int) throws {
+    let result = try naming("tokens/\(stem).png")
+    #expect(result.name == name)
+    #expect(result.footprint == footprint(side, side))
+    #expect(result.isFootprintExplicit)
+}
+
+@Test func aSizeWordInsideAnotherWordIsPartOfTheName() throws {
+    #expect(try naming("tokens/smallish_rat.png").name == "smallish_rat")
+    #expect(try naming("tokens/Hugeness.png").footprint == .single)
+}
+
+@Test func aSizeWordThatIsTheWholeNameIsTheName() throws {
+    let result = try naming("tokens/Huge@2x.png")
+    #expect(result.name == "Huge")
+    #expect(result.footprint == .single)
+}
+
+@Test(arguments: [
+    ("objects/Table (wood) 2x1.webp", "Table (wood)", 2, 1), ("objects/Bench-3x1.png", "Bench", 3, 1),
+    ("objects/Rug (2x3).png", "Rug", 2, 3), ("objects/Crate_2x2_damaged.png", "Crate_damaged", 2, 2),
+    ("maps/Cave_40x30.jpg", "Cave", 40, 30), ("Battlemaps/Forest Clearing [30x40].jpg", "Forest Clearing", 30, 40),
+    ("maps/Keep 100x100@2x.png", "Keep", 100, 100), ("maps/world_512x512.png", "world", 512, 512),
+])
+func footprintsAreReadAfterASeparatorOrInsideBrackets(_ path: String, _ name: String, _ width: Int, _ height: Int) throws {
+    let result = try naming(path)
+    #expect(result.name == name)
+    #expect(result.footprint == footprint(width, height))
+}
+
+@Test func aFootprintAtTheStartOfTheNameIsPartOfIt() throws {
+    let result = try naming("tokens/2x2_ogre.png")
+    #expect(result.name == "2x2_ogre")
+    #expect(result.footprint == .single)
+}
+
+@Test func eachKindCapsItsFootprints() throws {
+    #expect(problem("maps/world_513x10.png")?.code == .badFootprint)
+    #expect(problem("tokens/Cave_40x30.png")?.message.contains("maps/") == true)
+    #expect(problem("Props/hall [33x2].png")?.code == .badFootprint)
+    let json = #"{"overrides": {"tokens/titan": {"footprint": {"width": 40, "height": 40}}}}"#
+    #expect(problem("tokens/titan.png", packJSON: json)?.code == .badFootprint)
+    let map = #"{"overrides": {"tokens/titan": {"footprint": {"width": 40, "height": 40}, "kind": "background"}}}"#
+    #expect(try naming("tokens/titan.png", packJSON: map).footprint == footprint(40, 40))
 }

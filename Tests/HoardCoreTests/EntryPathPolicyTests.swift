@@ -179,3 +179,37 @@ func namesThatDifferOnlyInCaseOrNormalisationCollide(_ a: String, _ b: String) t
 func differentNamesDoNotCollide(_ a: String, _ b: String) throws {
     #expect(try path(a).collisionKey != path(b).collisionKey)
 }
+
+@Test func aNameThatIsNotUTF8IsReadInTheFormatsLegacyEncoding() throws {
+    let raw: [UInt8] = Array("tokens/Caf".utf8) + [0x82] + Array("_Goblin.png".utf8)  // CP437 é
+    let policy = EntryPathPolicy()
+    let read = try policy.validate(raw, legacyEncoding: .cp437).get()
+    #expect(read.components == ["tokens", "Café_Goblin.png"])
+    #expect(policy.validate(raw).failure?.code == .invalidName)
+}
+
+@Test func aNameThatIsValidUTF8StaysUTF8EvenWhenTheFormatHasALegacyEncoding() throws {
+    let raw = Array("tokens/gobelin-été.png".utf8)
+    #expect(try EntryPathPolicy().validate(raw, legacyEncoding: .cp437).get().fileName == "gobelin-été.png")
+}
+
+@Test func cp437MapsEveryHighByteAsTheCodePageDoes() {
+    let decoded = LegacyNameEncoding.cp437.decode(Array(0x80...0xFF))
+    #expect(decoded.unicodeScalars.count == 128)
+    #expect(decoded.hasPrefix("ÇüéâäàåçêëèïîìÄÅ"))
+    #expect(decoded.hasSuffix("ⁿ²■\u{00A0}"))
+    #expect(LegacyNameEncoding.cp437.decode(Array("plain/ascii.png".utf8)) == "plain/ascii.png")
+}
+
+@Test func aLegacyNameStillPassesEveryOtherRule() {
+    let policy = EntryPathPolicy()
+    #expect(policy.validate(Array("tokens/../".utf8) + [0x82, 0x2E, 0x70, 0x6E, 0x67], legacyEncoding: .cp437).failure?.code == .unsafePath)
+    #expect(policy.validate([0x82] + Array("\\evil.png".utf8), legacyEncoding: .cp437).failure?.code == .unsafePath)
+}
+
+extension Result {
+    /// The error, nil on success.
+    fileprivate var failure: Failure? {
+        if case .failure(let error) = self { error } else { nil }
+    }
+}

@@ -4,8 +4,9 @@ import HoardImport
 import HoardStore
 @testable import HoardCore
 
-/// The hostile corpus's folder, for the clean-up at exit (a C function pointer cannot capture it).
-nonisolated(unsafe) private var hostileCorpus: String?
+/// Generated corpora's folders, for the clean-up at exit (a C function pointer cannot capture them).
+nonisolated(unsafe) private var generatedCorpora: [String] = []
+private let generatedCorporaLock = NSLock()
 
 /// Paths and builders shared by the import tests.
 enum Fixtures {
@@ -47,17 +48,43 @@ enum Fixtures {
     }
 
     /// The hostile corpus, generated once per test run by Scripts/make-hostile.py, removed when the process exits.
-    static let hostileDirectory: Result<String, ProblemMessage> = {
+    static let hostileDirectory = corpus("make-hostile.py")
+
+    /// The corpus of real-world layouts, generated once per test run by Scripts/make-layouts.py.
+    static let layoutsDirectory = corpus("make-layouts.py")
+
+    /// The cases `index` (a JSON array in a generated corpus) lists; none when the corpus could not be generated.
+    static func cases<Case: Decodable>(_ corpus: Result<String, ProblemMessage>, _ index: String) -> [Case] {
+        guard case .success(let directory) = corpus, let data = FileManager.default.contents(atPath: directory + "/" + index),
+              let cases = try? JSONDecoder().decode([Case].self, from: data)
+        else { return [] }
+        return cases
+    }
+
+    /// The bytes of a zip of `entries` (``zip(at:_:stored:)``).
+    static func zipBytes(_ entries: [(String, [UInt8])]) throws -> [UInt8] {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try zip(at: directory + "/x.zip", entries)
+        return try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory + "/x.zip")))
+    }
+
+    /// A folder `script` (in Scripts/) writes its corpus into, removed when the process exits.
+    private static func corpus(_ script: String) -> Result<String, ProblemMessage> {
         do {
             let directory = try temporaryDirectory()
-            hostileCorpus = directory
-            atexit { hostileCorpus.map { _ = try? FileManager.default.removeItem(atPath: $0) } }
-            try run(["python3", root.appendingPathComponent("Scripts/make-hostile.py").path, directory])
+            generatedCorporaLock.withLock {
+                if generatedCorpora.isEmpty {
+                    atexit { for folder in generatedCorpora { _ = try? FileManager.default.removeItem(atPath: folder) } }
+                }
+                generatedCorpora.append(directory)
+            }
+            try run(["python3", root.appendingPathComponent("Scripts/\(script)").path, directory])
             return .success(directory)
         } catch {
             return .failure(ProblemMessage("\(error)"))
         }
-    }()
+    }
 
     /// A minimal PNG: signature, IHDR with this size, an IDAT whose bytes make the content unique, IEND.
     static func png(width: Int, height: Int, seed: Int = 0) -> [UInt8] {
@@ -124,4 +151,12 @@ struct TestHoard {
     }
 
     func remove() { try? FileManager.default.removeItem(atPath: path) }
+
+    /// Imports a zip of `entries`, written as `name` in a temporary folder, as one pack.
+    func importZip(_ entries: [(String, [UInt8])], named name: String = "pack.zip") async throws -> ImportReport {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Fixtures.zip(at: directory + "/" + name, entries)
+        return try await hoard.importPack(at: directory + "/" + name)
+    }
 }

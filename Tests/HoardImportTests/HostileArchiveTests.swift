@@ -14,13 +14,7 @@ struct CorpusCase: Decodable, CustomTestStringConvertible, Sendable {
 
     var testDescription: String { file }
 
-    static func load(_ name: String) -> [CorpusCase] {
-        guard case .success(let directory) = Fixtures.hostileDirectory,
-              let data = FileManager.default.contents(atPath: directory + "/" + name),
-              let cases = try? JSONDecoder().decode([CorpusCase].self, from: data)
-        else { return [] }
-        return cases
-    }
+    static func load(_ name: String) -> [CorpusCase] { Fixtures.cases(Fixtures.hostileDirectory, name) }
 }
 
 @Suite("Hostile and broken archives")

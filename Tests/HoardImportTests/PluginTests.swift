@@ -24,10 +24,10 @@ struct ForgottenAdventuresStyle: NamingConvention {
     }
 }
 
-/// A plugin kind: props, in `props/` folders, never checked against the grid.
+/// A plugin kind: props, in `fa-props/` folders (`props/` names the built-in object kind), never checked against the grid.
 struct PropKind: AssetKindDefinition {
     let kind = AssetKind(rawValue: "prop")
-    let folderNames: Set<String> = ["props", "prop"]
+    let folderNames: Set<String> = ["fa-props", "fa-prop"]
     let defaultFootprint = Footprint.single
     let checksFootprintAgainstPixels = false
     let acceptsSizeWords = false
@@ -59,7 +59,7 @@ struct PluginTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try Fixtures.zip(at: directory + "/fa.zip", [
             ("Props_FA/Table_Wood_A1_2x1.png", Fixtures.png(width: 400, height: 200)),
-            ("props/barrel.png", Fixtures.png(width: 90, height: 90)),
+            ("fa-props/barrel.png", Fixtures.png(width: 90, height: 90)),
             ("tokens/goblin.png", Fixtures.png(width: 256, height: 256)),
         ])
         let report = try await test.hoard.importPack(at: directory + "/fa.zip")
@@ -69,7 +69,7 @@ struct PluginTests {
         #expect(props.first { $0.name == "Table Wood A1" }?.footprint == Footprint(width: 2, height: 1))
     }
 
-    @Test func withoutThePluginTheSameFolderIsIgnoredWithAWarning() async throws {
+    @Test func withoutThePluginTheSameFolderGetsTheDefaultKindWithAWarning() async throws {
         let test = try TestHoard()
         defer { test.remove() }
         let directory = try Fixtures.temporaryDirectory()
@@ -79,8 +79,8 @@ struct PluginTests {
             ("tokens/goblin.png", Fixtures.png(width: 256, height: 256)),
         ])
         let report = try await test.hoard.importPack(at: directory + "/fa.zip")
-        #expect(report.assets == 1)
-        #expect(report.warnings.contains { $0.code == .ignoredEntry && $0.entry == "Props_FA/Table_Wood_A1_2x1.png" })
+        #expect(report.assetsByKind == ["token": 2])
+        #expect(report.warnings.contains { $0.code == .defaultKind && $0.entry == "Props_FA/Table_Wood_A1_2x1.png" })
     }
 
     @Test func processorsSeeEveryPlannedAssetAndTheirProblemsAreReported() async throws {

@@ -128,6 +128,7 @@ export function uploadPack(file, name, onProgress) {
 /** The smallest variant of an asset listing or descriptor, or its thumbnail when a processor made one. */
 export function thumbnailDigest(asset) {
   if (asset.thumbnail) return typeof asset.thumbnail === 'string' ? asset.thumbnail : asset.thumbnail.digest;
-  const variants = [...(asset.variants ?? [])].sort((a, b) => a.width * a.height - b.width * b.height);
+  // An <img> cannot show a WebM video: a video without a generated thumbnail shows none.
+  const variants = [...(asset.variants ?? [])].filter((v) => v.mediaType !== 'video/webm').sort((a, b) => a.width * a.height - b.width * b.height);
   return variants[0]?.digest;
 }

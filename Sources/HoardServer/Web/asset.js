@@ -43,13 +43,24 @@ async function drawFootprint(canvas, descriptor) {
   if (digest) paint(await loadImage(digest).catch(() => null));
 }
 
+/** "animated · 12 frames · 1.2 s", from a variant's animation fields. */
+function animation(variant) {
+  const parts = ['animated'];
+  if (variant.frames) parts.push(`${variant.frames} frames`);
+  if (variant.durationMs) parts.push(`${(variant.durationMs / 1000).toFixed(1)} s`);
+  return parts.join(' · ');
+}
+
 export async function showAsset(main, digest) {
   const descriptor = await api(`/v1/assets/${digest}`);
   const listing = await api('/v1/assets' + query({q: descriptor.name, limit: 1000}));
   const packs = [...new Set(listing.assets.filter((a) => a.digest === digest).map((a) => a.pack))];
   const variants = [...descriptor.variants].sort((a, b) => a.scale - b.scale);
   const largest = variants[variants.length - 1];
-  const preview = h('img', {class: 'preview', alt: descriptor.name});
+  // Animated GIF, APNG and WebP move in an <img>; a WebM video plays, muted and looping, in a <video>.
+  const preview = largest?.mediaType === 'video/webm'
+    ? h('video', {class: 'preview', autoplay: '', loop: '', muted: '', playsinline: '', 'aria-label': descriptor.name})
+    : h('img', {class: 'preview', alt: descriptor.name});
   const previewBox = h('div', {class: `picture large ${descriptor.kind}`}, preview);
   const canvas = h('canvas', {class: 'footprint', 'aria-label': `Footprint: ${descriptor.footprint.width} by ${descriptor.footprint.height} tiles`});
   const share = h('button', {type: 'button', class: 'ghost', id: 'share-asset'}, 'Share a link');
@@ -93,7 +104,8 @@ export async function showAsset(main, digest) {
     h('div', {class: 'table-wrap'}, h('table', {class: 'variants'},
       h('thead', {}, h('tr', {}, h('th', {}, 'Scale'), h('th', {}, 'Pixels'), h('th', {}, 'Size'), h('th', {}, 'Type'), h('th', {}, 'Digest'))),
       h('tbody', {}, variants.map((variant) => h('tr', {},
-        h('td', {}, `@${variant.scale}x`, variant.generated ? h('span', {class: 'badge'}, 'generated') : null),
+        h('td', {}, `@${variant.scale}x`, variant.generated ? h('span', {class: 'badge'}, 'generated') : null,
+          variant.animated ? h('span', {class: 'badge'}, animation(variant)) : null),
         h('td', {}, `${variant.width} × ${variant.height}`),
         h('td', {}, bytes(variant.size)),
         h('td', {}, variant.mediaType),
@@ -102,6 +114,6 @@ export async function showAsset(main, digest) {
   drawFootprint(canvas, descriptor);
   // Smallest first, so something shows at once; then the largest.
   const first = thumbnailDigest(descriptor);
-  if (first) pictureURL(first).then((url) => { if (!preview.src) preview.src = url; }, () => {});
+  if (first && preview.tagName === 'IMG') pictureURL(first).then((url) => { if (!preview.src) preview.src = url; }, () => {});
   if (largest) pictureURL(largest.digest).then((url) => { preview.src = url; }, () => {});
 }

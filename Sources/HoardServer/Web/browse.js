@@ -41,6 +41,21 @@ function link(state, change) {
   return '#/' + query({pack: next.pack, kind: next.kind, q: next.q});
 }
 
+/** Adds the pack's author, licence and documents (LICENSE, README, CREDITS) to its card; each opens in a new tab. */
+async function showDocuments(card, name) {
+  const detail = await api(`/v1/packs/${encodeURIComponent(name)}`).catch(() => null);
+  if (!detail) return;
+  const facts = [detail.author ? `by ${detail.author}` : null, detail.license ? `licence ${detail.license}` : null].filter(Boolean);
+  if (facts.length) card.append(h('p', {class: 'pack-credit'}, facts.join(' · ')));
+  if (!detail.documents?.length) return;
+  card.append(h('p', {class: 'pack-documents'}, detail.documents.map((document) => {
+    const path = `/v1/packs/${encodeURIComponent(name)}/documents/${encodeURIComponent(document.name)}`;
+    const open = h('button', {type: 'button', class: 'ghost small document'}, document.name);
+    open.addEventListener('click', () => pictureURL(document.digest, path).then((url) => window.open(url, '_blank', 'noopener'), () => {}));
+    return open;
+  })));
+}
+
 export async function showBrowse(main, params) {
   const state = {pack: params.get('pack') ?? '', kind: params.get('kind') ?? '', q: params.get('q') ?? ''};
   const {packs} = await api('/v1/packs');
@@ -66,6 +81,7 @@ export async function showBrowse(main, params) {
     h('p', {class: 'muted'},
       `version ${current.version ?? '–'} · ${plural(current.assetCount, 'asset')} · ${bytes(current.totalBytes)} · group `,
       h('strong', {}, current.group), ' · ', current.isPublic ? 'public' : 'private to its group')) : null;
+  if (packInfo) showDocuments(packInfo, current.name);
   replace(main,
     h('section', {class: 'browse'},
       h('div', {class: 'toolbar'}, search, kinds),

@@ -1,0 +1,21 @@
+import HoardCatalog
+import HoardCore
+
+/// `GET /v1/packs/{name}`: the pack's summary, its current version's licence, readme and credits files, and who made
+/// it under which licence (`pack.json` `author` and `license`, from the manifest).
+struct PackDetail: Encodable {
+    var summary: PackSummary
+    var documents: [PackDocument]
+    var author: String?
+    var license: String?
+
+    enum Keys: String, CodingKey { case documents, author, license }
+
+    func encode(to encoder: any Encoder) throws {
+        try summary.encode(to: encoder)
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(documents, forKey: .documents)
+        try container.encodeIfPresent(author, forKey: .author)
+        try container.encodeIfPresent(license, forKey: .license)
+    }
+}
