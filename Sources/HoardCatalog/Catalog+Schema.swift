@@ -159,6 +159,9 @@ extension Catalog {
                 t.primaryKey(["assetDigest", "role"])
             }
         }
+        migrator.registerMigration("v6-catalog-scale") { db in
+            try Self.migrateCatalogScale(db)
+        }
         return migrator
     }
 }
