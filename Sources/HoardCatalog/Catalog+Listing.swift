@@ -238,8 +238,10 @@ extension Catalog {
         var conditions = ["pva.packVersionId IN (\(versions))"]
         var arguments: StatementArguments = []
         if text.unicodeScalars.count >= 3 {
+            // CROSS JOIN keeps this order: the matches drive the query (otherwise SQLite may walk the visible packs'
+            // rows and run the full-text query once per row).
             from = """
-                assetSearch s JOIN asset a ON a.rowid = s.rowid JOIN packVersionAsset pva ON pva.assetDigest = a.digest
+                assetSearch s CROSS JOIN asset a ON a.rowid = s.rowid CROSS JOIN packVersionAsset pva ON pva.assetDigest = a.digest
                 """
             conditions.append("assetSearch MATCH ?")
             arguments += ["\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""]
@@ -250,7 +252,7 @@ extension Catalog {
                 .replacingOccurrences(of: "_", with: "\\_")
             arguments += ["%" + escaped + "%"]
         }
-        from += " JOIN packVersion v ON v.id = pva.packVersionId JOIN pack p ON p.id = v.packId"
+        from += " CROSS JOIN packVersion v ON v.id = pva.packVersionId CROSS JOIN pack p ON p.id = v.packId"
         if let kind = query.kind {
             conditions.append("pva.kind = ?")
             arguments += [kind.rawValue]
