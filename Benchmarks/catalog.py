@@ -3,7 +3,7 @@
 import is served, measured at growing catalog sizes on one data directory.
 
 Packs are generated here (no downloads): zips (stored) of tiny unique 8x8 PNG tokens named
-`tokens/<folder>/<adjective>-<noun>-<number>.png`, imported with the CLI, generation off. For each size it starts
+`tokens/<folder>/<adjective>-<noun>-<tag>.png` (the tag: eight letters from the number), imported with the CLI, generation off. For each size it starts
 `hoard serve` and reports:
   start-up to a healthy /healthz, RSS after start and after the first listing;
   /v1/assets first page, a deep page (offset, and cursor when the server gives one), a search for a word that names
@@ -41,9 +41,15 @@ def png(seed):
             + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
 
 
+def tag(number):
+    """Eight letters unique to `number` in practice, spread over the alphabet: its trigrams are rare at any size."""
+    digest = hashlib.md5(str(number).encode()).digest()
+    return "".join(chr(ord("a") + byte % 26) for byte in digest[:8])
+
+
 def asset_name(number):
     return (f"{FOLDERS[number % len(FOLDERS)]}/{ADJECTIVES[number // 7 % len(ADJECTIVES)]}-"
-            f"{NOUNS[number // 3 % len(NOUNS)]}-n{number:07d}")
+            f"{NOUNS[number // 3 % len(NOUNS)]}-{tag(number)}")
 
 
 def make_pack(path, first, count):
@@ -128,9 +134,9 @@ def measure(hoard, data, port, token, requests, work, next_number, size):
         noun = NOUNS[17]
         (result["search_p50"], result["search_p99"]), found = timed_listing(client, f"/v1/assets?q={noun}&limit=100", requests)
         result["search_total"] = found["total"]
-        exact = f"n{size // 2:07d}"
+        exact = tag(size // 2)
         (result["exact_p50"], result["exact_p99"]), found = timed_listing(client, f"/v1/assets?q={exact}&limit=100", requests)
-        assert found["total"] == 1, found["total"]
+        assert found["total"] >= 1, found["total"]
 
         # A PUT of a new blob while another connection GETs blobs never asked for before (not in the hot cache).
         with sqlite3.connect(f"{data}/catalog.sqlite") as db:
