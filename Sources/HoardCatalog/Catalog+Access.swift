@@ -233,17 +233,20 @@ extension Catalog {
         }
     }
 
+    /// The packs whose versions reference blob `:d`: each branch an index search (ListingTests checks the plan).
+    static let blobPacksSQL = """
+        SELECT packId FROM packVersion WHERE manifestDigest = :d
+        UNION SELECT v.packId FROM packVersionAsset pva JOIN packVersion v ON v.id = pva.packVersionId WHERE pva.assetDigest = :d
+        UNION SELECT v.packId FROM variant va JOIN packVersionAsset pva ON pva.assetDigest = va.assetDigest
+            JOIN packVersion v ON v.id = pva.packVersionId WHERE va.blobDigest = :d
+        UNION SELECT v.packId FROM rendition r JOIN packVersionAsset pva ON pva.assetDigest = r.assetDigest
+            JOIN packVersion v ON v.id = pva.packVersionId WHERE r.blobDigest = :d
+        """
+
     static func blobOwners(_ digest: Digest, _ db: Database) throws -> BlobOwners? {
         guard let blob = try Row.fetchOne(try db.cachedStatement(sql: "SELECT size, mediaType FROM blob WHERE digest = ?"), arguments: [digest])
         else { return nil }
-        let packs = try Int64.fetchAll(try db.cachedStatement(sql: """
-            SELECT packId FROM packVersion WHERE manifestDigest = :d
-            UNION SELECT v.packId FROM packVersionAsset pva JOIN packVersion v ON v.id = pva.packVersionId WHERE pva.assetDigest = :d
-            UNION SELECT v.packId FROM variant va JOIN packVersionAsset pva ON pva.assetDigest = va.assetDigest
-                JOIN packVersion v ON v.id = pva.packVersionId WHERE va.blobDigest = :d
-            UNION SELECT v.packId FROM rendition r JOIN packVersionAsset pva ON pva.assetDigest = r.assetDigest
-                JOIN packVersion v ON v.id = pva.packVersionId WHERE r.blobDigest = :d
-            """), arguments: ["d": digest])
+        let packs = try Int64.fetchAll(try db.cachedStatement(sql: blobPacksSQL), arguments: ["d": digest])
         let uploaders = try Int64.fetchAll(try db.cachedStatement(sql: "SELECT groupId FROM upload WHERE digest = ?"), arguments: [digest])
         return BlobOwners(size: blob["size"], mediaType: blob["mediaType"], packs: packs, uploaders: uploaders)
     }

@@ -238,11 +238,7 @@ extension Catalog {
         var conditions = ["pva.packVersionId IN (\(versions))"]
         var arguments: StatementArguments = []
         if text.unicodeScalars.count >= 3 {
-            // CROSS JOIN keeps this order: the matches drive the query (otherwise SQLite may walk the visible packs'
-            // rows and run the full-text query once per row).
-            from = """
-                assetSearch s CROSS JOIN asset a ON a.rowid = s.rowid CROSS JOIN packVersionAsset pva ON pva.assetDigest = a.digest
-                """
+            from = matchSource
             conditions.append("assetSearch MATCH ?")
             arguments += ["\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""]
         } else {
@@ -252,7 +248,7 @@ extension Catalog {
                 .replacingOccurrences(of: "_", with: "\\_")
             arguments += ["%" + escaped + "%"]
         }
-        from += " CROSS JOIN packVersion v ON v.id = pva.packVersionId CROSS JOIN pack p ON p.id = v.packId"
+        from += packJoins
         if let kind = query.kind {
             conditions.append("pva.kind = ?")
             arguments += [kind.rawValue]
@@ -272,6 +268,14 @@ extension Catalog {
             """, arguments: pageArguments).compactMap { listedRow($0, pack: $0["pack"]) }
         return (Array(found.prefix(query.limit)), total, found.count > query.limit)
     }
+
+    /// The full-text matches, then their assets and versions' rows. CROSS JOIN keeps this order: the matches drive
+    /// the query (otherwise SQLite may walk the visible packs' rows and run the full-text query once per row).
+    static let matchSource = """
+        assetSearch s CROSS JOIN asset a ON a.rowid = s.rowid CROSS JOIN packVersionAsset pva ON pva.assetDigest = a.digest
+        """
+    /// From a membership row to its pack.
+    static let packJoins = " CROSS JOIN packVersion v ON v.id = pva.packVersionId CROSS JOIN pack p ON p.id = v.packId"
 
     static func listedRow(_ row: Row, pack: String) -> ListedRow? {
         guard let digest = Digest.fromDatabaseValue(row["assetDigest"]) else { return nil }

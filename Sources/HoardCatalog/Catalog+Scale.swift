@@ -55,37 +55,27 @@ extension Catalog {
                 kind TEXT NOT NULL,
                 key TEXT NOT NULL,
                 at INTEGER NOT NULL
-            );
-            CREATE TRIGGER accessChange_packInsert AFTER INSERT ON pack BEGIN
-                INSERT INTO accessChange (kind, key, at) VALUES ('pack', new.id, CAST(strftime('%s', 'now') AS INTEGER));
-            END;
-            CREATE TRIGGER accessChange_packUpdate AFTER UPDATE OF isPublic, groupId ON pack BEGIN
-                INSERT INTO accessChange (kind, key, at) VALUES ('pack', new.id, CAST(strftime('%s', 'now') AS INTEGER));
-            END;
-            CREATE TRIGGER accessChange_packDelete AFTER DELETE ON pack BEGIN
-                INSERT INTO accessChange (kind, key, at) VALUES ('pack', old.id, CAST(strftime('%s', 'now') AS INTEGER));
-            END;
-            CREATE TRIGGER accessChange_versionInsert AFTER INSERT ON packVersion BEGIN
-                INSERT INTO accessChange (kind, key, at) VALUES ('version', new.id, CAST(strftime('%s', 'now') AS INTEGER));
-            END;
-            CREATE TRIGGER accessChange_uploadInsert AFTER INSERT ON upload BEGIN
-                INSERT INTO accessChange (kind, key, at) VALUES ('blob', new.digest, CAST(strftime('%s', 'now') AS INTEGER));
-            END;
-            CREATE TRIGGER accessChange_uploadDelete AFTER DELETE ON upload BEGIN
-                INSERT INTO accessChange (kind, key, at) VALUES ('blob', old.digest, CAST(strftime('%s', 'now') AS INTEGER));
-            END;
-            CREATE TRIGGER accessChange_blobDelete AFTER DELETE ON blob BEGIN
-                INSERT INTO accessChange (kind, key, at) VALUES ('blob', old.digest, CAST(strftime('%s', 'now') AS INTEGER));
-            END;
-            CREATE TRIGGER accessChange_tokenInsert AFTER INSERT ON token BEGIN
-                INSERT INTO accessChange (kind, key, at) VALUES ('token', new.secretHash, CAST(strftime('%s', 'now') AS INTEGER));
-            END;
-            CREATE TRIGGER accessChange_tokenDelete AFTER DELETE ON token BEGIN
-                INSERT INTO accessChange (kind, key, at) VALUES ('token', old.secretHash, CAST(strftime('%s', 'now') AS INTEGER));
-            END;
-            CREATE TRIGGER accessChange_groupRename AFTER UPDATE OF name ON "group" BEGIN
-                INSERT INTO accessChange (kind, key, at) VALUES ('reset', '', CAST(strftime('%s', 'now') AS INTEGER));
-            END;
+            )
             """)
+        let logged: [(trigger: String, event: String, table: String, kind: AccessChange.Kind, key: String)] = [
+            ("packInsert", "INSERT", "pack", .pack, "new.id"),
+            ("packUpdate", "UPDATE OF isPublic, groupId", "pack", .pack, "new.id"),
+            ("packDelete", "DELETE", "pack", .pack, "old.id"),
+            ("versionInsert", "INSERT", "packVersion", .version, "new.id"),
+            ("uploadInsert", "INSERT", "upload", .blob, "new.digest"),
+            ("uploadDelete", "DELETE", "upload", .blob, "old.digest"),
+            ("blobDelete", "DELETE", "blob", .blob, "old.digest"),
+            ("tokenInsert", "INSERT", "token", .token, "new.secretHash"),
+            ("tokenDelete", "DELETE", "token", .token, "old.secretHash"),
+            ("groupRename", "UPDATE OF name", "\"group\"", .reset, "''"),
+        ]
+        for change in logged {
+            try db.execute(sql: """
+                CREATE TRIGGER accessChange_\(change.trigger) AFTER \(change.event) ON \(change.table) BEGIN
+                    INSERT INTO accessChange (kind, key, at)
+                        VALUES ('\(change.kind.rawValue)', \(change.key), CAST(strftime('%s', 'now') AS INTEGER));
+                END
+                """)
+        }
     }
 }

@@ -136,19 +136,11 @@ import Testing
                     ORDER BY pva.kind, pva.name, pva.assetDigest LIMIT ? OFFSET ?
                     """, [1, "token", cursor.name, cursor.digest, 10, 0]),
                 "search": try plan("""
-                    SELECT p.name AS pack, pva.assetDigest FROM assetSearch s JOIN asset a ON a.rowid = s.rowid
-                    JOIN packVersionAsset pva ON pva.assetDigest = a.digest JOIN packVersion v ON v.id = pva.packVersionId
-                    JOIN pack p ON p.id = v.packId WHERE pva.packVersionId IN (1,2,3) AND assetSearch MATCH ?
+                    SELECT p.name AS pack, pva.assetDigest FROM \(Catalog.matchSource) \(Catalog.packJoins)
+                    WHERE pva.packVersionId IN (1,2,3) AND assetSearch MATCH ?
                     ORDER BY p.name, pva.kind, pva.name, pva.assetDigest LIMIT 10
                     """, ["\"goblin\""]),
-                "owners": try plan("""
-                    SELECT packId FROM packVersion WHERE manifestDigest = :d
-                    UNION SELECT v.packId FROM packVersionAsset pva JOIN packVersion v ON v.id = pva.packVersionId WHERE pva.assetDigest = :d
-                    UNION SELECT v.packId FROM variant va JOIN packVersionAsset pva ON pva.assetDigest = va.assetDigest
-                        JOIN packVersion v ON v.id = pva.packVersionId WHERE va.blobDigest = :d
-                    UNION SELECT v.packId FROM rendition r JOIN packVersionAsset pva ON pva.assetDigest = r.assetDigest
-                        JOIN packVersion v ON v.id = pva.packVersionId WHERE r.blobDigest = :d
-                    """, ["d": fakeDigest("x")]),
+                "owners": try plan(Catalog.blobPacksSQL, ["d": fakeDigest("x")]),
                 "changes": try plan("SELECT seq, kind, key FROM accessChange WHERE seq > ? ORDER BY seq LIMIT ?", [0, 10]),
             ]
         }
