@@ -215,11 +215,8 @@ extension Catalog {
             let wanted = query.limit - rows.count
             arguments += [wanted + 1, skip]
             skip = 0
-            let found = try Row.fetchAll(db, sql: """
-                SELECT pva.assetDigest, pva.kind, pva.name, a.footprintWidth, a.footprintHeight
-                FROM packVersionAsset pva JOIN asset a ON a.digest = pva.assetDigest
-                WHERE \(conditions.joined(separator: " AND ")) ORDER BY pva.kind, pva.name, pva.assetDigest LIMIT ? OFFSET ?
-                """, arguments: arguments).compactMap { listedRow($0, pack: pack.name) }
+            let found = try Row.fetchAll(db, sql: pageSQL(conditions.joined(separator: " AND ")), arguments: arguments)
+                .compactMap { listedRow($0, pack: pack.name) }
             rows += found.prefix(wanted)
             if found.count > wanted {
                 hasMore = true
@@ -267,6 +264,17 @@ extension Catalog {
             WHERE \(pageConditions) ORDER BY p.name, pva.kind, pva.name, pva.assetDigest LIMIT ? OFFSET ?
             """, arguments: pageArguments).compactMap { listedRow($0, pack: $0["pack"]) }
         return (Array(found.prefix(query.limit)), total, found.count > query.limit)
+    }
+
+    /// One pack's page: the offset is skipped in the covering index alone, and only the page's rows are joined to
+    /// their assets (joined first, every skipped row cost an asset lookup: 0.29 s for an offset of 19,750).
+    static func pageSQL(_ conditions: String) -> String {
+        """
+        SELECT pva.assetDigest, pva.kind, pva.name, a.footprintWidth, a.footprintHeight FROM (
+            SELECT assetDigest, kind, name FROM packVersionAsset pva WHERE \(conditions)
+            ORDER BY kind, name, assetDigest LIMIT ? OFFSET ?) pva
+        JOIN asset a ON a.digest = pva.assetDigest ORDER BY pva.kind, pva.name, pva.assetDigest
+        """
     }
 
     /// The full-text matches, then their assets and versions' rows. CROSS JOIN keeps this order: the matches drive
