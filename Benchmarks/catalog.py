@@ -10,6 +10,7 @@ Packs are generated here (no downloads): zips (stored) of tiny unique 8x8 PNG to
   1 asset in 200 ("noun") and for one that names a single asset ("exact"): p50/p99 over --requests requests;
   PUT /v1/blobs of a new 4 KiB blob (p50/max of 10) and the worst latency of a loop of GETs of blobs never asked
   before, running meanwhile;
+  POST /v1/blobs/missing with 1,000 digests never asked before, then again, and the RSS per blob this adds;
   how long after a CLI `hoard import` of 100 assets exits its blobs answer 200.
 Every answer is checked: status 200 and a non-empty body (a listing with assets, a blob with its bytes).
 
@@ -181,6 +182,24 @@ def measure(hoard, data, port, token, requests, work, next_number, size):
         result["get_p50"], result["get_p99"] = percentiles([s for _, s in gets])
         result["gets"] = len(gets)
 
+        # POST /v1/blobs/missing with 1,000 digests never asked before (each one looked up in the catalog), then
+        # the same again (answered from memory); the RSS this adds, per blob, is what the access index keeps.
+        with sqlite3.connect(f"{data}/catalog.sqlite") as db:
+            every = [row[0] for row in db.execute("SELECT digest FROM blob LIMIT 200000")]
+        rss_before = status_mb(server.pid, "VmRSS")
+        cold_times, warm_times = [], []
+        for times in (cold_times, warm_times):
+            for index in range(0, len(every), 1000):
+                seconds, status, answer = client.call(
+                    "POST", "/v1/blobs/missing", json.dumps({"digests": every[index:index + 1000]}).encode())
+                assert status == 200 and json.loads(answer)["missing"] == [], f"missing: {status} {answer[:200]!r}"
+                times.append(seconds)
+            if times is cold_times:
+                result["rss_per_blob_b"] = (status_mb(server.pid, "VmRSS") - rss_before) * 1048576 / len(every)
+        result["missing_cold_p50"], result["missing_cold_p99"] = percentiles(cold_times)
+        result["missing_warm_p50"], result["missing_warm_p99"] = percentiles(warm_times)
+        result["missing_blobs"] = len(every)
+
         # A CLI import (another process) and how soon the server serves its blobs.
         pack = f"{work}/late-{next_number}.zip"
         digests = make_pack(pack, next_number, 100)
@@ -250,6 +269,10 @@ def main():
             print(f"  PUT p50 {result['put_p50']:.1f} ms, max {result['put_max']:.1f} ms; worst uncached GET during "
                   f"the PUTs {result['get_worst_during_put']:.1f} ms (all {result['gets']:,} GETs p50/p99 "
                   f"{result['get_p50']:.1f}/{result['get_p99']:.1f} ms)")
+            print(f"  POST /v1/blobs/missing, 1,000 digests, p50/p99 ms: never asked {result['missing_cold_p50']:.1f}/"
+                  f"{result['missing_cold_p99']:.1f}, asked before {result['missing_warm_p50']:.1f}/"
+                  f"{result['missing_warm_p99']:.1f}; RSS {result['rss_per_blob_b']:.0f} B per blob after asking for "
+                  f"{result['missing_blobs']:,}")
             print(f"  a CLI import's blobs served {result['cli_import_served_s']:.2f} s after the CLI exits", flush=True)
         if options.check_flat and len(results) > 1:
             small, large = results[0], results[-1]
