@@ -236,7 +236,7 @@ def main():
     data = f"{work}/data"
     hoard = os.path.abspath(options.hoard)
     try:
-        run([hoard, "group", "create", "bench", "--data-dir", data])
+        subprocess.run([hoard, "group", "create", "bench", "--data-dir", data], capture_output=True)  # may exist (--work)
         token = run([hoard, "token", "create", "--group", "bench", "--data-dir", data]).stdout.strip()
         imported = 0
         results = []
