@@ -22,6 +22,7 @@ HOARD="$(swift build -c release --show-bin-path)/hoard"
   echo "## serve"; Benchmarks/serve.sh --duration 10s 2>&1 | grep -vE "distributed-tracing|CMakeLists"
   echo "## upload"; Benchmarks/upload.sh --runs 3 2>&1 | tail -1
   echo "## live"; python3 Benchmarks/live.py "$HOARD" --participants 200 --rate 50 --seconds 10 2>&1 | tail -1
+  echo "## catalog"; python3 Benchmarks/catalog.py "$HOARD" --sizes 20000,100000 2>&1
   [ "$SETTLE" -gt 0 ] && { echo "settling for $SETTLE s" >&2; sleep "$SETTLE"; }
   echo "## join"; python3 Benchmarks/join.py "$HOARD" 2>&1 | tail -4
 } | tee Benchmarks/out/all.txt

@@ -24,6 +24,9 @@ python3 -c 'import json, sys, jsonschema; jsonschema.validate(json.load(open(sys
   "$work/plugins.json" Schemas/plugin-list.schema.json
 echo "schema checks passed"
 
+printf '\033[1m==> the catalog at 1,000 and 10,000 assets: listing and search must not grow with it (about 90 s)\033[0m\n' >&2
+python3 Benchmarks/catalog.py "$hoard" --sizes 1000,10000 --pack-size 1000 --requests 20 --check-flat 5
+
 printf '\033[1m==> the web page in headless Chromium (screenshots in artefacts/browser/)\033[0m\n' >&2
 python3 Tests/browser/test_web.py "$hoard"
 

@@ -36,34 +36,83 @@ public struct Principal: Sendable, Hashable {
     public var isMember: Bool { sessionId == nil }
 }
 
-/// Everything the server needs to decide, in memory, who may read which blob.
-public struct AccessSnapshot: Sendable {
-    /// What one blob is and who may read it.
-    public struct Entry: Sendable, Hashable {
-        /// Size in bytes.
-        public var size: Int64
-        /// Media type.
-        public var mediaType: String
-        /// Whether a public pack references it.
-        public var isPublic: Bool
-        /// Groups that own a pack referencing it or uploaded it.
-        public var groups: Set<Int64>
+/// What one blob is and who may read it, as the access index keeps it.
+public struct BlobAccess: Sendable, Hashable {
+    /// Size in bytes.
+    public var size: Int64
+    /// Media type.
+    public var mediaType: String
+    /// Whether a public pack references it.
+    public var isPublic: Bool
+    /// Groups that own a pack referencing it or uploaded it.
+    public var groups: Set<Int64>
 
-        /// Creates an entry.
-        public init(size: Int64, mediaType: String, isPublic: Bool, groups: Set<Int64>) {
-            self.size = size
-            self.mediaType = mediaType
-            self.isPublic = isPublic
-            self.groups = groups
-        }
+    /// Creates an entry.
+    public init(size: Int64, mediaType: String, isPublic: Bool, groups: Set<Int64>) {
+        self.size = size
+        self.mediaType = mediaType
+        self.isPublic = isPublic
+        self.groups = groups
     }
+}
 
-    /// Every catalogued blob.
-    public var blobs: [Digest: Entry]
+/// A blob row and what refers to it, as the catalog has it: the packs (any version) that reference it and the groups
+/// that uploaded it. Who may read it then depends only on those packs' owners and visibility.
+public struct BlobOwners: Sendable, Hashable {
+    /// Size in bytes.
+    public var size: Int64
+    /// Media type.
+    public var mediaType: String
+    /// Packs whose versions reference it (manifest, descriptor, variant or rendition), by row id.
+    public var packs: [Int64]
+    /// Groups that uploaded it (`PUT /v1/blobs`).
+    public var uploaders: [Int64]
+}
+
+/// A pack's owner and visibility: all the access index keeps of it.
+public struct PackAccess: Sendable, Hashable {
+    /// The owning group.
+    public var groupId: Int64
+    /// Whether every group (and anonymous callers) may read it.
+    public var isPublic: Bool
+}
+
+/// What the access index loads when a server starts: everything but blobs (those are looked up when first asked,
+/// see `AccessIndex`), so it grows with packs, tokens and sessions, not with assets.
+public struct AccessBase: Sendable {
+    /// Every pack, by row id.
+    public var packs: [Int64: PackAccess]
     /// Every token (members' and participants'), by the hash of its secret.
     public var principals: [String: Principal]
     /// What each session's participants may fetch, by session id.
     public var sessions: [String: Set<Digest>]
+    /// The last change-log sequence number included.
+    public var lastChange: Int64
+}
+
+/// One row of the access change log (`accessChange`, migration `v8-catalog-scale`), written by triggers in the same
+/// transaction as the change it describes, whichever process writes.
+public struct AccessChange: Sendable, Hashable {
+    /// What changed.
+    public enum Kind: String, Sendable {
+        /// A pack was created, deleted, published or unpublished: `key` is its id.
+        case pack
+        /// A pack version was recorded: `key` is its id; its blobs gained an owner.
+        case version
+        /// A blob row was deleted, or an upload row added or removed: `key` is the digest.
+        case blob
+        /// A token was created or deleted: `key` is its secret's hash.
+        case token
+        /// Something the index cannot apply piecemeal (a group renamed): rebuild.
+        case reset
+    }
+
+    /// The sequence number: commit order.
+    public var seq: Int64
+    /// What changed.
+    public var kind: Kind
+    /// Which row.
+    public var key: String
 }
 
 extension Catalog {
@@ -143,43 +192,12 @@ extension Catalog {
         }
     }
 
-    /// A cheap value that changes whenever anything access depends on changes (for cache invalidation).
-    public func accessFingerprint() throws(CatalogError) -> [Int64] {
+    /// Everything but blobs that access decisions need, in one transaction, with the change log's last number.
+    public func accessBase() throws(CatalogError) -> AccessBase {
         try read { db in
-            let row = try Row.fetchOne(db, sql: """
-                SELECT (SELECT COUNT(*) FROM packVersion), (SELECT COALESCE(MAX(id), 0) FROM packVersion),
-                       (SELECT COUNT(*) FROM pack), (SELECT COUNT(*) FROM pack WHERE isPublic),
-                       (SELECT COUNT(*) FROM upload), (SELECT COUNT(*) FROM token), (SELECT COALESCE(MAX(id), 0) FROM token),
-                       (SELECT COUNT(*) FROM blob)
-                """)
-            // Participants and session reach are written only by the server, which updates its index in place.
-            return (0..<8).map { row?[$0] ?? 0 }
-        }
-    }
-
-    /// Reads everything access decisions need, in one transaction.
-    public func accessSnapshot() throws(CatalogError) -> AccessSnapshot {
-        try read { db in
-            var blobs: [Digest: AccessSnapshot.Entry] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT digest, size, mediaType FROM blob") {
-                guard let digest = Digest.fromDatabaseValue(row["digest"]) else { continue }
-                blobs[digest] = AccessSnapshot.Entry(size: row["size"], mediaType: row["mediaType"], isPublic: false, groups: [])
-            }
-            let owners = try Row.fetchAll(db, sql: """
-                SELECT v.manifestDigest AS digest, p.groupId, p.isPublic FROM packVersion v JOIN pack p ON p.id = v.packId
-                UNION SELECT pva.assetDigest, p.groupId, p.isPublic FROM packVersionAsset pva
-                    JOIN packVersion v ON v.id = pva.packVersionId JOIN pack p ON p.id = v.packId
-                UNION SELECT va.blobDigest, p.groupId, p.isPublic FROM variant va JOIN packVersionAsset pva ON pva.assetDigest = va.assetDigest
-                    JOIN packVersion v ON v.id = pva.packVersionId JOIN pack p ON p.id = v.packId
-                UNION SELECT r.blobDigest, p.groupId, p.isPublic FROM rendition r JOIN packVersionAsset pva ON pva.assetDigest = r.assetDigest
-                    JOIN packVersion v ON v.id = pva.packVersionId JOIN pack p ON p.id = v.packId
-                UNION SELECT digest, groupId, 0 FROM upload
-                """)
-            for row in owners {
-                guard let digest = Digest.fromDatabaseValue(row["digest"]) else { continue }
-                let isPublic: Bool = row["isPublic"]
-                blobs[digest]?.groups.insert(row["groupId"])
-                if isPublic { blobs[digest]?.isPublic = true }
+            var packs: [Int64: PackAccess] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT id, groupId, isPublic FROM pack") {
+                packs[row["id"]] = PackAccess(groupId: row["groupId"], isPublic: row["isPublic"])
             }
             var principals: [String: Principal] = [:]
             for row in try Row.fetchAll(db, sql: """
@@ -196,7 +214,102 @@ extension Catalog {
                 guard let digest = Digest.fromDatabaseValue(row["digest"]) else { continue }
                 sessions[row["sessionId"], default: []].insert(digest)
             }
-            return AccessSnapshot(blobs: blobs, principals: principals, sessions: sessions)
+            let last = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) FROM accessChange") ?? 0
+            return AccessBase(packs: packs, principals: principals, sessions: sessions, lastChange: last)
+        }
+    }
+
+    /// A blob and what refers to it; nil when the catalog has no such blob. A handful of indexed lookups.
+    public func blobOwners(_ digest: Digest) throws(CatalogError) -> BlobOwners? {
+        try read { db in try Self.blobOwners(digest, db) }
+    }
+
+    /// Several blobs' owners in one transaction (absent ones are left out).
+    public func blobOwners(_ digests: [Digest]) throws(CatalogError) -> [Digest: BlobOwners] {
+        try read { db in
+            var result: [Digest: BlobOwners] = [:]
+            for digest in digests { result[digest] = try Self.blobOwners(digest, db) }
+            return result
+        }
+    }
+
+    /// The packs whose versions reference blob `:d`: each branch an index search (ListingTests checks the plan).
+    static let blobPacksSQL = """
+        SELECT packId FROM packVersion WHERE manifestDigest = :d
+        UNION SELECT v.packId FROM packVersionAsset pva JOIN packVersion v ON v.id = pva.packVersionId WHERE pva.assetDigest = :d
+        UNION SELECT v.packId FROM variant va JOIN packVersionAsset pva ON pva.assetDigest = va.assetDigest
+            JOIN packVersion v ON v.id = pva.packVersionId WHERE va.blobDigest = :d
+        UNION SELECT v.packId FROM rendition r JOIN packVersionAsset pva ON pva.assetDigest = r.assetDigest
+            JOIN packVersion v ON v.id = pva.packVersionId WHERE r.blobDigest = :d
+        """
+
+    static func blobOwners(_ digest: Digest, _ db: Database) throws -> BlobOwners? {
+        guard let blob = try Row.fetchOne(try db.cachedStatement(sql: "SELECT size, mediaType FROM blob WHERE digest = ?"), arguments: [digest])
+        else { return nil }
+        let packs = try Int64.fetchAll(try db.cachedStatement(sql: blobPacksSQL), arguments: ["d": digest])
+        let uploaders = try Int64.fetchAll(try db.cachedStatement(sql: "SELECT groupId FROM upload WHERE digest = ?"), arguments: [digest])
+        return BlobOwners(size: blob["size"], mediaType: blob["mediaType"], packs: packs, uploaders: uploaders)
+    }
+
+    /// Change-log rows after `seq`, oldest first, at most `limit`; and the oldest number the log still holds (rows
+    /// are pruned), so a reader can tell it missed some.
+    public func accessChanges(after seq: Int64, limit: Int = 10_000) throws(CatalogError) -> (changes: [AccessChange], oldest: Int64?) {
+        try read { db in
+            let oldest = try Int64.fetchOne(db, sql: "SELECT MIN(seq) FROM accessChange")
+            let changes = try Row.fetchAll(
+                try db.cachedStatement(sql: "SELECT seq, kind, key FROM accessChange WHERE seq > ? ORDER BY seq LIMIT ?"), arguments: [seq, limit]).map { row in
+                AccessChange(seq: row["seq"], kind: AccessChange.Kind(rawValue: row["kind"]) ?? .reset, key: row["key"])
+            }
+            return (changes, oldest)
+        }
+    }
+
+    /// The last change-log number (0 when empty).
+    public func lastAccessChange() throws(CatalogError) -> Int64 {
+        try read { db in try Int64.fetchOne(try db.cachedStatement(sql: "SELECT COALESCE(MAX(seq), 0) FROM accessChange")) ?? 0 }
+    }
+
+    /// Forgets change-log rows up to `seq` written before `date`; the last row is always kept, so numbering goes on.
+    public func pruneAccessChanges(through seq: Int64, writtenBefore date: Date) throws(CatalogError) {
+        try write { db in
+            try db.execute(sql: """
+                DELETE FROM accessChange WHERE seq <= ? AND at < ? AND seq < (SELECT MAX(seq) FROM accessChange)
+                """, arguments: [seq, Int64(date.timeIntervalSince1970)])
+        }
+    }
+
+    /// A pack's owner and visibility; nil when it was deleted.
+    public func packAccess(id: Int64) throws(CatalogError) -> PackAccess? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT groupId, isPublic FROM pack WHERE id = ?", arguments: [id]).map {
+                PackAccess(groupId: $0["groupId"], isPublic: $0["isPublic"])
+            }
+        }
+    }
+
+    /// The principal of a member token by its secret's hash; nil when there is none.
+    public func principal(tokenHash: String) throws(CatalogError) -> Principal? {
+        try read { db in
+            try Row.fetchOne(db, sql: """
+                SELECT t.isAdmin, t.name, g.id AS groupId, g.name AS groupName FROM token t JOIN "group" g ON g.id = t.groupId
+                WHERE t.secretHash = ?
+                """, arguments: [tokenHash]).map {
+                Principal(groupId: $0["groupId"], group: $0["groupName"], isAdmin: $0["isAdmin"], tokenName: $0["name"])
+            }
+        }
+    }
+
+    /// Every blob a pack version references: its manifest, descriptors, variants and renditions.
+    public func versionDigests(id: Int64) throws(CatalogError) -> [Digest] {
+        try read { db in
+            try Digest.fetchAll(db, sql: """
+                SELECT manifestDigest FROM packVersion WHERE id = :v
+                UNION ALL SELECT assetDigest FROM packVersionAsset WHERE packVersionId = :v
+                UNION ALL SELECT va.blobDigest FROM packVersionAsset pva JOIN variant va ON va.assetDigest = pva.assetDigest
+                    WHERE pva.packVersionId = :v
+                UNION ALL SELECT r.blobDigest FROM packVersionAsset pva JOIN rendition r ON r.assetDigest = pva.assetDigest
+                    WHERE pva.packVersionId = :v
+                """, arguments: ["v": id])
         }
     }
 }

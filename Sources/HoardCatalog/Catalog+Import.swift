@@ -123,11 +123,15 @@ extension Catalog {
                 id: nil, packId: pack.id ?? 0, version: commit.version, manifestDigest: commit.manifestDigest,
                 assetCount: commit.assets.count, totalBytes: commit.totalBytes, importedAt: now)
             try version.insert(db)
-            let insertMember = try RowInserter(db, "INSERT OR IGNORE INTO packVersionAsset (packVersionId, assetDigest) VALUES (?, ?)")
-            for (_, digest) in commit.assets {
+            // kind and name are the asset's, copied for the listing index (migration v8-catalog-scale).
+            let insertMember = try RowInserter(
+                db, "INSERT OR IGNORE INTO packVersionAsset (packVersionId, assetDigest, kind, name) VALUES (?, ?, ?, ?)")
+            for (descriptor, digest) in commit.assets {
                 try insertMember.insert { row in
                     row.int(version.id ?? 0)
                     row.digest(digest)
+                    row.text(descriptor.kind.rawValue)
+                    row.text(descriptor.name)
                 }
             }
             let insertDocument = try RowInserter(

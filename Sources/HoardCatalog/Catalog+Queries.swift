@@ -78,7 +78,7 @@ extension Catalog {
                 arguments += [kind.rawValue]
             }
             if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-            sql += " ORDER BY p.name, a.kind, a.name"
+            sql += " ORDER BY p.name, a.kind, a.name, a.digest"
             let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
             let variants = try Self.variants(of: Set(rows.compactMap { Digest.fromDatabaseValue($0["digest"]) }), db)
             return rows.compactMap { row -> AssetListing? in

@@ -175,6 +175,9 @@ extension Catalog {
                 t.primaryKey(["packVersionId", "name"])
             }
         }
+        migrator.registerMigration("v8-catalog-scale") { db in
+            try Self.migrateCatalogScale(db)
+        }
         return migrator
     }
 }

@@ -4,26 +4,99 @@ import HoardCore
 import HoardImport
 import Logging
 import NIOConcurrencyHelpers
+import NIOPosix
 import ServiceLifecycle
 
 /// Who may read which blob and which token is whose, held in memory so a blob request costs no database query.
 ///
-/// Rebuilt from the catalog after changes to packs and uploads, and when a cheap fingerprint of the catalog changes
-/// (another process, such as `hoard import`, wrote to it). Participants and what sessions reach, which only the
-/// server writes, are added in place: a storm of joins costs no rebuilds.
+/// What it holds: every pack's owner and visibility, every token, what each session reaches (all loaded at
+/// start-up: they grow with packs, tokens and sessions, not with assets), and a bounded cache of blobs' owners
+/// (the packs that reference each blob and the groups that uploaded it), filled on first use by a few indexed
+/// lookups. A blob's readers follow from its owners and the pack table, so publishing a pack changes one entry.
 ///
-/// Ordering: every rebuild and every in-place addition takes a ticket *after* its catalog write; a rebuild is
-/// applied only if no later ticket was applied first, so a slow, stale rebuild never overwrites newer state; a
-/// stale rebuild reads the catalog again rather than being dropped, so the writer's own change is never lost.
+/// Updates: every catalog write that changes access appends a row to the change log (`accessChange`, written by
+/// triggers in the writer's own transaction, whichever process writes). ``catchUp()`` applies the rows after the
+/// last one applied, in sequence (commit) order, on the index's own thread, one catch-up at a time: a pack row is
+/// read again, a new version's blobs and a changed blob are evicted from the cache, a token is read again. A writer
+/// in this server calls it after its write and before answering; ``AccessRefreshService`` calls it every 250 ms for
+/// other processes' writes. When `catchUp()` returns, every change committed before it was called is applied.
+/// A cache fill that raced with an eviction is not kept (the eviction's generation changed).
+///
+/// Participants and what sessions reach, which only the server writes, are added in place (``add(_:tokenHash:)``,
+/// ``addReachable(session:_:blobs:)``) and never removed. A full rebuild happens at start-up, when the log was
+/// pruned past what this index applied, or on a `reset` row; ``selfCheck()`` compares the index with the catalog
+/// in the background.
 public final class AccessIndex: Sendable {
     private let catalog: Catalog
+    /// The index's own thread: catch-ups and self-checks never run on Swift-concurrency threads.
+    private let thread: NIOThreadPool
+    /// One catch-up or self-check at a time, so changes apply in log order.
+    private let updating = NIOLock()
+
     private struct State {
-        var snapshot: AccessSnapshot
-        var fingerprint: [Int64]
-        /// Tokens already hashed and looked up since the last reload, so a request costs no SHA-256.
+        var packs: [Int64: PackAccess]
+        var principals: [String: Principal]
+        var sessions: [String: Set<Digest>]
+        /// Tokens already hashed and looked up, so a request costs no SHA-256. Emptied when a token changes.
         var knownTokens: [String: Principal] = [:]
-        /// The ticket of the last rebuild or addition applied.
-        var applied: UInt64 = 0
+        var blobs: OwnerCache
+        /// The last change-log row applied.
+        var applied: Int64
+        /// Bumped by every eviction: a cache fill read before it is not kept.
+        var generation: UInt64 = 0
+        /// Media types seen, so cached entries share one string's storage per type.
+        var mediaTypes: Set<String> = []
+
+        /// The owners with their media type's storage shared with earlier entries.
+        mutating func interned(_ owners: BlobOwners) -> BlobOwners {
+            var owners = owners
+            if let known = mediaTypes.firstIndex(of: owners.mediaType) {
+                owners.mediaType = mediaTypes[known]
+            } else if mediaTypes.count < 64 {
+                mediaTypes.insert(owners.mediaType)
+            }
+            return owners
+        }
+    }
+
+    private let state: NIOLockedValueBox<State>
+
+    /// Loads packs, tokens and sessions (not blobs) from a catalog. `cacheEntries` bounds the blob-owner cache
+    /// (measured: 234 bytes of RSS an entry).
+    public init(catalog: Catalog, cacheEntries: Int = 262_144) throws {
+        self.catalog = catalog
+        let base = try catalog.accessBase()
+        state = NIOLockedValueBox(State(
+            packs: base.packs, principals: base.principals, sessions: base.sessions, blobs: OwnerCache(capacity: cacheEntries),
+            applied: base.lastChange))
+        thread = NIOThreadPool(numberOfThreads: 1)
+        thread.start()
+    }
+
+    deinit {
+        thread.shutdownGracefully { _ in }
+    }
+
+    /// Whether a session's participants may reach a blob at all (before what their view of the table shows them).
+    public func isReachable(_ digest: Digest, session: String) -> Bool {
+        state.withLockedValue { $0.sessions[session]?.contains(digest) == true }
+    }
+
+    /// Takes blobs out of what a session's participants may read (already deleted from the catalog): a forgotten
+    /// upload stops being served to them at once.
+    public func removeReachable(session: String, _ digests: Set<Digest>) {
+        state.withLockedValue { state in _ = state.sessions[session]?.subtract(digests) }
+    }
+
+    /// Forgets a session that was deleted from the catalog: its participants' tokens are unknown (401) and nothing is
+    /// readable through it from now on.
+    public func endSession(_ id: String) {
+        state.withLockedValue { state in
+            state.sessions[id] = nil
+            state.principals = state.principals.filter { $0.value.sessionId != id }
+            state.knownTokens = state.knownTokens.filter { $0.value.sessionId != id }
+        }
+        setVisibleArt(session: id, nil)
     }
 
     /// Per session: the blobs its participants may fetch, each with who (``SessionHub`` keeps it from their views of
@@ -35,97 +108,140 @@ public final class AccessIndex: Sendable {
         visibleArt.withLockedValue { $0[session] = digests }
     }
 
-    private let tickets = NIOLockedValueBox<UInt64>(0)
-
-    private func ticket() -> UInt64 {
-        tickets.withLockedValue { value in
-            value += 1
-            return value
-        }
-    }
-
-    private let state: NIOLockedValueBox<State>
-
-    /// Loads the index from a catalog.
-    public init(catalog: Catalog) throws {
-        self.catalog = catalog
-        state = NIOLockedValueBox(State(snapshot: try catalog.accessSnapshot(), fingerprint: try catalog.accessFingerprint()))
-    }
-
-    /// Reloads from the catalog now. When an addition was applied while the catalog was being read, the snapshot
-    /// may lack it, so it is read again (up to 20 times; past that the next poll catches up): a caller that wrote
-    /// to the catalog and then reloads can rely on the index knowing its write, even in a storm of joins.
-    public func reload() throws {
-        for _ in 0..<20 {
-            let ticket = ticket()
-            let fingerprint = try catalog.accessFingerprint()
-            let snapshot = try catalog.accessSnapshot()
-            let isApplied = state.withLockedValue { state in
-                guard ticket > state.applied else { return false }
-                state = State(snapshot: snapshot, fingerprint: fingerprint, applied: ticket)
-                return true
-            }
-            if isApplied { return }
-        }
-    }
-
-    /// Adds a token the server just recorded (a participant's), without a rebuild.
-    public func add(_ principal: Principal, tokenHash: String) {
-        let ticket = ticket()
-        state.withLockedValue { state in
-            state.snapshot.principals[tokenHash] = principal
-            state.applied = max(state.applied, ticket)
-        }
-    }
-
-    /// Adds blobs a session's participants may now read (already recorded in the catalog), without a rebuild.
-    /// `blobs` describes any the index does not know yet.
-    public func addReachable(session: String, _ digests: Set<Digest>, blobs: [BlobRecord] = []) {
-        let ticket = ticket()
-        state.withLockedValue { state in
-            state.snapshot.sessions[session, default: []].formUnion(digests)
-            for blob in blobs where state.snapshot.blobs[blob.digest] == nil {
-                state.snapshot.blobs[blob.digest] = AccessSnapshot.Entry(size: blob.size, mediaType: blob.mediaType, isPublic: false, groups: [])
-            }
-            state.applied = max(state.applied, ticket)
-        }
-    }
-
-    /// Whether a session's participants may reach a blob at all (before what their view withholds).
-    public func isReachable(_ digest: Digest, session: String) -> Bool {
-        state.withLockedValue { $0.snapshot.sessions[session]?.contains(digest) == true }
-    }
-
-    /// Takes blobs out of what a session's participants may read (already deleted from the catalog), without a
-    /// rebuild: a forgotten upload stops being served to them at once.
-    public func removeReachable(session: String, _ digests: Set<Digest>) {
-        let ticket = ticket()
-        state.withLockedValue { state in
-            state.snapshot.sessions[session]?.subtract(digests)
-            state.applied = max(state.applied, ticket)
-        }
-    }
-
-    /// Forgets a session that was deleted from the catalog, without a rebuild: its participants' tokens are unknown
-    /// (401) and nothing is readable through it from now on.
-    public func endSession(_ id: String) {
-        let ticket = ticket()
-        state.withLockedValue { state in
-            state.snapshot.sessions[id] = nil
-            state.snapshot.principals = state.snapshot.principals.filter { $0.value.sessionId != id }
-            state.knownTokens = state.knownTokens.filter { $0.value.sessionId != id }
-            state.applied = max(state.applied, ticket)
-        }
-        setVisibleArt(session: id, nil)
-    }
-
-    /// Reloads when the catalog changed since the last load. Returns whether it did.
+    /// Applies every change logged since the last one applied, on the index's thread. Returns whether there was any.
     @discardableResult
-    public func reloadIfChanged() throws -> Bool {
-        let fingerprint = try catalog.accessFingerprint()
-        guard fingerprint != state.withLockedValue({ $0.fingerprint }) else { return false }
-        try reload()
-        return true
+    public func catchUp() async throws -> Bool {
+        try await thread.runIfActive { try self.catchUpBlocking() }
+    }
+
+    /// ``catchUp()`` on the calling thread (which waits for a catch-up in progress).
+    @discardableResult
+    func catchUpBlocking() throws -> Bool {
+        try updating.withLock {
+            var didApply = false
+            while true {
+                let applied = state.withLockedValue { $0.applied }
+                let (changes, oldest) = try catalog.accessChanges(after: applied)
+                if let oldest, oldest > applied + 1 {
+                    try rebuild()
+                    return true
+                }
+                guard let last = changes.last else { return didApply }
+                didApply = true
+                try apply(changes, through: last.seq)
+            }
+        }
+    }
+
+    /// Applies log rows: reads what they name as the catalog has it now (at least as new as the rows), then swaps it
+    /// in under the lock.
+    private func apply(_ changes: [AccessChange], through seq: Int64) throws {
+        var packs: [Int64: PackAccess?] = [:]
+        var tokens: [String: Principal?] = [:]
+        var evicted: [Digest] = []
+        for change in changes {
+            switch change.kind {
+            case .pack:
+                guard let id = Int64(change.key), packs[id] == nil else { continue }
+                packs[id] = .some(try catalog.packAccess(id: id))
+            case .version:
+                guard let id = Int64(change.key) else { continue }
+                evicted += try catalog.versionDigests(id: id)
+            case .blob:
+                if let digest = Digest(change.key) { evicted.append(digest) }
+            case .token:
+                guard tokens[change.key] == nil else { continue }
+                tokens[change.key] = .some(try catalog.principal(tokenHash: change.key))
+            case .reset:
+                try rebuild()
+                return
+            }
+        }
+        state.withLockedValue { state in
+            for (id, pack) in packs { state.packs[id] = pack }
+            for (hash, principal) in tokens { state.principals[hash] = principal }
+            if !tokens.isEmpty { state.knownTokens.removeAll(keepingCapacity: true) }
+            for digest in evicted { state.blobs.remove(digest) }
+            state.generation &+= 1
+            state.applied = max(state.applied, seq)
+        }
+    }
+
+    /// Reloads packs and member tokens and empties the blob cache. Participants and session reach are kept and
+    /// united with the catalog's (the server adds them in place; nothing removes them).
+    private func rebuild() throws {
+        let base = try catalog.accessBase()
+        state.withLockedValue { state in
+            state.packs = base.packs
+            state.principals = base.principals.merging(state.principals.filter { !$0.value.isMember }) { catalog, _ in catalog }
+            for (session, digests) in base.sessions { state.sessions[session, default: []].formUnion(digests) }
+            state.knownTokens.removeAll()
+            state.blobs.removeAll()
+            state.generation &+= 1
+            state.applied = base.lastChange
+        }
+    }
+
+    /// Compares the index with the catalog: packs, member tokens, and up to `sample` cached blob entries; corrects
+    /// what differs and returns how many entries did (0 is the expected answer: a difference is a bug, logged by the
+    /// caller). Runs on the index's thread.
+    public func selfCheck(sample: Int = 10_000) async throws -> Int {
+        try await thread.runIfActive {
+            try self.updating.withLock {
+                let base = try self.catalog.accessBase()
+                guard base.lastChange == self.state.withLockedValue({ $0.applied }) else { return 0 }  // next time
+                let cached = self.state.withLockedValue { state in (state.blobs.sample(sample), state.generation) }
+                let fresh = try self.catalog.blobOwners(cached.0.map(\.key))
+                return self.state.withLockedValue { state in
+                    var corrected = 0
+                    for (id, pack) in base.packs where state.packs[id] != pack {
+                        state.packs[id] = pack
+                        corrected += 1
+                    }
+                    for id in state.packs.keys where base.packs[id] == nil {
+                        state.packs[id] = nil
+                        corrected += 1
+                    }
+                    for (hash, principal) in base.principals where principal.isMember && state.principals[hash] != principal {
+                        state.principals[hash] = principal
+                        corrected += 1
+                    }
+                    guard state.generation == cached.1 else { return corrected }
+                    for (digest, owners) in cached.0 where fresh[digest].map(Self.normalised) != Self.normalised(owners) {
+                        state.blobs.remove(digest)
+                        corrected += 1
+                    }
+                    return corrected
+                }
+            }
+        }
+    }
+
+    private static func normalised(_ owners: BlobOwners) -> BlobOwners {
+        var owners = owners
+        owners.packs.sort()
+        owners.uploaders.sort()
+        return owners
+    }
+
+    /// Forgets change-log rows this index applied more than `age` ago (rows other processes still need are at least
+    /// that young; a reader that finds rows missing rebuilds).
+    func pruneChanges(olderThan age: TimeInterval) async throws {
+        try await thread.runIfActive {
+            let applied = self.state.withLockedValue { $0.applied }
+            try self.catalog.pruneAccessChanges(through: applied, writtenBefore: Date(timeIntervalSinceNow: -age))
+        }
+    }
+
+    /// Adds a token the server just recorded (a participant's).
+    public func add(_ principal: Principal, tokenHash: String) {
+        state.withLockedValue { state in state.principals[tokenHash] = principal }
+    }
+
+    /// Adds blobs a session's participants may now read (already recorded in the catalog). `blobs` is accepted for
+    /// callers that know them; the index looks blobs up in the catalog when first asked.
+    public func addReachable(session: String, _ digests: Set<Digest>, blobs: [BlobRecord] = []) {
+        state.withLockedValue { state in state.sessions[session, default: []].formUnion(digests) }
     }
 
     /// The principal a bearer token stands for, or nil.
@@ -133,42 +249,134 @@ public final class AccessIndex: Sendable {
         if let known = state.withLockedValue({ $0.knownTokens[token] }) { return known }
         let hash = Hoard.hashToken(token)
         return state.withLockedValue { state in
-            guard let principal = state.snapshot.principals[hash] else { return nil }
+            guard let principal = state.principals[hash] else { return nil }
             if state.knownTokens.count >= 4096 { state.knownTokens.removeAll(keepingCapacity: true) }
             state.knownTokens[token] = principal
             return principal
         }
     }
 
-    /// What the index knows of a blob, when `principal` may read it; nil when absent or not visible.
-    public func readable(_ digest: Digest, by principal: Principal?) -> AccessSnapshot.Entry? {
-        state.withLockedValue { state in
-            guard let entry = state.snapshot.blobs[digest] else { return nil }
-            if entry.isPublic { return entry }
-            guard let principal else { return nil }
-            if let session = principal.sessionId, let participant = principal.participantId {
-                guard state.snapshot.sessions[session]?.contains(digest) == true else { return nil }
-                let isShown = visibleArt.withLockedValue { $0[session]?[digest]?.contains(participant) == true }
-                return isShown ? entry : nil
+    /// What the index knows of a blob, when `principal` may read it; nil when absent or not visible. A blob not in
+    /// the cache costs a few indexed catalog lookups on the calling thread.
+    public func readable(_ digest: Digest, by principal: Principal?) -> BlobAccess? {
+        readable([digest], by: principal)[0]
+    }
+
+    /// ``readable(_:by:)`` for many blobs; the ones not cached are looked up in one catalog read.
+    public func readable(_ digests: [Digest], by principal: Principal?) -> [BlobAccess?] {
+        var missing: [Digest] = []
+        var answers: [BlobAccess??] = state.withLockedValue { state in
+            digests.map { digest in
+                guard let owners = state.blobs.get(digest) else {
+                    missing.append(digest)
+                    return nil
+                }
+                return .some(self.decide(digest, owners, principal, state))
             }
-            return principal.isAdmin || entry.groups.contains(principal.groupId) ? entry : nil
         }
+        guard !missing.isEmpty else { return answers.map { $0 ?? nil } }
+        let generation = state.withLockedValue { $0.generation }
+        let fetched = (try? catalog.blobOwners(missing)) ?? [:]
+        return state.withLockedValue { state in
+            let keep = state.generation == generation
+            for (index, digest) in digests.enumerated() where answers[index] == nil {
+                guard let owners = fetched[digest] else {
+                    answers[index] = .some(nil)
+                    continue
+                }
+                if keep { state.blobs.insert(digest, state.interned(owners)) }
+                answers[index] = .some(self.decide(digest, owners, principal, state))
+            }
+            return answers.map { $0 ?? nil }
+        }
+    }
+
+    private func decide(_ digest: Digest, _ owners: BlobOwners, _ principal: Principal?, _ state: State) -> BlobAccess? {
+        var entry = BlobAccess(size: owners.size, mediaType: owners.mediaType, isPublic: false, groups: Set(owners.uploaders))
+        for id in owners.packs {
+            guard let pack = state.packs[id] else { continue }
+            entry.groups.insert(pack.groupId)
+            if pack.isPublic { entry.isPublic = true }
+        }
+        if entry.isPublic { return entry }
+        guard let principal else { return nil }
+        if let session = principal.sessionId {
+            // Within the session's reach, a participant reads what their view of the table shows them.
+            guard state.sessions[session]?.contains(digest) == true, let participant = principal.participantId else { return nil }
+            return visibleArt.withLockedValue { $0[session]?[digest]?.contains(participant) == true } ? entry : nil
+        }
+        return principal.isAdmin || entry.groups.contains(principal.groupId) ? entry : nil
+    }
+
+    /// How many blobs' owners are cached (for tests and metrics).
+    public var cachedBlobCount: Int { state.withLockedValue { $0.blobs.count } }
+}
+
+/// A bounded map from digest to owners in two generations: lookups hit the young one, or promote from the old one;
+/// when the young one is full it becomes the old one. Holds at most `capacity` entries; recently used ones survive.
+struct OwnerCache {
+    private var young: [Digest: BlobOwners] = [:]
+    private var old: [Digest: BlobOwners] = [:]
+    private let half: Int
+
+    init(capacity: Int) { half = max(1, capacity / 2) }
+
+    var count: Int { young.count + old.count }
+
+    mutating func get(_ digest: Digest) -> BlobOwners? {
+        if let owners = young[digest] { return owners }
+        guard let owners = old.removeValue(forKey: digest) else { return nil }
+        insert(digest, owners)
+        return owners
+    }
+
+    mutating func insert(_ digest: Digest, _ owners: BlobOwners) {
+        if young.count >= half {
+            old = young
+            young = Dictionary(minimumCapacity: half)
+        }
+        young[digest] = owners
+    }
+
+    mutating func remove(_ digest: Digest) {
+        young[digest] = nil
+        old[digest] = nil
+    }
+
+    mutating func removeAll() {
+        young = [:]
+        old = [:]
+    }
+
+    /// Up to `count` entries, young ones first.
+    func sample(_ count: Int) -> [(key: Digest, value: BlobOwners)] {
+        Array(young.prefix(count)) + Array(old.prefix(max(0, count - young.count)))
     }
 }
 
-/// Polls the catalog's fingerprint so changes made by other processes reach the index within a second.
+/// Applies other processes' catalog changes to the index (``AccessIndex/catchUp()``, every `interval`), checks the
+/// index against the catalog every `checkInterval`, and prunes the change log.
 struct AccessRefreshService: Service {
     let index: AccessIndex
     let logger: Logger
-    var interval: Duration = .seconds(1)
+    var interval: Duration = .milliseconds(250)
+    var checkInterval: Duration = .seconds(600)
 
     func run() async throws {
+        let clock = ContinuousClock()
+        var nextCheck = clock.now.advanced(by: checkInterval)
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             try? await Task.sleep(for: interval)
             do {
-                if try index.reloadIfChanged() { logger.info("catalog changed; access index reloaded") }
+                if try await index.catchUp() { logger.debug("access index caught up with the catalog's change log") }
+                if clock.now >= nextCheck {
+                    nextCheck = clock.now.advanced(by: checkInterval)
+                    let corrected = try await index.selfCheck()
+                    if corrected > 0 { logger.warning("access index self-check corrected entries", metadata: ["entries": "\(corrected)"]) }
+                    try await index.pruneChanges(olderThan: 3600)
+                }
             } catch {
-                logger.error("cannot reload the access index", metadata: ["error": "\(error)"])
+                logger.error("cannot update the access index", metadata: ["error": "\(error)"])
             }
         }
     }

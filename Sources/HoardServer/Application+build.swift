@@ -16,7 +16,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         return logger
     }()
     let hoard = try Hoard(dataDirectory: configuration.dataDirectory, registry: configuration.registry)
-    let access = try AccessIndex(catalog: hoard.catalog)
+    let access = try AccessIndex(catalog: hoard.catalog, cacheEntries: configuration.accessCacheEntries)
     let metrics = ServerMetrics()
     let cache = BlobCache(
         capacity: configuration.cacheBytes, maxEntry: configuration.cacheMaxBlob, minFileSize: configuration.sendFileFrom)
@@ -26,7 +26,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let hub = SessionHub(catalog: hoard.catalog, storage: StoredTables(hoard: hoard), access: access, logger: logger)
     let (router, _) = buildRouter(
         hoard: hoard, access: access, metrics: metrics, reader: reader, limiter: limiter, hub: hub, configuration: configuration)
-    let refresher = AccessRefreshService(index: access, logger: logger, interval: configuration.refreshInterval)
+    let refresher = AccessRefreshService(
+        index: access, logger: logger, interval: configuration.refreshInterval, checkInterval: configuration.accessCheckInterval)
     let serverName = "Hoard"
     let hasFastPath = configuration.hasBlobFastPath
     let webSocketResponder = router.buildResponder()

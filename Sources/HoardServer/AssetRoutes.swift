@@ -23,9 +23,11 @@ struct AssetRoutes: Sendable {
         var assets: [AssetListing]
         var total: Int
         var nextOffset: Int?
+        var nextCursor: String?
     }
 
-    /// GET ?pack=&kind=&q=&offset=&limit=: assets of the current versions of visible packs, by pack, kind and name.
+    /// GET ?pack=&kind=&q=&cursor=|offset=&limit=: assets of the current versions of visible packs, by pack, kind and
+    /// name; one indexed query per pack the page touches (``Catalog/assetPage(_:)``).
     func list(_ request: Request, _ context: HoardRequestContext) throws -> Response {
         let query = request.uri.queryParameters
         func number(_ key: String, default value: Int, range: ClosedRange<Int>) throws -> Int {
@@ -37,13 +39,20 @@ struct AssetRoutes: Sendable {
         }
         let offset = try number("offset", default: 0, range: 0...Int(Int32.max))
         let limit = try number("limit", default: 100, range: 1...1000)
-        let visible = Set(try hoard.catalog.packs().filter { PackRoutes.isVisible($0, to: context.principal) }.map(\.name))
-        let needle = query["q"].map { String($0).lowercased() }
-        let all = try hoard.catalog.assets(pack: query["pack"].map(String.init), kind: query["kind"].map { AssetKind(rawValue: String($0)) })
-            .filter { asset in visible.contains(asset.pack) && (needle.map { asset.name.lowercased().contains($0) } ?? true) }
-        let page = Array(all.dropFirst(offset).prefix(limit))
-        let next = offset + page.count < all.count ? offset + page.count : nil
-        return try JSONBody.response(Page(assets: page, total: all.count, nextOffset: next))
+        var cursor: AssetCursor?
+        if let token = query["cursor"] {
+            guard query["offset"] == nil else { throw APIError.badRequest("give cursor or offset, not both") }
+            guard let parsed = AssetCursor(token: String(token)) else {
+                throw APIError.badRequest("cursor is not one this server gave (take nextCursor from the previous page)")
+            }
+            cursor = parsed
+        }
+        let page = try hoard.catalog.assetPage(AssetQuery(
+            pack: query["pack"].map(String.init), kind: query["kind"].map { AssetKind(rawValue: String($0)) },
+            text: query["q"].map(String.init), visibility: PackVisibility(context.principal), after: cursor, offset: offset,
+            limit: limit))
+        let next = page.next == nil || cursor != nil ? nil : offset + page.assets.count
+        return try JSONBody.response(Page(assets: page.assets, total: page.total, nextOffset: next, nextCursor: page.next?.token))
     }
 
     /// GET {digest}: the asset's descriptor, exactly the bytes its digest names.

@@ -20,7 +20,7 @@ struct BlobResponsePlan {
 
     /// The plan for `digest`, described by `entry`, asked for with `request` headers. Throws
     /// ``APIError/rangeNotSatisfiable(size:)`` for a range that starts past the end.
-    static func make(_ digest: Digest, _ entry: AccessSnapshot.Entry, request: HTTPFields, isHead: Bool) throws -> BlobResponsePlan {
+    static func make(_ digest: Digest, _ entry: BlobAccess, request: HTTPFields, isHead: Bool) throws -> BlobResponsePlan {
         let etag = "\"\(digest)\""
         var headers: HTTPFields = [.eTag: etag, .cacheControl: cacheControl, .acceptRanges: "bytes", .contentType: entry.mediaType]
         if let match = request[.ifNoneMatch], matches(match, etag: etag) {

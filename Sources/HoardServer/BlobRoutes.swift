@@ -64,7 +64,8 @@ struct BlobRoutes: Sendable {
     func missing(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
         let list = try await request.decode(as: DigestList.self, context: context)
         let digests = try parse(list, max: configuration.maxMissingCount)
-        let missing = digests.filter { access.readable($0, by: context.principal) == nil }.map(\.description)
+        let readable = access.readable(digests, by: context.principal)
+        let missing = zip(digests, readable).filter { $0.1 == nil }.map(\.0.description)
         return try JSONBody.response(["missing": missing])
     }
 
@@ -98,7 +99,7 @@ struct BlobRoutes: Sendable {
             try hoard.catalog.recordUpload(BlobRecord(digest: digest, size: size, mediaType: mediaType), groupId: principal.groupId)
             return summary
         }
-        try access.reload()
+        try await access.catchUp()
         context.logger.info("blob uploaded", metadata: ["digest": "\(digest)", "size": "\(size)", "group": "\(principal.group)"])
         let isNew = !summary.newBlobs.isEmpty
         struct Stored: Encodable {
@@ -125,7 +126,7 @@ struct BlobRoutes: Sendable {
             // Blobs are fetched 32 at a time: those not in the cache are read together (BlobReader.buffers).
             var pending = ByteBuffer()
             for group in stride(from: 0, to: digests.count, by: 32).map({ digests[$0..<min($0 + 32, digests.count)] }) {
-                let entries = group.map { digest in (digest, access.readable(digest, by: principal)) }
+                let entries = Array(zip(group, access.readable(Array(group), by: principal)))
                 let servable = entries.compactMap { digest, entry in
                     entry.flatMap { $0.size <= Int64(reader.cache.maxEntry) ? (digest, $0.size) : nil }
                 }

@@ -20,7 +20,7 @@ struct PackRoutes: Sendable {
         endpoints.on(.get, "/v1/packs/{name}") { _, context in try JSONBody.response(try await detail(context)) }
         endpoints.on(.get, "/v1/packs/{name}/documents/{file}") { _, context in try await document(context) }
         endpoints.on(.patch, "/v1/packs/{name}") { request, context in try await patch(request, context) }
-        endpoints.on(.delete, "/v1/packs/{name}") { _, context in try delete(context) }
+        endpoints.on(.delete, "/v1/packs/{name}") { _, context in try await delete(context) }
     }
 
     static func isVisible(_ pack: PackSummary, to principal: Principal?) -> Bool {
@@ -83,15 +83,15 @@ struct PackRoutes: Sendable {
         let pack = try ownedPack(context)
         let change = try await request.decode(as: Patch.self, context: context)
         try hoard.catalog.setPublic(change.isPublic, pack: pack.name)
-        try access.reload()
+        try await access.catchUp()
         context.logger.info("pack visibility changed", metadata: ["pack": "\(pack.name)", "isPublic": "\(change.isPublic)"])
         return try JSONBody.response(try await detail(context))
     }
 
-    func delete(_ context: HoardRequestContext) throws -> Response {
+    func delete(_ context: HoardRequestContext) async throws -> Response {
         let pack = try ownedPack(context)
         try hoard.catalog.deletePack(named: pack.name)
-        try access.reload()
+        try await access.catchUp()
         context.logger.info("pack deleted", metadata: ["pack": "\(pack.name)"])
         return Response(status: .noContent)
     }
@@ -129,7 +129,7 @@ struct PackRoutes: Sendable {
         try hoard.catalog.requireQuota(group: options.group, adding: size, for: "this archive")
         do {
             let report = try await hoard.importPack(at: spool.path, options: options)
-            try access.reload()
+            try await access.catchUp()
             metrics.imports(outcome: report.outcome.rawValue).increment()
             context.logger.info("pack imported", metadata: [
                 "pack": "\(report.pack)", "version": "\(report.version)", "assets": "\(report.assets)", "newBytes": "\(report.newBytes)",

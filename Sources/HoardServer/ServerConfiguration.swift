@@ -34,8 +34,12 @@ public struct ServerConfiguration: Sendable {
     public var maxMissingCount: Int = 10_000
     /// Uploads (blobs and packs) one group may start per minute.
     public var uploadsPerMinute: Int = 600
-    /// How often the access index checks the catalog for outside changes.
-    public var refreshInterval: Duration = .seconds(1)
+    /// How often the access index reads the catalog's change log for other processes' changes (one indexed query).
+    public var refreshInterval: Duration = .milliseconds(250)
+    /// How often the access index compares itself with the catalog in the background.
+    public var accessCheckInterval: Duration = .seconds(600)
+    /// Most blobs whose owners the access index keeps in memory (234 bytes each, measured); others are looked up.
+    public var accessCacheEntries: Int = 262_144
     /// Log level.
     public var logLevel: Logger.Level = .info
     /// Network threads (NIO event loops); nil for one per core.

@@ -114,26 +114,86 @@ import Testing
         }
     }
 
-    @Test func accessIndexReloadsWhenAnotherHoardImportsIntoTheSameDirectory() async throws {
+    @Test func accessIndexAppliesAnotherProcesssChangesFromTheChangeLog() async throws {
         try await Fixture.with(packs: false) { fixture in
             let index = try AccessIndex(catalog: fixture.hoard.catalog)
-            #expect(try index.reloadIfChanged() == false)
+            #expect(try await index.catchUp() == false)
             let other = try Hoard(dataDirectory: fixture.path)
             let report = try await Fixture.importPack(Fixture.scifi, into: "blue", hoard: other)
             let blue = try #require(try other.catalog.group(named: "blue")?.id)
             let member = Principal(groupId: blue, group: "blue", isAdmin: false, tokenName: "t")
-            #expect(index.readable(report.manifestDigest, by: member) == nil)
-            #expect(try index.reloadIfChanged())
+            #expect(index.readable(report.manifestDigest, by: member) == nil, "the new pack is not known before the catch-up")
+            #expect(try await index.catchUp())
             #expect(index.readable(report.manifestDigest, by: member) != nil)
             #expect(index.readable(report.manifestDigest, by: nil) == nil)
-            #expect(try index.reloadIfChanged() == false)
+            #expect(try await index.catchUp() == false)
             try other.catalog.setPublic(true, pack: Fixture.scifi)
-            #expect(try index.reloadIfChanged())
+            #expect(index.readable(report.manifestDigest, by: nil) == nil, "the cached pack is still private")
+            #expect(try await index.catchUp())
             #expect(index.readable(report.manifestDigest, by: nil)?.isPublic == true)
             let token = try other.createToken(group: "blue", label: "late", isAdmin: false)
             #expect(index.principal(forToken: token) == nil)
-            #expect(try index.reloadIfChanged())
+            #expect(try await index.catchUp())
             #expect(index.principal(forToken: token)?.group == "blue")
+            #expect(try await index.selfCheck() == 0, "an index that applied every change agrees with the catalog")
+        }
+    }
+
+    @Test func aCachedBlobGainsTheOwnersOfANewVersionAndIsForgottenByGarbageCollection() async throws {
+        try await Fixture.with(packs: false) { fixture in
+            let index = try AccessIndex(catalog: fixture.hoard.catalog)
+            let report = try await Fixture.importPack(Fixture.dungeon, into: "red", hoard: fixture.hoard)
+            #expect(try await index.catchUp())
+            let red = try #require(try fixture.hoard.catalog.group(named: "red")?.id)
+            let picture = try #require(try fixture.assets(Fixture.dungeon).first?.variants.first?.digest)
+            let redMember = Principal(groupId: red, group: "red", isAdmin: false, tokenName: "t")
+            #expect(index.readable(picture, by: redMember) != nil)
+            #expect(index.cachedBlobCount >= 1)
+            // Another process imports the same pictures as a pack of group blue.
+            let other = try Hoard(dataDirectory: fixture.path)
+            var options = Importer.Options()
+            options.group = "blue"
+            options.packName = "copy"
+            _ = try await other.importPack(at: Fixture.packPath(Fixture.dungeon), options: options)
+            let blue = try #require(try other.catalog.group(named: "blue")?.id)
+            let blueMember = Principal(groupId: blue, group: "blue", isAdmin: false, tokenName: "t")
+            #expect(index.readable(picture, by: blueMember) == nil, "the cached owners are those before the import")
+            #expect(try await index.catchUp())
+            #expect(index.readable(picture, by: blueMember) != nil)
+            // Both packs deleted and collected: the blob is gone for everyone, admins too.
+            try other.catalog.deletePack(named: "copy")
+            try other.catalog.deletePack(named: Fixture.dungeon)
+            _ = try await other.collectGarbage(grace: 0)
+            #expect(try await index.catchUp())
+            let admin = Principal(groupId: red, group: "red", isAdmin: true, tokenName: "a")
+            #expect(index.readable(picture, by: admin) == nil)
+            #expect(index.readable(report.manifestDigest, by: admin) == nil)
+        }
+    }
+
+    @Test func aChangeLogPrunedPastWhatTheIndexAppliedMakesItRebuild() async throws {
+        try await Fixture.with(packs: false) { fixture in
+            let index = try AccessIndex(catalog: fixture.hoard.catalog)
+            let other = try Hoard(dataDirectory: fixture.path)
+            let report = try await Fixture.importPack(Fixture.scifi, into: "blue", hoard: other)
+            try other.catalog.setPublic(true, pack: Fixture.scifi)
+            let last = try other.catalog.lastAccessChange()
+            try other.catalog.pruneAccessChanges(through: last, writtenBefore: Date(timeIntervalSinceNow: 60))
+            #expect(try await index.catchUp())
+            #expect(index.readable(report.manifestDigest, by: nil)?.isPublic == true)
+            #expect(try await index.catchUp() == false)
+        }
+    }
+
+    @Test func theBlobOwnerCacheStaysWithinItsBound() async throws {
+        try await Fixture.with { fixture in
+            let index = try AccessIndex(catalog: fixture.hoard.catalog, cacheEntries: 8)
+            let digests = try fixture.hoard.catalog.blobs().map(\.digest)
+            #expect(digests.count > 16)
+            let admin = Principal(groupId: 0, group: "x", isAdmin: true, tokenName: "a")
+            #expect(index.readable(digests, by: admin).allSatisfy { $0 != nil })
+            #expect(index.cachedBlobCount <= 8)
+            #expect(index.readable(digests, by: admin).allSatisfy { $0 != nil }, "evicted entries are looked up again")
         }
     }
 

@@ -38,6 +38,56 @@ import Testing
         }
     }
 
+    @Test func cursorPagesGiveTheSameAssetsAsOffsetPages() async throws {
+        try await Fixture.with { fixture in
+            let all = try fixture.assets(Fixture.dungeon) + fixture.assets(Fixture.scifi)
+            try await fixture.run { client in
+                var seen: [Digest] = []
+                var cursor: String?
+                for _ in 0..<100 {
+                    let query = cursor.map { "cursor=\($0)&" } ?? ""
+                    let response = try await client.execute(uri: "/v1/assets?\(query)limit=5", method: .get, headers: auth(fixture.admin))
+                    #expect(response.status == .ok)
+                    let page = try response.decode(AssetPage.self)
+                    #expect(page.total == all.count)
+                    if cursor != nil { #expect(page.nextOffset == nil, "a cursor page does not know its offset") }
+                    seen += page.assets.map(\.digest)
+                    guard let next = page.nextCursor else { break }
+                    cursor = next
+                }
+                #expect(seen == all.map(\.digest))
+                for query in ["cursor=nonsense", "cursor=\(cursor ?? "")&offset=3"] {
+                    try await client.execute(uri: "/v1/assets?\(query)", method: .get, headers: auth(fixture.admin)) { response in
+                        response.expectError(.badRequest, "BAD_REQUEST")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func searchPagesWithCursors() async throws {
+        try await Fixture.with { fixture in
+            let folder = "floor"
+            let expected = try fixture.assets(Fixture.dungeon).filter { $0.name.lowercased().contains(folder) }
+            #expect(expected.count > 1)
+            try await fixture.run { client in
+                var seen: [Digest] = []
+                var cursor: String?
+                for _ in 0..<100 {
+                    let query = cursor.map { "&cursor=\($0)" } ?? ""
+                    let response = try await client.execute(
+                        uri: "/v1/assets?q=\(folder.uppercased())&limit=1\(query)", method: .get, headers: auth(fixture.red))
+                    let page = try response.decode(AssetPage.self)
+                    #expect(page.total == expected.count)
+                    seen += page.assets.map(\.digest)
+                    guard let next = page.nextCursor else { break }
+                    cursor = next
+                }
+                #expect(seen == expected.map(\.digest))
+            }
+        }
+    }
+
     @Test func listingFiltersByPackKindAndNameText() async throws {
         try await Fixture.with { fixture in
             let tokens = try fixture.hoard.catalog.assets(pack: Fixture.dungeon, kind: .token)

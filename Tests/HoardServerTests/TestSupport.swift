@@ -170,6 +170,7 @@ struct AssetPage: Decodable {
     var assets: [AssetListing]
     var total: Int
     var nextOffset: Int?
+    var nextCursor: String?
 }
 struct MissingList: Decodable { var missing: [String] }
 struct UploadResult: Decodable {

@@ -1,0 +1,184 @@
+import Foundation
+import GRDB
+import HoardCore
+import Testing
+
+@testable import HoardCatalog
+
+/// `assetPage`: keyset and offset paging, search, visibility, and the query plans that keep them flat.
+@Suite struct ListingTests {
+    /// Three packs (two groups, one public) of `perPack` tokens and textures whose names share words.
+    static func catalog(perPack: Int = 30) throws -> Catalog {
+        let catalog = try Catalog.inMemory()
+        for (pack, group) in [("alpha", "dragons"), ("Beta", "owlbears"), ("gamma", "dragons")] {
+            let assets = (0..<perPack).map { n in
+                AssetSpec(
+                    kind: n % 3 == 0 ? .texture : .token, name: "\(n % 2 == 0 ? "cave" : "forest")/\(pack)-goblin-\(n % 7)",
+                    footprint: Footprint(width: 1 + n % 2, height: 1)!,
+                    pictures: [PictureSpec(scale: 1, width: 64, height: 64, size: 100, label: "\(pack)-\(n)")])
+            }
+            _ = try catalog.record(CommitFixture(group: group, pack: pack, assets: assets).commit)
+        }
+        try catalog.setPublic(true, pack: "Beta")
+        return catalog
+    }
+
+    /// Every asset of the query, page after page, following the cursors.
+    static func walk(_ catalog: Catalog, _ query: AssetQuery) throws -> [AssetListing] {
+        var query = query
+        var seen: [AssetListing] = []
+        for _ in 0..<1000 {
+            let page = try catalog.assetPage(query)
+            seen += page.assets
+            guard let next = page.next else { return seen }
+            #expect(page.assets.count == query.limit)
+            query.after = try #require(AssetCursor(token: next.token))
+        }
+        Issue.record("the cursor never reached the end")
+        return seen
+    }
+
+    @Test func cursorPagesGiveEveryAssetOnceInListingOrder() throws {
+        let catalog = try Self.catalog()
+        let all = try catalog.assets()
+        #expect(all.count == 90)
+        for limit in [1, 7, 30, 89, 90, 1000] {
+            #expect(try Self.walk(catalog, AssetQuery(limit: limit)) == all)
+        }
+        #expect(all.map(\.pack).first == "alpha" && all.map(\.pack).last == "gamma", "packs sort ignoring case")
+        let page = try catalog.assetPage(AssetQuery(limit: 10))
+        #expect(page.total == 90)
+    }
+
+    @Test func offsetPagesMatchTheCursorPages() throws {
+        let catalog = try Self.catalog()
+        let all = try catalog.assets()
+        for offset in [0, 1, 29, 30, 31, 60, 89, 90, 200] {
+            let page = try catalog.assetPage(AssetQuery(offset: offset, limit: 11))
+            #expect(page.assets == Array(all.dropFirst(offset).prefix(11)))
+            #expect(page.total == 90)
+            #expect((page.next != nil) == (offset + 11 < 90))
+        }
+    }
+
+    @Test func filtersAndVisibilityNarrowTheListing() throws {
+        let catalog = try Self.catalog()
+        let dragons = try #require(try catalog.group(named: "dragons")?.id)
+        let tokens = try catalog.assets(kind: .token)
+        #expect(try Self.walk(catalog, AssetQuery(kind: .token, limit: 8)) == tokens)
+        #expect(try catalog.assetPage(AssetQuery(kind: .token, limit: 1)).total == tokens.count)
+        let visible = try Self.walk(catalog, AssetQuery(visibility: .publicAnd(groupId: dragons), limit: 13))
+        #expect(Set(visible.map(\.pack)) == ["alpha", "Beta", "gamma"])
+        let anonymous = try Self.walk(catalog, AssetQuery(visibility: .publicAnd(groupId: nil), limit: 13))
+        #expect(anonymous == (try catalog.assets(pack: "Beta")))
+        let owlbears = try #require(try catalog.group(named: "owlbears")?.id)
+        #expect(try catalog.assetPage(AssetQuery(pack: "alpha", visibility: .publicAnd(groupId: owlbears))).total == 0)
+        #expect(try catalog.assetPage(AssetQuery(pack: "ALPHA")).total == 30, "a pack name matches ignoring case")
+    }
+
+    @Test func searchFindsNamesAndFolderPathsIgnoringCaseAndPagesWithCursors() throws {
+        let catalog = try Self.catalog()
+        let all = try catalog.assets()
+        for text in ["GOBLIN-3", "forest/", "Cave/BETA", "a-g", "t", "no such thing", "100%", "_"] {
+            let expected = all.filter { $0.name.lowercased().contains(text.lowercased()) }
+            #expect(try Self.walk(catalog, AssetQuery(text: text, limit: 4)) == expected, "\(text)")
+            #expect(try catalog.assetPage(AssetQuery(text: text, limit: 4)).total == expected.count, "\(text)")
+            #expect(try catalog.assetPage(AssetQuery(text: text, offset: 3, limit: 4)).assets == Array(expected.dropFirst(3).prefix(4)))
+        }
+        let tokens = all.filter { $0.kind == .token && $0.name.contains("cave") }
+        #expect(try Self.walk(catalog, AssetQuery(kind: .token, text: "cave", limit: 5)) == tokens)
+    }
+
+    @Test func searchSeesOnlyCurrentVersionsAndForgetsCollectedAssets() throws {
+        let catalog = try Catalog.inMemory()
+        let old = [AssetSpec(kind: .token, name: "ogre", pictures: [PictureSpec(scale: 1, width: 64, height: 64, size: 9, label: "ogre")])]
+        let new = [AssetSpec(kind: .token, name: "troll", pictures: [PictureSpec(scale: 1, width: 64, height: 64, size: 9, label: "troll")])]
+        _ = try catalog.record(CommitFixture(pack: "monsters", version: "1", assets: old).commit)
+        _ = try catalog.record(CommitFixture(pack: "monsters", version: "2", assets: new).commit)
+        #expect(try catalog.assetPage(AssetQuery(text: "ogre")).total == 0)
+        #expect(try catalog.assetPage(AssetQuery(text: "troll")).assets.map(\.name) == ["troll"])
+        try catalog.deletePack(named: "monsters")
+        _ = try catalog.collectGarbage()
+        #expect(try catalog.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM assetSearch WHERE assetSearch MATCH 'troll'") } == 0)
+        #expect(try catalog.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM packVersionKind") } == 0)
+    }
+
+    @Test func aCursorTokenRoundTripsAndGarbageIsRefused() throws {
+        let cursor = AssetCursor(pack: "Pack \"1\"/é", kind: "token", name: "a/b", digest: fakeDigest("x"))
+        #expect(AssetCursor(token: cursor.token) == cursor)
+        #expect(!cursor.token.contains("="))
+        for garbage in ["", "abc", "W10", String(repeating: "A", count: 5000), "WyJhIiwiYiIsImMiLCJkIl0"] {
+            #expect(AssetCursor(token: garbage) == nil, "\(garbage)")
+        }
+    }
+
+    /// The plans, not timings: each query the listing runs is an index search, never a scan of a large table and
+    /// never a sort of every asset.
+    @Test func listingQueriesUseIndexesNotScans() throws {
+        let catalog = try Self.catalog(perPack: 3)
+        let cursor = AssetCursor(pack: "alpha", kind: "token", name: "x", digest: fakeDigest("x"))
+        let plans = try catalog.read { db -> [String: String] in
+            func plan(_ sql: String, _ arguments: StatementArguments) throws -> String {
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+                    .joined(separator: "\n")
+            }
+            return [
+                "page": try plan(
+                    Catalog.pageSQL("pva.packVersionId = ? AND (pva.kind, pva.name, pva.assetDigest) > (?, ?, ?)"),
+                    [1, cursor.kind, cursor.name, cursor.digest, 10, 0]),
+                "kindPage": try plan(
+                    Catalog.pageSQL("pva.packVersionId = ? AND pva.kind = ? AND (pva.name, pva.assetDigest) > (?, ?)"),
+                    [1, "token", cursor.name, cursor.digest, 10, 0]),
+                "search": try plan("""
+                    SELECT p.name AS pack, pva.assetDigest FROM \(Catalog.matchSource) \(Catalog.packJoins)
+                    WHERE pva.packVersionId IN (1,2,3) AND assetSearch MATCH ?
+                    ORDER BY p.name, pva.kind, pva.name, pva.assetDigest LIMIT 10
+                    """, ["\"goblin\""]),
+                "owners": try plan(Catalog.blobPacksSQL, ["d": fakeDigest("x")]),
+                "changes": try plan("SELECT seq, kind, key FROM accessChange WHERE seq > ? ORDER BY seq LIMIT ?", [0, 10]),
+            ]
+        }
+        for name in ["page", "kindPage"] {
+            let plan = try #require(plans[name])
+            #expect(plan.contains("COVERING INDEX packVersionAsset_listing (packVersionId=?"), "\(plan)")
+            #expect(plan.contains("SEARCH a USING INDEX"), "only the page's rows are joined to their assets: \(plan)")
+        }
+        #expect(try #require(plans["search"]).contains("VIRTUAL TABLE INDEX"), "\(plans["search"] ?? "")")
+        for (name, plan) in plans {
+            for line in plan.split(separator: "\n") where line.hasPrefix("SCAN") {
+                // The full-text index, or the page materialised by pageSQL (at most `limit + 1` rows).
+                #expect(line.hasPrefix("SCAN s VIRTUAL TABLE") || line == "SCAN pva", "\(name) scans: \(line)")
+            }
+        }
+    }
+
+    @Test func theMigrationFillsListingColumnsCountsAndSearchForAnExistingCatalog() throws {
+        let queue = try DatabaseQueue()
+        try Catalog.migrator.migrate(queue, upTo: "v5-renditions")
+        let assets = goblinAssets()
+        // What v5 wrote: a version's membership rows without kind and name.
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO "group" (name, createdAt) VALUES ('dragons', '2026-01-01 00:00:00.000');
+                INSERT INTO pack (name, groupId, isPublic, currentVersionId, createdAt) VALUES ('goblins', 1, 0, 1, '2026-01-01 00:00:00.000');
+                """)
+            for (index, asset) in assets.enumerated() {
+                let digest = fakeDigest("asset\(index)")
+                try db.execute(sql: "INSERT INTO blob VALUES (?, 1, 'application/vnd.hoard.asset+json', '2026-01-01 00:00:00.000')", arguments: [digest])
+                try db.execute(sql: "INSERT INTO asset VALUES (?, ?, ?, 1, 1)", arguments: [digest, asset.kind.rawValue, asset.name])
+            }
+            try db.execute(sql: """
+                INSERT INTO blob VALUES ('\(fakeDigest("m"))', 1, 'application/vnd.hoard.pack+json', '2026-01-01 00:00:00.000');
+                INSERT INTO packVersion (packId, version, manifestDigest, assetCount, totalBytes, importedAt)
+                    VALUES (1, '1', '\(fakeDigest("m"))', \(assets.count), 0, '2026-01-01 00:00:00.000');
+                INSERT INTO packVersionAsset (packVersionId, assetDigest) SELECT 1, digest FROM asset;
+                """)
+        }
+        try Catalog.migrator.migrate(queue)
+        let catalog = try Catalog(writer: queue)
+        #expect(try Self.walk(catalog, AssetQuery(limit: 1)) == (try catalog.assets()))
+        #expect(try catalog.assetPage(AssetQuery()).total == assets.count)
+        let name = try #require(assets.first?.name)
+        #expect(try catalog.assetPage(AssetQuery(text: name.uppercased())).assets.map(\.name).contains(name))
+    }
+}
