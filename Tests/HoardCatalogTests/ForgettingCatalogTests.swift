@@ -37,7 +37,7 @@ import Testing
         try uploadIntoRoom(alsoUploaded, by: ann)
         #expect(try catalog.forgetUpload(photo.digest, scope: .session(session.id))?.unreachableIn == session.id)
         #expect(try catalog.forgetUpload(alsoUploaded.digest, scope: .session(session.id))?.unreachableIn == .some(nil))
-        #expect(try catalog.accessSnapshot().sessions[session.id] == [alsoUploaded.digest])
+        #expect(try catalog.accessBase().sessions[session.id] == [alsoUploaded.digest])
         #expect(try catalog.forgetUpload(photo.digest, scope: .session(session.id)) == nil, "forgetting twice finds nothing")
         #expect(try catalog.collectGarbage() == [photo.digest])
     }
@@ -55,7 +55,7 @@ import Testing
         #expect(try catalog.deleteSession(id: session.id))
         #expect(try catalog.session(code: session.code) == nil)
         #expect(try catalog.participants(session: session.id).isEmpty && catalog.events(session: session.id, after: 0).isEmpty)
-        #expect(try catalog.accessSnapshot().sessions[session.id] == nil)
+        #expect(try catalog.accessBase().sessions[session.id] == nil)
         #expect(try catalog.uploads(by: member, offset: 0, limit: 10).page.map(\.digest) == [own.digest], "the member's own space stays")
         #expect(try catalog.usage(groupId: groupId) == own.size)
         #expect(try !catalog.deleteSession(id: session.id))
