@@ -25,7 +25,7 @@ sources_of() {
   case "$1" in
   naming) echo Fuzz/Targets/NamingTarget.swift ;;
   image-header) echo Fuzz/Targets/ImageHeaderTarget.swift ;;
-  entry-gate) echo Fuzz/Targets/EntryGateTarget.swift Sources/HoardArchive/EntryGate.swift Sources/HoardArchive/ArchiveReader.swift ;;
+  entry-gate) echo Fuzz/Targets/EntryGateTarget.swift Sources/HoardArchive/EntryGate.swift Sources/HoardArchive/ArchiveReader.swift Sources/HoardArchive/SharedBudget.swift ;;
   map-references) echo Fuzz/Targets/MapReferencesTarget.swift ;;
   live-message) echo Fuzz/Targets/LiveMessageTarget.swift ;;
   *) echo "unknown target '$1'; targets: ${targets[*]}" >&2; exit 2 ;;
