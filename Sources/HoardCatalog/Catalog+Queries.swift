@@ -38,6 +38,8 @@ public struct AssetListing: Sendable, Hashable, Codable {
     public var footprint: Footprint
     /// Variants, smallest scale first.
     public var variants: [AssetDescriptor.Variant]
+    /// In a session's manifest: the version of ``pack`` the asset was found in (absent in pack listings).
+    public var packVersion: String? = nil
 }
 
 extension Catalog {

@@ -108,12 +108,13 @@ public struct ResolvedReferences: Sendable {
 }
 
 extension Catalog {
-    /// Resolves a map's references against the catalog.
-    public func resolve(_ references: Set<Digest>) throws(CatalogError) -> ResolvedReferences {
-        try read { db in try Self.resolve(references, db) }
+    /// Resolves a map's references against the catalog. With `group`, each asset names the pack (and version) it
+    /// came from: one of that group's packs, else a public one (another group's private pack is never named).
+    public func resolve(_ references: Set<Digest>, group: Int64? = nil) throws(CatalogError) -> ResolvedReferences {
+        try read { db in try Self.resolve(references, group: group, db) }
     }
 
-    static func resolve(_ references: Set<Digest>, _ db: Database) throws -> ResolvedReferences {
+    static func resolve(_ references: Set<Digest>, group: Int64? = nil, _ db: Database) throws -> ResolvedReferences {
         var result = ResolvedReferences(assets: [], blobs: [], missing: [], reachable: references)
         let sorted = references.sorted()
         var assets: [Digest: AssetRecord] = [:]
@@ -132,13 +133,14 @@ extension Catalog {
         }
         let variantsByAsset = try variants(of: Set(assets.keys), db)
         result.reachable.formUnion(try renditionDigests(of: Set(assets.keys), db))
+        let packs = try group.map { try packsHolding(Set(assets.keys), group: $0, db) } ?? [:]
         for digest in sorted {
             if let asset = assets[digest], let footprint = Footprint(width: asset.footprintWidth, height: asset.footprintHeight) {
                 let assetVariants = variantsByAsset[digest] ?? []
                 result.reachable.formUnion(assetVariants.map(\.digest))
                 result.assets.append(AssetListing(
-                    digest: digest, kind: AssetKind(rawValue: asset.kind), name: asset.name, pack: "", footprint: footprint,
-                    variants: assetVariants))
+                    digest: digest, kind: AssetKind(rawValue: asset.kind), name: asset.name, pack: packs[digest]?.name ?? "",
+                    footprint: footprint, variants: assetVariants, packVersion: packs[digest]?.version))
             } else if let blob = blobs[digest] {
                 result.blobs.append(blob)
             } else {
@@ -146,6 +148,28 @@ extension Catalog {
             }
         }
         return result
+    }
+
+    /// For each asset, a pack that holds it and the version: the group's own packs first, then public ones; current
+    /// versions before older ones, then by name.
+    static func packsHolding(_ assets: Set<Digest>, group: Int64, _ db: Database) throws -> [Digest: (name: String, version: String)] {
+        var found: [Digest: (name: String, version: String)] = [:]
+        let sorted = assets.sorted()
+        for start in stride(from: 0, to: sorted.count, by: 500) {
+            let chunk = Array(sorted[start..<min(start + 500, sorted.count)])
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT pva.assetDigest, p.name, v.version FROM packVersionAsset pva
+                JOIN packVersion v ON v.id = pva.packVersionId JOIN pack p ON p.id = v.packId
+                WHERE pva.assetDigest IN (\(marks)) AND (p.groupId = ? OR p.isPublic)
+                ORDER BY p.groupId = ? DESC, p.currentVersionId = v.id DESC, p.name, v.id DESC
+                """, arguments: StatementArguments(chunk) + [group, group])
+            for row in rows {
+                guard let digest = Digest.fromDatabaseValue(row["assetDigest"]), found[digest] == nil else { continue }
+                found[digest] = (row["name"], row["version"])
+            }
+        }
+        return found
     }
 
     /// Creates a session whose map blob is already stored; records everything it makes reachable.

@@ -34,14 +34,23 @@ public struct ManifestAsset: Sendable, Hashable, Codable {
     public var footprint: Footprint
     /// The same picture at several resolutions.
     public var variants: [AssetDescriptor.Variant]
+    /// The pack it came from, as the session's group sees it ("" when none of its packs or a public one holds it).
+    public var pack: String?
+    /// That pack's version.
+    public var packVersion: String?
 
     /// An asset.
-    public init(digest: Digest, kind: AssetKind, name: String, footprint: Footprint, variants: [AssetDescriptor.Variant]) {
+    public init(
+        digest: Digest, kind: AssetKind, name: String, footprint: Footprint, variants: [AssetDescriptor.Variant], pack: String? = nil,
+        packVersion: String? = nil
+    ) {
         self.digest = digest
         self.kind = kind
         self.name = name
         self.footprint = footprint
         self.variants = variants
+        self.pack = pack
+        self.packVersion = packVersion
     }
 
     /// The variant to draw first: the lowest scale (the smaller blob on a tie). Nil for an asset without variants.

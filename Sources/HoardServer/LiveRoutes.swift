@@ -113,7 +113,7 @@ struct LiveRoutes: Sendable {
                 let catalog = hoard.catalog
                 let outcome = try await hub.apply(
                     session: session.id, op: op, opId: opId, from: participantId, as: isHost ? .host : .participant(participantId),
-                    manifest: { digests in try SessionRoutes.manifestFields(try catalog.resolve(Set(digests))) })
+                    manifest: { digests in try SessionRoutes.manifestFields(try catalog.resolve(Set(digests), group: session.groupId)) })
                 switch outcome {
                 case .refused(let error): await reply(session.id, connection, error.code.rawValue, error.message, opId: opId)
                 case .duplicate:

@@ -52,7 +52,8 @@ struct SessionRoutes: Sendable {
     func store(map: JSONValue, for principal: Principal, session: String? = nil) async throws -> (blob: BlobRecord, resolved: ResolvedReferences) {
         guard map.depth <= Self.maxDepth else { throw APIError.badRequest("the map is nested deeper than \(Self.maxDepth) levels") }
         let references = map.referencedDigests
-        let resolved = try hoard.catalog.resolve(references)
+        // The manifest names packs as the session's group (the host's) sees them.
+        let resolved = try hoard.catalog.resolve(references, group: principal.isMember ? principal.groupId : nil)
         let unreadable = references.filter { digest in
             access.readable(digest, by: principal) == nil && !(session.map { access.isReachable(digest, session: $0) } ?? false)
         }
@@ -247,7 +248,7 @@ struct SessionRoutes: Sendable {
         var document: (map: ByteBuffer, manifest: ByteBuffer)?
         if known != view.digest {
             let map = ByteBuffer(bytes: view.bytes)
-            document = (map, try encodedManifest(of: view.digest, map: map))
+            document = (map, try encodedManifest(of: view.digest, map: map, group: session.groupId))
         }
         let connected = await hub.connected(session: session.id)
         let participants = try hoard.catalog.participants(session: session.id).map {
@@ -271,13 +272,16 @@ struct SessionRoutes: Sendable {
         return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
     }
 
-    /// The JSON of a map's manifest, from ``manifests`` or made from the map's stored bytes (and kept) now.
-    func encodedManifest(of mapDigest: Digest, map: ByteBuffer) throws -> ByteBuffer {
-        if let cached = manifests.get(mapDigest) { return cached }
-        let document = try JSONDecoder().decode(JSONValue.self, from: Data(map.readableBytesView))
-        let resolved = try hoard.catalog.resolve(document.referencedDigests)
+    /// The JSON of a map's manifest as `group` sees it (the packs it names are that group's or public), from
+    /// ``manifests`` or made from the map's bytes (and kept) now. Kept by group and map digest: two groups' sessions
+    /// with the same map never share an entry.
+    func encodedManifest(of mapDigest: Digest, map: ByteBuffer, group: Int64) throws -> ByteBuffer {
+        let key = BlobHasher.digest(of: Array("\(group) \(mapDigest)".utf8))
+        if let cached = manifests.get(key) { return cached }
+        let document = try JSONValue(parsing: Data(map.readableBytesView))
+        let resolved = try hoard.catalog.resolve(document.referencedDigests, group: group)
         let encoded = ByteBuffer(bytes: try JSONBody.encoder.encode(Self.manifest(resolved)))
-        manifests.put(mapDigest, encoded)
+        manifests.put(key, encoded)
         return encoded
     }
 

@@ -61,6 +61,8 @@ struct SessionTests {
             let manifest = try #require(session.json["manifest"] as? [String: Any])
             let assets = try #require(manifest["assets"] as? [[String: Any]])
             #expect(assets.map { $0["digest"] as? String } == [tokens[0]])
+            #expect(["dungeon-basics", "scifi-outpost"].contains(assets.first?["pack"] as? String), "the manifest names the asset's pack")
+            #expect((assets.first?["packVersion"] as? String)?.isEmpty == false, "and its version")
             let variants = try #require(assets.first?["variants"] as? [[String: Any]])
             for variant in variants {
                 let status = try await client.execute(
