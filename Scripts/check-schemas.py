@@ -24,7 +24,7 @@ It checks, and prints, each of these; it exits 1 on any violation, 2 on bad usag
   7. the pack.json of every archive IMPORT_JSON reports as imported (when the file is still there) matches
      pack-file.schema.json, which is stricter than Hoard: it refuses keys Hoard would silently ignore;
   8. the sample map built from ASSETS_JSON by Scripts/sample_map.py (what the benchmarks and the browser test send)
-     matches map.schema.json and references only listed assets, and every map blob tagged hoard.map/v1 does too.
+     matches map.schema.json and references only listed assets, and every map blob tagged hoard.map/v1 or v2 does too.
 
 $refs between the schemas (common.schema.json#/$defs/…) are resolved locally with a referencing.Registry.
 """
@@ -526,11 +526,11 @@ def check_maps(assets, store, schemas, registry, checker):
         except (UnicodeDecodeError, json.JSONDecodeError, OSError) as error:
             checker.fail(f"map {digest} cannot be read as JSON: {error}")
             continue
-        if isinstance(document, dict) and document.get("schema") == "hoard.map/v1":
+        if isinstance(document, dict) and document.get("schema") in ("hoard.map/v1", "hoard.map/v2"):
             maps += 1
             validate(checker, schemas, registry, "map.schema.json", document, f"map {digest}")
     if maps and checker.count() == mark:
-        checker.ok(f"{maps} stored hoard.map/v1 map(s) match map.schema.json")
+        checker.ok(f"{maps} stored hoard.map map(s) match map.schema.json")
 
 
 def main():

@@ -101,8 +101,9 @@ struct SessionRoutes: Sendable {
             map = try await loadMapDocument(record.digest)
         }
         guard let map else { throw APIError.badRequest("give a map, or fromMap with the name of a saved map") }
+        let upgraded = MapPalette.upgraded(map)
         let (session, blob, resolved) = try await hoard.directory.withLock(exclusive: false) {
-            let (blob, resolved) = try await store(map: map, for: principal)
+            let (blob, resolved) = try await store(map: upgraded, for: principal)
             let session = SessionRecord(
                 id: UUID().uuidString.lowercased(), name: body.name, groupId: principal.groupId, host: principal.tokenName,
                 visibility: visibility, code: Self.makeCode(), mapDigest: blob.digest, baseSeq: 0, lastSeq: 0, createdAt: Date())
@@ -288,7 +289,8 @@ struct SessionRoutes: Sendable {
     func replaceMap(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
         let (session, principal) = try visibleSession(context)
         guard Self.isHost(principal, of: session) else { throw APIError.forbidden("only the session's host may change its map") }
-        let map = try await Self.decodeMapBody(JSONValue.self, request)
+        // A v1 map is stored and answered in the palette form (MapPalette).
+        let map = MapPalette.upgraded(try await Self.decodeMapBody(JSONValue.self, request))
         let catalog = hoard.catalog
         let (blob, seq, resolved) = try await hoard.directory.withLock(exclusive: false) {
             let (blob, resolved) = try await store(map: map, for: principal, session: session.id)
@@ -342,10 +344,13 @@ struct SessionRoutes: Sendable {
             guard Self.isHost(principal, of: session) else { throw APIError.forbidden("only the session's host may save its table") }
             map = try await hub.current(session: id).table.map
         }
-        guard let map, (body.map == nil) != (body.session == nil) else { throw APIError.badRequest("give either a map or the session whose table to save") }
+        guard let given = map, (body.map == nil) != (body.session == nil) else {
+            throw APIError.badRequest("give either a map or the session whose table to save")
+        }
+        let upgraded = MapPalette.upgraded(given)
         do {
             let saved = try await hoard.directory.withLock(exclusive: false) {
-                let (blob, resolved) = try await store(map: map, for: principal)
+                let (blob, resolved) = try await store(map: upgraded, for: principal)
                 return try hoard.catalog.saveMap(group: principal.groupId, name: body.name, blob: blob, reachable: resolved.reachable)
             }
             return try JSONBody.response(["name": saved.name, "digest": saved.digest.description], status: .created)

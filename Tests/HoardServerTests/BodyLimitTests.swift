@@ -46,3 +46,31 @@ import Testing
         }
     }
 }
+
+/// Large maps: a v1 map is stored and answered in the palette form.
+@Suite struct PaletteMapTests {
+    @Test func aV1MapIsAnsweredInThePaletteForm() async throws {
+        let fixture = try await SessionFixture()
+        defer { fixture.remove() }
+        let textures = Array(try fixture.assets("texture").prefix(3))
+        let app = try await buildApplication(fixture.configuration)
+        try await app.test(.router) { client in
+            // Three rooms of 20 × 60 tiles: 3,600 tiles of ~90 bytes each in v1.
+            let tiles = (0..<3_600).map { ["x": $0 % 60, "y": $0 / 60, "texture": textures[($0 % 60) / 20]] as [String: Any] }
+            let map: [String: Any] = ["schema": "hoard.map/v1", "grid": ["width": 60, "height": 60], "background": ["tiles": tiles],
+                                      "drawing": ["walls": [], "strokes": []], "objects": [], "tokens": []]
+            let created = try await client.json(.post, "/v1/sessions", token: fixture.hostToken, body: ["name": "Big", "map": map])
+            #expect(created.status == .created)
+            let id = try #require(created.json["id"] as? String)
+            let joined = try await client.json(.post, "/v1/sessions/join", body: ["code": try #require(created.json["code"] as? String), "name": "Ana"])
+            let shown = try await client.json(.get, "/v1/sessions/\(id)", token: try #require(joined.json["participantToken"] as? String))
+            let answered = try #require(shown.json["map"] as? [String: Any])
+            #expect(answered["schema"] as? String == "hoard.map/v2")
+            let background = try #require(answered["background"] as? [String: Any])
+            #expect(background["palette"] as? [String] == textures)
+            #expect((background["rects"] as? [[Int]]) == [[0, 0, 20, 60, 0], [20, 0, 20, 60, 1], [40, 0, 20, 60, 2]])
+            let listed = ((shown.json["manifest"] as? [String: Any])?["assets"] as? [[String: Any]])?.compactMap { $0["digest"] as? String }
+            #expect(Set(listed ?? []) == Set(textures), "the palette's art is in the manifest")
+        }
+    }
+}

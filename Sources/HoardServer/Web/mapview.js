@@ -34,11 +34,23 @@ export function layers(map) {
   const background = map?.background ?? {};
   const drawing = map?.drawing ?? {};
   const list = (value) => (Array.isArray(value) ? value : []);
+  // hoard.map/v2 paints the floor as rectangles over a palette; drawn as the tiles they cover (later over earlier).
+  const tiles = list(background.tiles).slice();
+  const palette = list(background.palette);
+  for (const rect of list(background.rects)) {
+    if (!Array.isArray(rect) || rect.length !== 5) continue;
+    const [rx, ry, rw, rh, index] = rect.map((n) => Math.floor(number(n, -2)));
+    const texture = index === -1 ? background.texture : palette[index];
+    if (!isDigest(texture)) continue;
+    for (let y = Math.max(0, ry); y < Math.min(height, ry + rh); y++) {
+      for (let x = Math.max(0, rx); x < Math.min(width, rx + rw); x++) tiles.push({x, y, texture});
+    }
+  }
   return {
     width, height,
     color: typeof background.color === 'string' && /^#[0-9a-fA-F]{6}$/.test(background.color) ? background.color : '#2b2a27',
     texture: background.texture,
-    tiles: list(background.tiles), walls: list(drawing.walls), strokes: list(drawing.strokes),
+    tiles, walls: list(drawing.walls), strokes: list(drawing.strokes),
     objects: list(map?.objects), tokens: list(map?.tokens),
   };
 }
