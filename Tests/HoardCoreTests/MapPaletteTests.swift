@@ -20,7 +20,8 @@ private func paint(_ map: JSONValue) -> [Int: String] {
     guard case .array(let palette)? = map["background"]?["palette"], case .array(let rects)? = map["background"]?["rects"] else { return [:] }
     var cells: [Int: String] = [:]
     for case .array(let rect) in rects {
-        let n = rect.compactMap { if case .number(let v) = $0 { Int(v) } else { nil } }
+        let numbers = rect.compactMap { if case .number(let v) = $0 { Int(v) } else { nil } }
+        let n = numbers.count == 3 ? [numbers[0], numbers[1], 1, 1, numbers[2]] : numbers
         for y in n[1]..<(n[1] + n[3]) { for x in n[0]..<(n[0] + n[2]) { cells[y * 1000 + x] = palette[n[4]].stringValue } }
     }
     return cells
@@ -37,6 +38,14 @@ private func paint(_ map: JSONValue) -> [Int: String] {
         let bytes = try CanonicalJSON.encode(map)
         #expect(bytes.count < 8_000, "a fully painted 512 × 512 map in rooms: \(bytes.count) bytes")
         #expect(map["background"]?["texture"] == .string(texture(0)), "the default texture stays")
+    }
+
+    @Test func aFloorPaintedTileByTileInRandomTexturesStaysUnderFourMegabytes() throws {
+        var random = SeededRandom(seed: 9)
+        var tiles: [(Int, Int, Int)] = []
+        for y in 0..<512 { for x in 0..<512 { tiles.append((x, y, Int(random.next(upperBound: 64)) + 1)) } }
+        let bytes = try CanonicalJSON.encode(MapPalette.upgraded(v1(width: 512, height: 512, tiles: tiles)))
+        #expect(bytes.count < 4_000_000, "\(bytes.count) bytes")
     }
 
     @Test(arguments: [1, 2, 3] as [UInt64]) func everyPaintedTileKeepsItsTexture(seed: UInt64) throws {

@@ -38,8 +38,8 @@ export function layers(map) {
   const tiles = list(background.tiles).slice();
   const palette = list(background.palette);
   for (const rect of list(background.rects)) {
-    if (!Array.isArray(rect) || rect.length !== 5) continue;
-    const [rx, ry, rw, rh, index] = rect.map((n) => Math.floor(number(n, -2)));
+    if (!Array.isArray(rect) || (rect.length !== 5 && rect.length !== 3)) continue;
+    const [rx, ry, rw, rh, index] = (rect.length === 3 ? [rect[0], rect[1], 1, 1, rect[2]] : rect).map((n) => Math.floor(number(n, -2)));
     const texture = index === -1 ? background.texture : palette[index];
     if (!isDigest(texture)) continue;
     for (let y = Math.max(0, ry); y < Math.min(height, ry + rh); y++) {
