@@ -36,6 +36,8 @@ public struct ServerConfiguration: Sendable {
     public var uploadsPerMinute: Int = 600
     /// How often the access index checks the catalog for outside changes.
     public var refreshInterval: Duration = .seconds(1)
+    /// On shutdown, how long live sockets have to answer their close frame before their connections are aborted.
+    public var liveCloseDeadline: Duration = .seconds(5)
     /// Log level.
     public var logLevel: Logger.Level = .info
     /// Network threads (NIO event loops); nil for one per core.
