@@ -19,7 +19,7 @@ asserted and a figure printed. Every attack stops by itself; the whole run takes
 Usage: python3 Harness/live_abuse.py HOARD_BINARY [SCENARIO ...]     (default: all)
 Exit status 0 when every bound holds. Standard library only.
 """
-import base64, hashlib, json, os, shutil, signal, socket, struct, subprocess, sys, tempfile, threading, time
+import base64, hashlib, json, multiprocessing, os, shutil, signal, socket, struct, subprocess, sys, tempfile, threading, time
 
 from harnesslib import Server, admin_token, arguments, cli, request, status_mb
 
@@ -337,6 +337,57 @@ def p99(values):
     return values[min(len(values) - 1, int(0.99 * len(values)))] if values else float("inf")
 
 
+def flooder(port, session_id, token, index, stop, results):
+    """One flooding host socket (a process): 500 messages a second until closed or told to stop; reports
+    (close code, RATE_LIMITED warnings seen, messages sent)."""
+    ws = WS(port, f"/v1/sessions/{session_id}/live", token)
+    ws.sock.setblocking(False)
+    batch = b"".join(WS.frame(json.dumps({"type": "op", "op": {"kind": "move", "token": "h", "x": (index + k) % 20, "y": 1}}))
+                     for k in range(50))
+    code, warned, sent, pace = None, 0, 0, time.time()
+    while not stop.is_set() and code is None:
+        # 500 messages a second: ten times the rate, five thousand a second from the ten.
+        pace += 0.1
+        time.sleep(max(0, pace - time.time()))
+        try:
+            ws.sock.sendall(batch)
+            sent += 50
+        except BlockingIOError:
+            pass
+        except OSError:
+            break
+        try:
+            while True:
+                chunk = ws.sock.recv(1 << 20)
+                if not chunk:
+                    break
+                ws.buf += chunk
+        except BlockingIOError:
+            pass
+        except OSError:
+            break
+        while len(ws.buf) >= 2:
+            length, start = ws.buf[1] & 0x7F, 2
+            if length == 126:
+                if len(ws.buf) < 4:
+                    break
+                length, start = struct.unpack("!H", ws.buf[2:4])[0], 4
+            elif length == 127:
+                if len(ws.buf) < 10:
+                    break
+                length, start = struct.unpack("!Q", ws.buf[2:10])[0], 10
+            if len(ws.buf) < start + length:
+                break
+            opcode, payload = ws.buf[0] & 0x0F, ws.buf[start:start + length]
+            ws.buf = ws.buf[start + length:]
+            if opcode == 0x8:
+                code = struct.unpack("!H", payload[:2])[0]
+            elif opcode == 0x1 and b"RATE_LIMITED" in payload:
+                warned += 1
+    ws.close()
+    results.put((code, warned, sent))
+
+
 def flood_p99(h):
     server, host, admin, session = h.start("flood-p99")
     try:
@@ -346,59 +397,12 @@ def flood_p99(h):
         quiet, expected = latencies(h, server, session, mover, readers, 4)
         for ws in readers:
             ws.close()
-        # Ten host sockets (8 of the host's token, 2 of an admin's: a participant has at most 8) flood for 5 s.
-        stop = threading.Event()
-        codes, warnings, sent = [], [0], [0]
-        lock = threading.Lock()
-
-        def flooder(token, index):
-            ws = h.open(server, session, token)
-            ws.sock.setblocking(False)
-            batch = b"".join(WS.frame(json.dumps({"type": "op", "op": {"kind": "move", "token": "h", "x": (index + k) % 20, "y": 1}}))
-                             for k in range(50))
-            code, pace = None, time.time()
-            while not stop.is_set() and code is None:
-                # 500 messages a second: ten times the rate, five thousand a second from the ten.
-                pace += 0.1
-                time.sleep(max(0, pace - time.time()))
-                try:
-                    ws.sock.sendall(batch)
-                    with lock:
-                        sent[0] += 50
-                except BlockingIOError:
-                    time.sleep(0.01)
-                except OSError:
-                    break
-                try:
-                    ws.buf += ws.sock.recv(1 << 20)
-                except BlockingIOError:
-                    pass
-                except OSError:
-                    break
-                while len(ws.buf) >= 2:
-                    length, start = ws.buf[1] & 0x7F, 2
-                    if length == 126:
-                        if len(ws.buf) < 4:
-                            break
-                        length, start = struct.unpack("!H", ws.buf[2:4])[0], 4
-                    elif length == 127:
-                        if len(ws.buf) < 10:
-                            break
-                        length, start = struct.unpack("!Q", ws.buf[2:10])[0], 10
-                    if len(ws.buf) < start + length:
-                        break
-                    opcode, payload = ws.buf[0] & 0x0F, ws.buf[start:start + length]
-                    ws.buf = ws.buf[start + length:]
-                    if opcode == 0x8:
-                        code = struct.unpack("!H", payload[:2])[0]
-                    elif opcode == 0x1 and b"RATE_LIMITED" in payload:
-                        with lock:
-                            warnings[0] += 1
-            with lock:
-                codes.append(code)
-            ws.close()
-
-        flooders = [threading.Thread(target=flooder, args=(host if i < 8 else admin, i), daemon=True) for i in range(10)]
+        # Ten host sockets (8 of the host's token, 2 of an admin's: a participant has at most 8) flood for 5 s, from
+        # processes of their own so that they do not share the readers' interpreter lock.
+        stop = multiprocessing.Event()
+        results = multiprocessing.Queue()
+        flooders = [multiprocessing.Process(target=flooder, args=(server.port, session["id"], host if i < 8 else admin, i, stop, results),
+                                            daemon=True) for i in range(10)]
         for t in flooders:
             t.start()
         time.sleep(0.3)
@@ -406,6 +410,15 @@ def flood_p99(h):
         flooded, flooded_expected = latencies(h, server, session, mover, readers, 4)
         time.sleep(1)
         stop.set()
+        codes, warnings, sent = [], [0], [0]
+        for t in flooders:
+            try:
+                code, warned, count = results.get(timeout=10)
+            except Exception:
+                continue
+            codes.append(code)
+            warnings[0] += warned
+            sent[0] += count
         for t in flooders:
             t.join(10)
         for ws in readers:
