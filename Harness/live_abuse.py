@@ -19,7 +19,7 @@ asserted and a figure printed. Every attack stops by itself; the whole run takes
 Usage: python3 Harness/live_abuse.py HOARD_BINARY [SCENARIO ...]     (default: all)
 Exit status 0 when every bound holds. Standard library only.
 """
-import base64, hashlib, json, multiprocessing, os, shutil, signal, socket, struct, subprocess, sys, tempfile, threading, time
+import base64, contextlib, hashlib, json, multiprocessing, os, shutil, signal, socket, struct, subprocess, sys, tempfile, threading, time
 
 from harnesslib import Server, admin_token, arguments, cli, request, status_mb
 
@@ -141,6 +141,16 @@ class Harness:
         session = json.loads(body)
         return server, host, token, session
 
+    @contextlib.contextmanager
+    def started(self, name):
+        """A server with a session (see `start`), stopped at the end whatever happened."""
+        server, host, admin, session = self.start(name)
+        try:
+            yield server, host, admin, session
+        finally:
+            if server.process.poll() is None:
+                server.stop()
+
     def join(self, server, session, name, with_id=False):
         status, body = request(server.base, "POST", "/v1/sessions/join", {"code": session["code"], "name": name})
         assert status in (200, 201), body
@@ -150,6 +160,11 @@ class Harness:
     def open(self, server, session, token, since=None, **options):
         path = f"/v1/sessions/{session['id']}/live" + (f"?since={since}" if since is not None else "")
         return WS(server.port, path, token, **options)
+
+    def record(self, name, figures, line):
+        """Keeps a scenario's figures and prints its line."""
+        self.figures[name] = figures
+        print("  " + line, flush=True)
 
     def rss(self, server):
         return status_mb(server.process.pid, "VmRSS")
@@ -183,8 +198,7 @@ def peak_sampler(h, server, stop, peak):
 
 
 def fragment_flood(h):
-    server, host, _, session = h.start("fragment-flood")
-    try:
+    with h.started("fragment-flood") as (server, host, _, session):
         player = h.join(server, session, "flooder")
         time.sleep(0.5)
         before = h.rss(server)
@@ -208,19 +222,16 @@ def fragment_flood(h):
         sampler.join()
         after = h.rss(server)
         growth = peak[0] - before
-        h.figures["fragment-flood"] = {"framesSent": sent, "closeCode": code, "rssBeforeMB": round(before, 1),
-                                       "rssPeakGrowthMB": round(growth, 1), "rssAfterMB": round(after, 1)}
-        print(f"  {sent:,} empty fragments sent before the close ({code}); RSS {before:.1f} MB, peak +{growth:.1f} MB, "
-              f"after {after:.1f} MB", flush=True)
+        h.record("fragment-flood", {"framesSent": sent, "closeCode": code, "rssBeforeMB": round(before, 1),
+                                       "rssPeakGrowthMB": round(growth, 1), "rssAfterMB": round(after, 1)},
+                 f"{sent:,} empty fragments sent before the close ({code}); RSS {before:.1f} MB, peak +{growth:.1f} MB, "
+                 f"after {after:.1f} MB")
         h.expect(code == 1008, f"the fragment flood is closed with 1008 (got {code})")
         h.expect(growth < 64, f"the server grows less than 64 MB under the fragment flood (+{growth:.1f} MB)")
-    finally:
-        server.stop()
 
 
 def silent_sockets(h):
-    server, host, _, session = h.start("silent-sockets")
-    try:
+    with h.started("silent-sockets") as (server, host, _, session):
         stop = threading.Event()
         host_ws = h.open(server, session, host)
         reader_thread(host_ws, stop)
@@ -254,19 +265,16 @@ def silent_sockets(h):
             ws.close()
         time.sleep(1)
         after = h.rss(server)
-        h.figures["silent-sockets"] = {"rssBeforeMB": round(before, 1), "rssPeakGrowthMB": round(growth, 1),
-                                       "rssAfterCloseMB": round(after, 1), "refusedOf20": refused}
-        print(f"  10 silent sockets on a 48 MB log: RSS {before:.1f} MB, peak +{growth:.1f} MB, {after:.1f} MB after they "
-              f"closed; one token's 20 more sockets: {refused} refused with 1008", flush=True)
+        h.record("silent-sockets", {"rssBeforeMB": round(before, 1), "rssPeakGrowthMB": round(growth, 1),
+                                       "rssAfterCloseMB": round(after, 1), "refusedOf20": refused},
+                 f"10 silent sockets on a 48 MB log: RSS {before:.1f} MB, peak +{growth:.1f} MB, {after:.1f} MB after they "
+                 f"closed; one token's 20 more sockets: {refused} refused with 1008")
         h.expect(growth < 32, f"10 silent sockets on a 48 MB log add less than 32 MB (+{growth:.1f} MB)")
         h.expect(refused >= 20 - 7, f"one participant keeps at most 8 sockets ({refused} of 20 more refused)")
-    finally:
-        server.stop()
 
 
 def dropped_grab(h):
-    server, host, _, session = h.start("dropped-grab")
-    try:
+    with h.started("dropped-grab") as (server, host, _, session):
         stop = threading.Event()
         slow_token, (other_token, other_id) = h.join(server, session, "slow"), h.join(server, session, "other", with_id=True)
         slow = h.open(server, session, slow_token, rcvbuf=4096)
@@ -299,13 +307,11 @@ def dropped_grab(h):
         stop.set()
         for ws in (slow, other, host_ws):
             ws.close()
-        h.figures["dropped-grab"] = {"grabFreeAfterLastOpS": None if granted is None else round(granted, 2), "slowEofS": round(ended, 2)}
-        print(f"  the other player's grab succeeded {'never' if granted is None else f'{granted:.2f} s'} after the host's last "
-              f"op; the dropped socket read to its end in {ended:.2f} s", flush=True)
+        h.record("dropped-grab", {"grabFreeAfterLastOpS": None if granted is None else round(granted, 2), "slowEofS": round(ended, 2)},
+                 f"the other player's grab succeeded {'never' if granted is None else f'{granted:.2f} s'} after the host's last "
+                 f"op; the dropped socket read to its end in {ended:.2f} s")
         h.expect(granted is not None and granted < 2, "a dropped player's grab is free within 2 s")
         h.expect(ended < 5, "the dropped player's connection is aborted")
-    finally:
-        server.stop()
 
 
 def latencies(h, server, session, mover_token, readers, seconds):
@@ -389,8 +395,7 @@ def flooder(port, session_id, token, index, stop, results):
 
 
 def flood_p99(h):
-    server, host, admin, session = h.start("flood-p99")
-    try:
+    with h.started("flood-p99") as (server, host, admin, session):
         mover = h.join(server, session, "mover")
         readers_tokens = [h.join(server, session, f"reader{n}") for n in range(5)]
         readers = [h.open(server, session, t) for t in readers_tokens]
@@ -425,23 +430,20 @@ def flood_p99(h):
             ws.close()
         q, f = p99(quiet), p99(flooded)
         closed = sum(1 for c in codes if c == 1008)
-        h.figures["flood-p99"] = {"quietP99ms": round(q, 2), "floodP99ms": round(f, 2), "floodMessagesSent": sent[0],
+        h.record("flood-p99", {"quietP99ms": round(q, 2), "floodP99ms": round(f, 2), "floodMessagesSent": sent[0],
                                   "rateLimitedWarnings": warnings[0], "floodersClosed1008": closed,
-                                  "delivered": [len(quiet), expected, len(flooded), flooded_expected]}
-        print(f"  readers' p99: quiet {q:.2f} ms, under a flood of {sent[0]:,} messages from 10 host sockets {f:.2f} ms; "
-              f"{warnings[0]} RATE_LIMITED warnings, {closed} of 10 flooders closed with 1008", flush=True)
+                                  "delivered": [len(quiet), expected, len(flooded), flooded_expected]},
+                 f"readers' p99: quiet {q:.2f} ms, under a flood of {sent[0]:,} messages from 10 host sockets {f:.2f} ms; "
+                 f"{warnings[0]} RATE_LIMITED warnings, {closed} of 10 flooders closed with 1008")
         h.expect(len(quiet) == expected and len(flooded) == flooded_expected,
                  f"every ping reached every reader ({len(quiet)}/{expected} quiet, {len(flooded)}/{flooded_expected} flooded)")
         h.expect(f <= 2 * q + 1, f"others' p99 under the flood is within 2x the quiet figure ({f:.2f} vs {q:.2f} ms)")
         h.expect(warnings[0] <= 10 * 8, f"one RATE_LIMITED warning per socket per second at most ({warnings[0]})")
         h.expect(closed >= 8, f"sustained flooders are closed with 1008 ({closed} of 10)")
-    finally:
-        server.stop()
 
 
 def sigterm(h):
-    server, host, _, session = h.start("sigterm")
-    try:
+    with h.started("sigterm") as (server, host, _, session):
         host_ws = h.open(server, session, host)
         host_ws.message()  # the snapshot
         for n in range(20):
@@ -465,15 +467,12 @@ def sigterm(h):
         server.start()
         status, body = request(server.base, "GET", f"/v1/sessions/{session['id']}", None, host)
         seq = json.loads(body).get("seq", 0) if status == 200 else 0
-        h.figures["sigterm"] = {"exitSeconds": round(took, 2), "hostCloseCode": codes, "seqAfterRestart": seq}
-        print(f"  SIGTERM with a silent client: gone in {took:.2f} s; the host's socket got close {codes}; "
-              f"after a restart the log reaches seq {seq} (acknowledged {last})", flush=True)
+        h.record("sigterm", {"exitSeconds": round(took, 2), "hostCloseCode": codes, "seqAfterRestart": seq},
+                 f"SIGTERM with a silent client: gone in {took:.2f} s; the host's socket got close {codes}; "
+                 f"after a restart the log reaches seq {seq} (acknowledged {last})")
         h.expect(took < 6, f"the server exits within 6 s of SIGTERM ({took:.2f} s)")
         h.expect(codes in (1000, 1001), f"a reading client gets a close frame (got {codes})")
         h.expect(seq >= last, f"nothing acknowledged is lost ({seq} >= {last})")
-    finally:
-        if server.process.poll() is None:
-            server.stop()
 
 
 def main():
