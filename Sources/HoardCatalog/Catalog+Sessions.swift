@@ -235,7 +235,11 @@ extension Catalog {
     public func eventBytes(session id: String, after seq: Int64) throws(CatalogError) -> Int {
         try read { db in
             try Int.fetchOne(
-                db, sql: "SELECT coalesce(sum(length(CAST(body AS BLOB)) + coalesce(length(CAST(views AS BLOB)), 0)), 0) FROM sessionEvent WHERE sessionId = ? AND seq > ?",
+                db,
+                sql: """
+                    SELECT coalesce(sum(length(CAST(body AS BLOB)) + coalesce(length(CAST(views AS BLOB)), 0)), 0)
+                    FROM sessionEvent WHERE sessionId = ? AND seq > ?
+                    """,
                 arguments: [id, seq]) ?? 0
         }
     }

@@ -90,7 +90,8 @@ public struct APIError: HTTPResponseError, Sendable {
     }
     /// A WebSocket upgrade to a version other than 13: the answer names the version the server speaks.
     public static func upgradeRequired() -> APIError {
-        var error = APIError("UPGRADE_REQUIRED", .init(code: 426, reasonPhrase: "Upgrade Required"), "this server speaks WebSocket version 13")
+        var error = APIError(
+            "UPGRADE_REQUIRED", .init(code: 426, reasonPhrase: "Upgrade Required"), "this server speaks WebSocket version 13")
         error.headers[HTTPField.Name("Sec-WebSocket-Version")!] = "13"
         return error
     }

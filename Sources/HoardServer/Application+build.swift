@@ -38,7 +38,9 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let upgradeCheck = UpgradeAnswerer.liveCheck(access: access, catalog: hoard.catalog)
     let server = HTTPServerBuilder { responder -> any ServerChildChannel in
         let inner = HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: channel)
-        guard hasFastPath else { return BadRequestAnsweringChildChannel(inner: UpgradeAnsweringChildChannel(inner: inner, check: upgradeCheck)) }
+        guard hasFastPath else {
+            return BadRequestAnsweringChildChannel(inner: UpgradeAnsweringChildChannel(inner: inner, check: upgradeCheck))
+        }
         return BadRequestAnsweringChildChannel(inner: UpgradeAnsweringChildChannel(inner: FastPathChildChannel(inner: inner) {
             BlobFastPath(access: access, cache: cache, metrics: metrics, serverName: serverName)
         }, check: upgradeCheck))

@@ -64,7 +64,9 @@ struct LiveMessageAssembler {
         guard fin else { return .partial }
         defer { reset() }
         if opcode == .binary { return .binary(buffer.readableBytes) }
-        guard let text = String(validating: buffer.readableBytesView, as: UTF8.self) else { return .close(.dataInconsistentWithMessage, "a text message must be UTF-8") }
+        guard let text = String(validating: buffer.readableBytesView, as: UTF8.self) else {
+            return .close(.dataInconsistentWithMessage, "a text message must be UTF-8")
+        }
         return .text(text)
     }
 

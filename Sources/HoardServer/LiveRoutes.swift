@@ -118,7 +118,9 @@ struct LiveRoutes: Sendable {
             switch assembler.take(frame) {
             case .partial: continue
             case .close(let code, let reason):
-                logger.notice("closing a live socket", metadata: ["session": "\(session.id)", "participant": "\(participantId)", "reason": "\(reason)"])
+                logger.notice("closing a live socket", metadata: [
+                    "session": "\(session.id)", "participant": "\(participantId)", "reason": "\(reason)",
+                ])
                 return try await outbound.close(code, reason: reason)
             case .binary: text = nil
             case .text(let message): text = message
@@ -127,7 +129,8 @@ struct LiveRoutes: Sendable {
             switch flood.admit(rates.take(key)) {
             case .handle: break
             case .dropAndWarn:
-                await reply(session.id, connection, "RATE_LIMITED", "more than \(Int(Self.rate)) messages a second; slow down (the excess is dropped)")
+                let warning = "more than \(Int(Self.rate)) messages a second; slow down (the excess is dropped)"
+                await reply(session.id, connection, "RATE_LIMITED", warning)
                 continue
             case .drop: continue
             case .close:

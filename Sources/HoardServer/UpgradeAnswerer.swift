@@ -40,7 +40,7 @@ final class UpgradeAnswerer: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         guard case .head(let head) = unwrapInboundIn(data),
-              head.headers[canonicalForm: "upgrade"].contains(where: { $0.lowercased() == "websocket" })
+            head.headers[canonicalForm: "upgrade"].contains(where: { $0.lowercased() == "websocket" })
         else { return context.fireChannelRead(data) }
         if let refusal = Self.handshakeRefusal(head) { return refuse(context: context, refusal) }
         checking = true
@@ -111,7 +111,9 @@ extension UpgradeAnswerer {
                 guard let principal = try access.principal(authorization: head.headers.first(name: "authorization")) else {
                     return .unauthorized("send a participant's or member's token")
                 }
-                guard let session = try catalog.session(id: id), SessionRoutes.sees(principal, session) else { return .notFound("no session \(id)") }
+                guard let session = try catalog.session(id: id), SessionRoutes.sees(principal, session) else {
+                    return .notFound("no session \(id)")
+                }
                 return nil
             } catch let error as APIError {
                 return error
@@ -189,9 +191,11 @@ final class ClientFrameGuard: ChannelDuplexHandler, RemovableChannelHandler {
             let view = head.readableBytesView
             if let end = view.firstRange(of: [13, 10, 13, 10]) {
                 let text = String(decoding: view[view.startIndex..<end.lowerBound], as: UTF8.self).lowercased()
-                let isUpgrade = text.hasPrefix("get ") && text.split(separator: "\r\n").contains { line in
-                    line.hasPrefix("upgrade:") && line.dropFirst(8).trimmingCharacters(in: .whitespaces) == "websocket"
-                }
+                let isUpgrade =
+                    text.hasPrefix("get ")
+                    && text.split(separator: "\r\n").contains { line in
+                        line.hasPrefix("upgrade:") && line.dropFirst(8).trimmingCharacters(in: .whitespaces) == "websocket"
+                    }
                 guard isUpgrade else { return leave(context: context, data) }
                 state = .awaitingAnswer
                 if !scan(view[end.upperBound...]) { unmaskedEarly = true }
@@ -212,7 +216,7 @@ final class ClientFrameGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         guard case .awaitingAnswer = state else { return context.write(data, promise: promise) }
         guard case .byteBuffer(let buffer) = unwrapOutboundIn(data),
-              buffer.readableBytesView.starts(with: Array("HTTP/1.1 101".utf8))
+            buffer.readableBytesView.starts(with: Array("HTTP/1.1 101".utf8))
         else {
             context.write(data, promise: promise)
             state = .passing

@@ -20,8 +20,10 @@ struct LiveAbuseTests {
     }
 
     @Test func theAssemblerPutsFragmentsTogether() {
-        let outcomes = Self.assemble([(.text, false, Array("he".utf8)), (.continuation, false, []), (.continuation, true, Array("llo".utf8)),
-                                      (.binary, true, [1, 2, 3]), (.text, true, Array("é".utf8))])
+        let outcomes = Self.assemble([
+            (.text, false, Array("he".utf8)), (.continuation, false, []), (.continuation, true, Array("llo".utf8)),
+            (.binary, true, [1, 2, 3]), (.text, true, Array("é".utf8)),
+        ])
         #expect(outcomes == [.partial, .partial, .text("hello"), .binary(3), .text("é")])
     }
 
@@ -29,16 +31,21 @@ struct LiveAbuseTests {
         let empty = (WebSocketDataFrame.Opcode.continuation, false, [UInt8]())
         let frames = Self.assemble([(.text, false, [])] + Array(repeating: empty, count: 4))
         #expect(frames.last == .close(.policyViolation, "a message is at most 4 frames"))
-        let bytes = Self.assemble([(.text, false, [UInt8](repeating: 65, count: 60)), (.continuation, true, [UInt8](repeating: 65, count: 41))])
+        let bytes = Self.assemble([
+            (.text, false, [UInt8](repeating: 65, count: 60)), (.continuation, true, [UInt8](repeating: 65, count: 41)),
+        ])
         #expect(bytes.last == .close(.messageTooLarge, "a message is at most 100 bytes"))
         #expect(Self.assemble([(.text, true, [UInt8](repeating: 65, count: 100))]) == [.text(String(repeating: "A", count: 100))])
     }
 
     @Test func theAssemblerRefusesBrokenSequencesAndInvalidText() {
-        #expect(Self.assemble([(.continuation, true, [])]).last == .close(.protocolError, "a continuation frame without a message to continue"))
-        #expect(Self.assemble([(.text, false, []), (.text, true, [])]).last == .close(.protocolError, "a new message inside a fragmented one"))
-        #expect(Self.assemble([(.text, false, [0xC3]), (.continuation, true, [0x28])]).last
-            == .close(.dataInconsistentWithMessage, "a text message must be UTF-8"))
+        #expect(
+            Self.assemble([(.continuation, true, [])]).last == .close(.protocolError, "a continuation frame without a message to continue"))
+        #expect(
+            Self.assemble([(.text, false, []), (.text, true, [])]).last == .close(.protocolError, "a new message inside a fragmented one"))
+        #expect(
+            Self.assemble([(.text, false, [0xC3]), (.continuation, true, [0x28])]).last
+                == .close(.dataInconsistentWithMessage, "a text message must be UTF-8"))
         #expect(Self.assemble([(.text, true, [0xFF])]).last == .close(.dataInconsistentWithMessage, "a text message must be UTF-8"))
     }
 
@@ -68,16 +75,26 @@ struct LiveAbuseTests {
 
     @Test func aFragmentFloodIsClosedWith1008AndBrokenFramesWithTheirCodes() async throws {
         try await LiveChannelTests.withSession { live in
-            let flood = RawWebSocket.frame(0x1, [], fin: false) + RawWebSocket.frame(0x0, [], fin: false).repeated(LiveRoutes.maxFrames + 10)
+            let flood =
+                RawWebSocket.frame(0x1, [], fin: false) + RawWebSocket.frame(0x0, [], fin: false).repeated(LiveRoutes.maxFrames + 10)
             let cases: [(String, [UInt8], UInt16)] = [
                 ("fragment flood", flood, 1008),
                 ("invalid UTF-8", RawWebSocket.frame(0x1, [0x7B, 0xFF, 0x7D]), 1007),
                 ("an unmasked frame", RawWebSocket.frame(0x1, Array(#"{"type":"grab","entity":"x"}"#.utf8), masked: false), 1002),
-                ("an unmasked frame after a masked one", RawWebSocket.frame(0x9, [1, 2]) + RawWebSocket.frame(0x1, [0x7B, 0x7D], masked: false), 1002),
+                (
+                    "an unmasked frame after a masked one",
+                    RawWebSocket.frame(0x9, [1, 2]) + RawWebSocket.frame(0x1, [0x7B, 0x7D], masked: false), 1002
+                ),
                 ("continuation without a start", RawWebSocket.frame(0x0, Array("{}".utf8)), 1002),
-                ("a text frame inside a fragmented message", RawWebSocket.frame(0x1, [0x7B], fin: false) + RawWebSocket.frame(0x1, [0x7D]), 1002),
-                ("a message over 1 MiB in fragments", RawWebSocket.frame(0x1, [UInt8](repeating: 0x20, count: 600_000), fin: false)
-                    + RawWebSocket.frame(0x0, [UInt8](repeating: 0x20, count: 600_000)), 1009),
+                (
+                    "a text frame inside a fragmented message",
+                    RawWebSocket.frame(0x1, [0x7B], fin: false) + RawWebSocket.frame(0x1, [0x7D]), 1002
+                ),
+                (
+                    "a message over 1 MiB in fragments",
+                    RawWebSocket.frame(0x1, [UInt8](repeating: 0x20, count: 600_000), fin: false)
+                        + RawWebSocket.frame(0x0, [UInt8](repeating: 0x20, count: 600_000)), 1009
+                ),
             ]
             for (what, bytes, code) in cases {
                 let socket = try await RawWebSocket.open(port: live.port, session: live.session, token: live.participant)
@@ -87,7 +104,8 @@ struct LiveAbuseTests {
                 socket.socket.close()
             }
             // The server is fine.
-            let events = LiveClient.objects(try await LiveClient.exchange(port: live.port, session: live.session, token: live.participant, until: 1))
+            let events = LiveClient.objects(
+                try await LiveClient.exchange(port: live.port, session: live.session, token: live.participant, until: 1))
             #expect(events.first?["type"] as? String == "snapshot")
         }
     }
@@ -101,7 +119,8 @@ struct LiveAbuseTests {
             let padding = String(repeating: "x", count: 200_000)
             let big = (0..<60).map { n in #"{"type":"op","op":{"kind":"custom","payload":{"n":\#(n),"pad":"\#(padding)"}}}"# }
             _ = try await LiveClient.exchange(
-                port: live.port, session: live.session, token: live.fixture.hostToken, since: 0, send: big, until: 1000, timeout: .seconds(4))
+                port: live.port, session: live.session, token: live.fixture.hostToken, since: 0, send: big, until: 1000,
+                timeout: .seconds(4))
             // The log (what every socket is sent) has the release of its grab and its leaving.
             let catalog = try Hoard(dataDirectory: live.fixture.directory).catalog
             let logged = await Fixture.eventually(seconds: 20) {
@@ -115,10 +134,13 @@ struct LiveAbuseTests {
             _ = try await slow.socket.receiveAll()
             #expect(ContinuousClock.now - started < .seconds(2))
             // Someone else may grab the door now.
-            let joined = try await live.client.json(.post, "/v1/sessions/join", body: ["code": try LiveChannelTests.code(live.client, live.fixture, live.session), "name": "Bo"])
+            let joined = try await live.client.json(
+                .post, "/v1/sessions/join",
+                body: ["code": try LiveChannelTests.code(live.client, live.fixture, live.session), "name": "Bo"])
             let bo = try #require(joined.json["participantToken"] as? String)
-            let answers = LiveClient.objects(try await LiveClient.exchange(
-                port: live.port, session: live.session, token: bo, send: [#"{"type":"grab","entity":"door"}"#], until: 3))
+            let answers = LiveClient.objects(
+                try await LiveClient.exchange(
+                    port: live.port, session: live.session, token: bo, send: [#"{"type":"grab","entity":"door"}"#], until: 3))
             #expect(answers.contains { $0["type"] as? String == "grab" && $0["entity"] as? String == "door" })
             #expect(!answers.contains { $0["code"] as? String == "GRAB_DENIED" })
         }
@@ -131,16 +153,26 @@ struct LiveAbuseTests {
             let cases: [(String, String, String, String)] = [
                 ("no token", live.session, key + "Sec-WebSocket-Version: 13\r\n", "HTTP/1.1 401"),
                 ("an unknown token", live.session, key + "Sec-WebSocket-Version: 13\r\nAuthorization: Bearer nope\r\n", "HTTP/1.1 401"),
-                ("another session's participant", other, key + "Sec-WebSocket-Version: 13\r\nAuthorization: Bearer \(live.participant)\r\n", "HTTP/1.1 404"),
-                ("an unknown session", "nosuch", key + "Sec-WebSocket-Version: 13\r\nAuthorization: Bearer \(live.participant)\r\n", "HTTP/1.1 404"),
-                ("version 8", live.session, key + "Sec-WebSocket-Version: 8\r\nAuthorization: Bearer \(live.participant)\r\n", "HTTP/1.1 426"),
+                (
+                    "another session's participant", other,
+                    key + "Sec-WebSocket-Version: 13\r\nAuthorization: Bearer \(live.participant)\r\n", "HTTP/1.1 404"
+                ),
+                (
+                    "an unknown session", "nosuch", key + "Sec-WebSocket-Version: 13\r\nAuthorization: Bearer \(live.participant)\r\n",
+                    "HTTP/1.1 404"
+                ),
+                (
+                    "version 8", live.session, key + "Sec-WebSocket-Version: 8\r\nAuthorization: Bearer \(live.participant)\r\n",
+                    "HTTP/1.1 426"
+                ),
                 ("no key", live.session, "Sec-WebSocket-Version: 13\r\nAuthorization: Bearer \(live.participant)\r\n", "HTTP/1.1 400"),
             ]
             for (what, session, headers, status) in cases {
                 let socket = try await RawSocket.connect(port: live.port)
                 defer { socket.close() }
-                try await socket.send(Array(
-                    "GET /v1/sessions/\(session)/live HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\(headers)\r\n".utf8))
+                let request = "GET /v1/sessions/\(session)/live HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Upgrade: websocket\r\nConnection: Upgrade\r\n\(headers)\r\n"
+                try await socket.send(Array(request.utf8))
                 let answer = String(decoding: try await socket.receiveAll(), as: UTF8.self)
                 #expect(answer.hasPrefix(status), "\(what): \(answer.prefix(200))")
                 #expect(answer.contains(#"{"error":{"code":"#), "\(what): the API's error body")
@@ -167,13 +199,18 @@ struct LiveAbuseTests {
             // 30 ops of 200 KB: a 6 MB log after seq 1, more than a socket may have waiting.
             let padding = String(repeating: "y", count: 200_000)
             let big = (0..<30).map { n in #"{"type":"op","op":{"kind":"custom","payload":{"n":\#(n),"pad":"\#(padding)"}}}"# }
-            _ = try await LiveClient.exchange(port: live.port, session: live.session, token: live.fixture.hostToken, send: big, until: 31, timeout: .seconds(5))
-            let events = LiveClient.objects(try await LiveClient.exchange(port: live.port, session: live.session, token: live.participant, since: 1, until: 1))
+            _ = try await LiveClient.exchange(
+                port: live.port, session: live.session, token: live.fixture.hostToken, send: big, until: 31, timeout: .seconds(5))
+            let events = LiveClient.objects(
+                try await LiveClient.exchange(port: live.port, session: live.session, token: live.participant, since: 1, until: 1))
             #expect(events.first?["type"] as? String == "snapshot", "a snapshot instead of 6 MB of replay")
             let last = try #require(try await live.fixture.lastSeq(live.session))
-            let short = LiveClient.objects(try await LiveClient.exchange(
-                port: live.port, session: live.session, token: live.participant, since: last - 3, until: 3))
-            #expect(short.first?["type"] as? String != "snapshot" && short.first?["seq"] as? Int == Int(last - 2), "a short replay is still exact")
+            let short = LiveClient.objects(
+                try await LiveClient.exchange(
+                    port: live.port, session: live.session, token: live.participant, since: last - 3, until: 3))
+            #expect(
+                short.first?["type"] as? String != "snapshot" && short.first?["seq"] as? Int == Int(last - 2),
+                "a short replay is still exact")
         }
     }
 }
@@ -190,9 +227,11 @@ struct RawWebSocket: Sendable {
 
     static func open(port: Int, session: String, token: String, receiveBuffer: Int32? = nil) async throws -> RawWebSocket {
         let socket = try await RawSocket.connect(port: port, receiveBuffer: receiveBuffer)
-        try await socket.send(Array((
-            "GET /v1/sessions/\(session)/live HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer \(token)\r\n\r\n").utf8))
+        try await socket.send(
+            Array(
+                ("GET /v1/sessions/\(session)/live HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer \(token)\r\n\r\n")
+                    .utf8))
         let (head, rest) = try await socket.receiveHeadAndRest()
         guard head.hasPrefix("HTTP/1.1 101") else { throw RawSocket.Failure(description: "not upgraded: \(head)") }
         return RawWebSocket(socket: socket, early: rest)
