@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: install what is missing, build, run every Swift test, check real output against the
 # JSON Schemas in Schemas/, drive the web page in headless Chromium, fuzz the API with schemathesis, then run the
-# crash, fault and fuzz harnesses (Harness/, Fuzz/).
+# crash, live-abuse, fault and fuzz harnesses (Harness/, Fuzz/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --browser
@@ -35,6 +35,9 @@ Scripts/schemathesis.sh "$hoard"
 
 printf '\033[1m==> crash safety: SIGKILL the server 50 times under load, then verify (about 70 s)\033[0m\n' >&2
 python3 Harness/crash.py "$hoard" --kills 50 --max-seconds 300
+
+printf '\033[1m==> the live channel under abuse: fragment floods, silent sockets, dropped readers, floods, SIGTERM (about 40 s)\033[0m\n' >&2
+timeout 300 python3 Harness/live_abuse.py "$hoard"
 
 printf '\033[1m==> fault injection: full disk, read-only data directory, busy catalog\033[0m\n' >&2
 python3 Harness/fault.py "$hoard"   # full disk and read-only only where it may mount a tmpfs (root)

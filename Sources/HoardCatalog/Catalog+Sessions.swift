@@ -255,6 +255,19 @@ extension Catalog {
         }
     }
 
+    /// The bytes of the logged events after `seq` (bodies and views), without reading them.
+    public func eventBytes(session id: String, after seq: Int64) throws(CatalogError) -> Int {
+        try read { db in
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT coalesce(sum(length(CAST(body AS BLOB)) + coalesce(length(CAST(views AS BLOB)), 0)), 0)
+                    FROM sessionEvent WHERE sessionId = ? AND seq > ?
+                    """,
+                arguments: [id, seq]) ?? 0
+        }
+    }
+
     /// Folds a session's log into a new base map: the map (already stored as a blob) is the session as of `baseSeq`;
     /// the `keeping` events up to it stay for clients that reconnect from one of them, older ones are deleted. Does
     /// nothing when the session has a later base already (a map replaced meanwhile); returns whether it folded.

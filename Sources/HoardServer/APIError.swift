@@ -89,6 +89,13 @@ public struct APIError: HTTPResponseError, Sendable {
     public static func storageFailure(_ message: String = "the server's storage failed (disk full, read-only or busy); nothing was stored; retry later or tell an admin, the error was logged") -> APIError {
         APIError(ProblemCode.storageFailure.rawValue, .init(code: 507, reasonPhrase: "Insufficient Storage"), message)
     }
+    /// A WebSocket upgrade to a version other than 13: the answer names the version the server speaks.
+    public static func upgradeRequired() -> APIError {
+        var error = APIError(
+            "UPGRADE_REQUIRED", .init(code: 426, reasonPhrase: "Upgrade Required"), "this server speaks WebSocket version 13")
+        error.headers[HTTPField.Name("Sec-WebSocket-Version")!] = "13"
+        return error
+    }
     /// The server failed; the message says nothing internal.
     public static func internalError(_ message: String = "the server failed; the error was logged") -> APIError {
         APIError("INTERNAL", .internalServerError, message)
@@ -101,7 +108,7 @@ public struct APIError: HTTPResponseError, Sendable {
         ("RANGE_NOT_SATISFIABLE", 416), ("RATE_LIMITED", 429), ("INTERNAL", 500), ("QUOTA_EXCEEDED", 507),
         ("MISSING_BLOBS", 409), ("UNKNOWN_CODE", 404), ("MAP_EXISTS", 409), ("CORRUPT_BLOB", 500),
         ("NOT_A_PICTURE", 415), ("REF_CONFLICT", 412),
-        ("UNREADABLE_BLOB", 500),
+        ("UNREADABLE_BLOB", 500), ("UPGRADE_REQUIRED", 426),
     ] + ProblemCode.allCases.map { ($0.rawValue, $0 == .packConflict ? 409 : $0 == .storageFailure ? 507 : 422) }
 
     struct Body: Encodable {

@@ -33,13 +33,18 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let webSocketResponder = router.buildResponder()
     let channel = HTTP1WebSocketUpgradeChannel.Configuration(
         http1: .init(additionalChannelHandlers: hasFastPath ? [ResponseTracker()] : []),
-        ws: .init(maxFrameSize: LiveRoutes.maxMessage, autoPing: .enabled(timePeriod: .seconds(10))))
+        ws: .init(
+            maxFrameSize: LiveRoutes.maxMessage, autoPing: .enabled(timePeriod: .seconds(10)), closeTimeout: LiveRoutes.closeTimeout,
+            validateUTF8: true))
+    let upgradeCheck = UpgradeAnswerer.liveCheck(access: access, catalog: hoard.catalog)
     let server = HTTPServerBuilder { responder -> any ServerChildChannel in
         let inner = HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: channel)
-        guard hasFastPath else { return BadRequestAnsweringChildChannel(inner: inner) }
-        return BadRequestAnsweringChildChannel(inner: FastPathChildChannel(inner: inner) {
+        guard hasFastPath else {
+            return BadRequestAnsweringChildChannel(inner: UpgradeAnsweringChildChannel(inner: inner, check: upgradeCheck))
+        }
+        return BadRequestAnsweringChildChannel(inner: UpgradeAnsweringChildChannel(inner: FastPathChildChannel(inner: inner) {
             BlobFastPath(access: access, cache: cache, metrics: metrics, serverName: serverName)
-        })
+        }, check: upgradeCheck))
     }
     let app = Application(
         router: router,
@@ -79,7 +84,7 @@ func buildRouter(
     BlobRoutes(hoard: hoard, access: access, reader: reader, limits: limiter, configuration: configuration).register(on: endpoints)
     let manifests = BlobCache(capacity: configuration.cacheBytes / 4, maxEntry: configuration.cacheBytes / 16)
     SessionRoutes(hoard: hoard, access: access, hub: hub, reader: reader, manifests: manifests).register(on: endpoints)
-    LiveRoutes(hoard: hoard, access: access, hub: hub).register(on: endpoints)
+    LiveRoutes(hoard: hoard, access: access, hub: hub, closeDeadline: configuration.liveCloseDeadline).register(on: endpoints)
     UploadRoutes(hoard: hoard, access: access, reader: reader, limits: limiter, configuration: configuration, hub: hub).register(on: endpoints)
     RefRoutes(hoard: hoard, access: access).register(on: endpoints)
     ShareRoutes(hoard: hoard, access: access, reader: reader).register(on: endpoints)

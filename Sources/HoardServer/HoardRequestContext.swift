@@ -1,6 +1,7 @@
 import HoardCatalog
 import Hummingbird
 import HummingbirdWebSocket
+import NIOCore
 
 /// The context of one request: Hummingbird's core storage plus who the request acts for.
 public struct HoardRequestContext: RequestContext, WebSocketRequestContext {
@@ -10,9 +11,13 @@ public struct HoardRequestContext: RequestContext, WebSocketRequestContext {
     /// Where the WebSocket router keeps the handler of an upgraded request.
     public let webSocket = WebSocketHandlerReference<HoardRequestContext>()
 
+    /// The connection the request came on (the live channel aborts a WebSocket that does not read through it).
+    public let channel: any Channel
+
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         principal = nil
+        channel = source.channel
     }
 
     /// JSON bodies are small; archives and blobs are streamed and bounded by their own limits, maps by

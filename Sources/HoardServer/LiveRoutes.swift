@@ -6,7 +6,9 @@ import HoardStore
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
+import ServiceLifecycle
 
 /// `GET /v1/sessions/{id}/live?since=SEQ`: the WebSocket that carries a session's ordered events.
 ///
@@ -19,12 +21,22 @@ struct LiveRoutes: Sendable {
     let hoard: Hoard
     let access: AccessIndex
     let hub: SessionHub
+    /// On shutdown, how long a socket has to answer its close frame before its connection is aborted.
+    var closeDeadline: Duration = .seconds(5)
+    /// Each participant's message budget, shared by all their sockets.
+    let rates = LiveRates(rate: LiveRoutes.rate, burst: LiveRoutes.burst)
 
     /// Largest message a client may send: room for a stroke of ``TableOp/maxPoints`` points written at full precision.
     static let maxMessage = 1 << 20
-    /// Sustained messages per second per socket, and the burst allowed above it.
+    /// Most frames one message may come in (a 1 MiB message in frames of 1 KiB); more closes the socket with 1008.
+    static let maxFrames = 1024
+    /// Sustained messages per second per participant, across their sockets, and the burst allowed above it.
     static let rate = 50.0
     static let burst = 100.0
+    /// Seconds in a row a socket may send more than twice the rate before it is closed (1008).
+    static let floodSeconds = 3
+    /// How long the server waits for a client's close frame after sending its own.
+    static let closeTimeout: Duration = .seconds(3)
 
     func register(on endpoints: Endpoints) {
         endpoints.record(.get, "/v1/sessions/{id}/live")
@@ -35,7 +47,9 @@ struct LiveRoutes: Sendable {
             let context = wsContext.requestContext
             let (session, principal) = try await admit(context)
             let since = wsContext.request.uri.queryParameters["since"].flatMap { Int64(String($0)) }
-            try await serve(session: session, principal: principal, since: since, inbound: inbound, outbound: outbound, logger: context.logger)
+            try await serve(
+                session: session, principal: principal, since: since, inbound: inbound, outbound: outbound, channel: context.channel,
+                logger: context.logger)
         })
     }
 
@@ -45,49 +59,96 @@ struct LiveRoutes: Sendable {
 
     func serve(
         session: SessionRecord, principal: Principal, since: Int64?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
-        logger: Logger
+        channel: any Channel, logger: Logger
     ) async throws {
         let connection = UUID()
         let isHost = SessionRoutes.isHost(principal, of: session)
         let participantId = principal.participantId ?? "host:\(principal.tokenName)"
-        let (backlog, stream) = try await hub.connect(
-            session: session.id, connection: connection, participantId: participantId, name: principal.tokenName, isHost: isHost, since: since)
+        // Dropping a socket that does not read aborts its connection: a close frame would wait behind what it does not read.
+        let link = LiveLink(abort: { channel.close(promise: nil) })
+        let stream: AsyncStream<String>
+        do {
+            stream = try await hub.connect(
+                session: session.id, connection: connection, participantId: participantId, name: principal.tokenName, isHost: isHost,
+                since: since, link: link)
+        } catch let refusal as SessionHub.Refusal {
+            return try await outbound.close(.policyViolation, reason: refusal.reason)
+        }
         defer { Task { await hub.disconnect(session: session.id, connection: connection) } }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for text in backlog { try await outbound.write(.text(text)) }
-                for await text in stream { try await outbound.write(.text(text)) }
-                // The hub finished the stream: this client fell too far behind.
-                try await outbound.close(.policyViolation, reason: "too slow: reconnect with since=<last seq>")
-            }
-            group.addTask {
-                var tokens = Self.burst
-                var last = ContinuousClock.now
-                for try await message in inbound.messages(maxSize: Self.maxMessage) {
-                    let now = ContinuousClock.now
-                    tokens = min(Self.burst, tokens + Self.rate * Double((now - last).components.attoseconds) / 1e18
-                        + Self.rate * Double((now - last).components.seconds))
-                    last = now
-                    guard tokens >= 1 else {
-                        await reply(session.id, connection, "RATE_LIMITED", "more than \(Int(Self.rate)) messages a second; slow down")
-                        continue
+        let deadline = closeDeadline
+        try await withGracefulShutdownHandler {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await text in stream {
+                        try await outbound.write(.text(text))
+                        link.written(text.utf8.count)
                     }
-                    tokens -= 1
-                    guard case .text(let text) = message else {
-                        await reply(session.id, connection, "BAD_MESSAGE", "send JSON text messages")
-                        continue
-                    }
-                    await handle(text, session: session, principal: principal, participantId: participantId, isHost: isHost,
-                                 connection: connection, logger: logger)
+                    // The hub finished the stream: the socket was dropped (its connection is aborted already), the
+                    // session ended, or the socket is closing.
+                    if link.isEnded { try await outbound.close(.goingAway, reason: "the session ended") }
                 }
+                group.addTask {
+                    try await read(inbound, outbound: outbound, session: session, principal: principal, participantId: participantId,
+                                   isHost: isHost, connection: connection, link: link, logger: logger)
+                }
+                try await group.next()
+                group.cancelAll()
             }
-            try await group.next()
-            group.cancelAll()
+        } onGracefulShutdown: {
+            // Close frames to all; whatever has not answered by the deadline is aborted, so shutdown never waits on a client.
+            Task {
+                try? await outbound.close(.goingAway, reason: "the server is shutting down")
+                try? await Task.sleep(for: deadline)
+                link.abort()
+            }
+        }
+    }
+
+    /// Reads the socket's frames into messages (``LiveMessageAssembler``) and handles each within the participant's
+    /// rate; returns after closing the socket for a broken message or a sustained flood, or when the client closed.
+    func read(
+        _ inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, session: SessionRecord, principal: Principal,
+        participantId: String, isHost: Bool, connection: UUID, link: LiveLink, logger: Logger
+    ) async throws {
+        var assembler = LiveMessageAssembler(maxBytes: Self.maxMessage, maxFrames: Self.maxFrames)
+        var flood = FloodWatch(rate: Self.rate, seconds: Self.floodSeconds)
+        let key = "\(session.id) \(participantId)"
+        for try await frame in inbound {
+            let text: String?
+            switch assembler.take(frame) {
+            case .partial: continue
+            case .close(let code, let reason):
+                logger.notice("closing a live socket", metadata: [
+                    "session": "\(session.id)", "participant": "\(participantId)", "reason": "\(reason)",
+                ])
+                return try await outbound.close(code, reason: reason)
+            case .binary: text = nil
+            case .text(let message): text = message
+            }
+            guard !link.isDropped else { return }
+            switch flood.admit(rates.take(key)) {
+            case .handle: break
+            case .dropAndWarn:
+                let warning = "more than \(Int(Self.rate)) messages a second; slow down (the excess is dropped)"
+                await reply(session.id, connection, "RATE_LIMITED", warning)
+                continue
+            case .drop: continue
+            case .close:
+                logger.notice("closing a flooding live socket", metadata: ["session": "\(session.id)", "participant": "\(participantId)"])
+                return try await outbound.close(.policyViolation, reason: "more than twice the message rate for \(Self.floodSeconds) s")
+            }
+            guard let text else {
+                await reply(session.id, connection, "BAD_MESSAGE", "send JSON text messages")
+                continue
+            }
+            await handle(text, session: session, principal: principal, participantId: participantId, isHost: isHost,
+                         connection: connection, link: link, logger: logger)
         }
     }
 
     func handle(
-        _ text: String, session: SessionRecord, principal: Principal, participantId: String, isHost: Bool, connection: UUID, logger: Logger
+        _ text: String, session: SessionRecord, principal: Principal, participantId: String, isHost: Bool, connection: UUID,
+        link: LiveLink? = nil, logger: Logger
     ) async {
         guard let message = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)), let type = message["type"]?.stringValue else {
             return await reply(session.id, connection, "BAD_MESSAGE", "a message is a JSON object with a \"type\"")
@@ -113,20 +174,21 @@ struct LiveRoutes: Sendable {
                 let catalog = hoard.catalog
                 let outcome = try await hub.apply(
                     session: session.id, op: op, opId: opId, from: participantId, as: isHost ? .host : .participant(participantId),
-                    manifest: { digests in try SessionRoutes.manifestFields(try catalog.resolve(Set(digests), group: session.groupId)) })
+                    manifest: { digests in try SessionRoutes.manifestFields(try catalog.resolve(Set(digests), group: session.groupId)) },
+                    link: link)
                 switch outcome {
                 case .refused(let error): await reply(session.id, connection, error.code.rawValue, error.message, opId: opId)
                 case .duplicate:
                     if let opId { await hub.send(session: session.id, connection: connection, #"{"opId":"\#(opId)","type":"ack"}"#) }
-                case .applied: break
+                case .applied, .ignored: break
                 }
             case "grab", "release":
                 guard let entity = message["entity"]?.stringValue, !entity.isEmpty, entity.count <= 256 else {
                     return await reply(session.id, connection, "BAD_MESSAGE", "\(type) needs an \"entity\" string")
                 }
                 let refusal = type == "grab"
-                    ? try await hub.grab(session: session.id, entity: entity, by: participantId, isHost: isHost)
-                    : try await hub.release(session: session.id, entity: entity, by: participantId, isHost: isHost)
+                    ? try await hub.grab(session: session.id, entity: entity, by: participantId, isHost: isHost, link: link)
+                    : try await hub.release(session: session.id, entity: entity, by: participantId, isHost: isHost, link: link)
                 if let refusal { await reply(session.id, connection, refusal, "\(entity) is held by someone else") }
             default:
                 await reply(session.id, connection, "BAD_MESSAGE", "unknown message type '\(type.prefix(40))'")
@@ -161,5 +223,82 @@ struct LiveRoutes: Sendable {
         if let opId { body["opId"] = .string(opId) }
         guard let bytes = try? CanonicalJSON.encode(JSONValue.object(body)) else { return }
         await hub.send(session: session, connection: connection, String(decoding: bytes, as: UTF8.self))
+    }
+}
+
+/// Token buckets of messages per participant (all their sockets draw on one), with `rate` a second and `burst` above.
+final class LiveRates: Sendable {
+    private struct Bucket {
+        var tokens: Double
+        var last: ContinuousClock.Instant
+    }
+
+    let rate: Double
+    let burst: Double
+    private let buckets = NIOLockedValueBox<[String: Bucket]>([:])
+
+    init(rate: Double, burst: Double) {
+        self.rate = rate
+        self.burst = burst
+    }
+
+    /// Takes one message from `key`'s bucket; false when it is empty.
+    func take(_ key: String, now: ContinuousClock.Instant = .now) -> Bool {
+        buckets.withLockedValue { buckets in
+            if buckets.count > 4096 {
+                // Forget full buckets: they are what a new one would be.
+                buckets = buckets.filter { min(burst, $0.value.tokens + rate * Self.seconds(now - $0.value.last)) < burst }
+            }
+            var bucket = buckets[key] ?? Bucket(tokens: burst, last: now)
+            bucket.tokens = min(burst, bucket.tokens + rate * Self.seconds(now - bucket.last))
+            bucket.last = now
+            let allowed = bucket.tokens >= 1
+            if allowed { bucket.tokens -= 1 }
+            buckets[key] = bucket
+            return allowed
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
+
+/// One socket's answer to being over its participant's rate: the excess is dropped, with one `RATE_LIMITED` warning
+/// per second; a socket that sends more than twice the rate for `seconds` seconds in a row is closed.
+struct FloodWatch {
+    enum Verdict: Equatable {
+        case handle
+        case drop
+        case dropAndWarn
+        case close
+    }
+
+    let rate: Double
+    let seconds: Int
+    private var window: ContinuousClock.Instant?
+    private var dropped = 0
+    private var floodedWindows = 0
+
+    init(rate: Double, seconds: Int) {
+        self.rate = rate
+        self.seconds = seconds
+    }
+
+    mutating func admit(_ allowed: Bool, now: ContinuousClock.Instant = .now) -> Verdict {
+        if let start = window, now - start >= .seconds(1) {
+            // A window has passed: it counts as flooded when more than the rate was dropped (twice the rate sent).
+            let elapsed = Int(LiveRates.seconds(now - start))
+            floodedWindows = elapsed == 1 && Double(dropped) > rate ? floodedWindows + 1 : 0
+            window = nil
+            dropped = 0
+        }
+        guard !allowed else { return .handle }
+        dropped += 1
+        if window == nil {
+            window = now
+            return floodedWindows >= seconds ? .close : .dropAndWarn
+        }
+        return floodedWindows >= seconds ? .close : .drop
     }
 }

@@ -40,6 +40,8 @@ public struct ServerConfiguration: Sendable {
     public var accessCheckInterval: Duration = .seconds(600)
     /// Most blobs whose owners the access index keeps in memory (234 bytes each, measured); others are looked up.
     public var accessCacheEntries: Int = 262_144
+    /// On shutdown, how long live sockets have to answer their close frame before their connections are aborted.
+    public var liveCloseDeadline: Duration = .seconds(5)
     /// Log level.
     public var logLevel: Logger.Level = .info
     /// Network threads (NIO event loops); nil for one per core.

@@ -3,6 +3,7 @@ import HoardCatalog
 import HoardCore
 import HoardStore
 import Logging
+import NIOConcurrencyHelpers
 
 /// Holds the table of every game session in play and orders its live events: one sequence per session, every op
 /// applied to the session's ``Table`` and logged in the catalog before it is sent, each participant sent only what
@@ -19,6 +20,8 @@ actor SessionHub {
         var name: String
         var isHost: Bool
         var continuation: AsyncStream<String>.Continuation
+        /// Its transport: bytes waiting for it, and how to cut it off.
+        var link: LiveLink
     }
 
     struct Live {
@@ -41,6 +44,11 @@ actor SessionHub {
 
     /// Messages a slow reader may have waiting before it is disconnected.
     static let outboundLimit = 2048
+    /// Bytes a socket may have waiting (its backlog included) before it is disconnected; one message always fits, so
+    /// a snapshot larger than this still goes to a socket with nothing waiting.
+    static let outboundBytes = 4 << 20
+    /// Sockets one participant (a member's token is one participant, `host:<label>`) may have open on a session.
+    static let socketsPerParticipant = 8
     /// Events after which the log is folded into a new base map.
     static let foldEvery: Int64 = 500
     /// Client op ids remembered per participant.
@@ -134,17 +142,30 @@ actor SessionHub {
 
     // MARK: Sockets
 
-    /// Registers a socket and returns what it must send first and the stream of everything after, atomically: no
-    /// event falls between the backlog and the stream. With `since` inside the log, the backlog is exactly the events
-    /// after it as this participant sees them; otherwise it is one `snapshot` of their view now.
+    /// A socket the hub refuses.
+    struct Refusal: Error, Sendable {
+        var reason: String
+    }
+
+    /// Registers a socket and returns the stream of what it must send, starting with its backlog, atomically: no
+    /// event falls between the backlog and the rest. With `since` inside the log, the backlog is exactly the events
+    /// after it as this participant sees them; otherwise, and when those would pass ``outboundBytes``, it is one
+    /// `snapshot` of their view now. Throws ``Refusal`` when the participant has ``socketsPerParticipant`` open.
     func connect(
-        session id: String, connection: UUID, participantId: String, name: String, isHost: Bool, since: Int64?
-    ) async throws -> (backlog: [String], stream: AsyncStream<String>) {
+        session id: String, connection: UUID, participantId: String, name: String, isHost: Bool, since: Int64?, link: LiveLink
+    ) async throws -> AsyncStream<String> {
         let live = try await load(id)
+        guard live.connections.values.count(where: { $0.participantId == participantId }) < Self.socketsPerParticipant else {
+            throw Refusal(reason: "at most \(Self.socketsPerParticipant) sockets per participant")
+        }
         let viewer: Table.Actor = isHost ? .host : .participant(participantId)
         var backlog: [String] = []
-        // The log keeps up to one fold's worth of events before the base: a `since` among them is continued exactly.
-        let events = try since.map { since in since <= live.lastSeq ? try catalog.events(session: id, after: since) : [] }
+        // The log keeps up to one fold's worth of events before the base: a `since` among them is continued exactly,
+        // unless that is more than a socket may have waiting (then a snapshot is smaller and as good).
+        let events = try since.map { since -> [LoggedEvent] in
+            guard since <= live.lastSeq, try catalog.eventBytes(session: id, after: since) <= Self.outboundBytes else { return [] }
+            return try catalog.events(session: id, after: since)
+        }
         if let since, let events, events.first.map({ $0.seq == since + 1 }) ?? (since == live.lastSeq) {
             replay: for event in events {
                 switch try Self.text(of: event, for: viewer) {
@@ -158,23 +179,61 @@ actor SessionHub {
         } else {
             backlog.append(try snapshot(live, for: viewer))
         }
+        if backlog.count > Self.outboundLimit || backlog.reduce(0, { $0 + $1.utf8.count }) > Self.outboundBytes {
+            backlog = [try snapshot(live, for: viewer)]
+        }
         let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(Self.outboundLimit))
+        let added = Connection(participantId: participantId, name: name, isHost: isHost, continuation: continuation, link: link)
+        for text in backlog { _ = Self.deliver(text, to: added) }
         let alreadyHere = live.connections.values.contains { $0.participantId == participantId }
-        sessions[id]?.connections[connection] = Connection(
-            participantId: participantId, name: name, isHost: isHost, continuation: continuation)
+        sessions[id]?.connections[connection] = added
         if !alreadyHere {
             try publish(
                 session: id,
                 ["type": .string("presence"), "event": .string("joined"), "participant": Self.participant(participantId, name)])
         }
-        return (backlog, stream)
+        return stream
     }
 
     /// Unregisters a socket; the participant's grabs are released and, when it has no other socket, it has left.
     /// When the session's last socket closes, its log is folded.
     func disconnect(session id: String, connection: UUID) {
-        guard let gone = sessions[id]?.connections.removeValue(forKey: connection), let live = sessions[id] else { return }
+        guard let gone = sessions[id]?.connections.removeValue(forKey: connection) else { return }
         gone.continuation.finish()
+        departed(session: id, gone)
+    }
+
+    /// Whether a socket is still registered (a dropped one is not: nothing it sends is applied).
+    func isConnected(session id: String, connection: UUID) -> Bool {
+        sessions[id]?.connections[connection] != nil
+    }
+
+    /// Queues a message for a socket, within its budgets (``outboundBytes``, ``outboundLimit``); false when it has
+    /// too much waiting already.
+    private static func deliver(_ text: String, to connection: Connection) -> Bool {
+        guard connection.link.enqueue(text.utf8.count, limit: outboundBytes) else { return false }
+        if case .dropped = connection.continuation.yield(text) { return false }
+        return true
+    }
+
+    /// Drops sockets that do not read: each is cut off at once (no close handshake: it would not read one), and it
+    /// has left like a socket that closed (its grabs released when it was its participant's last).
+    private func drop(session id: String, _ keys: [UUID]) {
+        for key in keys {
+            guard let gone = sessions[id]?.connections.removeValue(forKey: key) else { continue }
+            logger.warning("disconnecting a client that does not read", metadata: [
+                "session": "\(id)", "participant": "\(gone.participantId)", "queuedBytes": "\(gone.link.queuedBytes)",
+            ])
+            gone.link.drop()
+            gone.continuation.finish()
+            departed(session: id, gone)
+        }
+    }
+
+    /// After a socket is gone: when it was its participant's last, their grabs are released and they have left; when
+    /// it was the session's last, the log is folded.
+    private func departed(session id: String, _ gone: Connection) {
+        guard let live = sessions[id] else { return }
         guard !live.connections.values.contains(where: { $0.participantId == gone.participantId }) else { return }
         do {
             for (entity, holder) in live.grabs where holder == gone.participantId {
@@ -193,7 +252,10 @@ actor SessionHub {
     /// Ends a session for everyone: its sockets are closed and its state forgotten (the catalog rows are the caller's).
     func end(session id: String) {
         if let live = sessions[id] {
-            for connection in live.connections.values { connection.continuation.finish() }
+            for connection in live.connections.values {
+                connection.link.end()
+                connection.continuation.finish()
+            }
         }
         sessions[id] = nil
         access.setVisibleArt(session: id, nil)
@@ -209,6 +271,8 @@ actor SessionHub {
         case duplicate
         /// Refused; nothing changed.
         case refused(TableError)
+        /// From a socket that was dropped: not applied.
+        case ignored
     }
 
     /// Applies an op sent by `participantId` acting as `actor`, logs it and sends each participant their view of it,
@@ -216,9 +280,10 @@ actor SessionHub {
     /// for them. `manifest` gives those entries for digests.
     func apply(
         session id: String, op: TableOp, opId: String?, from participantId: String, as actor: Table.Actor,
-        manifest: ([Digest]) throws -> [String: JSONValue]
+        manifest: ([Digest]) throws -> [String: JSONValue], link: LiveLink? = nil
     ) async throws -> Outcome {
         try await load(id)
+        if link?.isDropped == true { return .ignored }
         guard var table = sessions[id]?.table else { throw APIError.notFound("no session \(id)") }
         if let opId, sessions[id]?.recentOps[participantId]?.contains(opId) == true { return .duplicate }
         let change: Table.Change
@@ -232,7 +297,7 @@ actor SessionHub {
             if let opId { ping["opId"] = .string(opId) }
             let text = String(decoding: try CanonicalJSON.encode(JSONValue.object(ping)), as: UTF8.self)
             if let live = sessions[id] {
-                for connection in live.connections.values { _ = connection.continuation.yield(text) }
+                drop(session: id, live.connections.filter { !Self.deliver(text, to: $0.value) }.map(\.key))
             }
             return .applied(seq: nil)
         }
@@ -301,6 +366,7 @@ actor SessionHub {
         try catalog.appendEvent(session: id, seq: seq, body: text, views: stored)
         sessions[id]?.lastSeq = seq
         var wholeViews: [String: String] = [:]
+        var slow: [UUID] = []
         for (key, connection) in live.connections {
             var message: String? = text
             if !connection.isHost, views != nil {
@@ -317,20 +383,17 @@ actor SessionHub {
                 }
             }
             guard let message else { continue }
-            if case .dropped = connection.continuation.yield(message) {
-                logger.warning(
-                    "disconnecting a client that does not read",
-                    metadata: ["session": "\(id)", "participant": "\(connection.participantId)"])
-                connection.continuation.finish()
-                sessions[id]?.connections[key] = nil
-            }
+            if !Self.deliver(message, to: connection) { slow.append(key) }
         }
+        // After every socket has this event: dropping publishes events of its own (release, left), which must follow.
+        drop(session: id, slow)
         return seq
     }
 
     /// Sends a message to one socket only (errors: not logged, no sequence number).
     func send(session id: String, connection: UUID, _ text: String) {
-        _ = sessions[id]?.connections[connection]?.continuation.yield(text)
+        guard let target = sessions[id]?.connections[connection], !Self.deliver(text, to: target) else { return }
+        drop(session: id, [connection])
     }
 
     /// What a logged event is for one viewer.
@@ -404,8 +467,9 @@ actor SessionHub {
     // MARK: Grabs
 
     /// First request wins; the host may take over; everyone sees the one outcome. Returns an error code when refused.
-    func grab(session id: String, entity: String, by participant: String, isHost: Bool) async throws -> String? {
+    func grab(session id: String, entity: String, by participant: String, isHost: Bool, link: LiveLink? = nil) async throws -> String? {
         let state = try await load(id)
+        if link?.isDropped == true { return nil }
         if let holder = state.grabs[entity] {
             if holder == participant { return nil }
             if !isHost { return "GRAB_DENIED" }
@@ -416,8 +480,9 @@ actor SessionHub {
     }
 
     /// Only the holder or the host releases.
-    func release(session id: String, entity: String, by participant: String, isHost: Bool) async throws -> String? {
+    func release(session id: String, entity: String, by participant: String, isHost: Bool, link: LiveLink? = nil) async throws -> String? {
         let state = try await load(id)
+        if link?.isDropped == true { return nil }
         guard let holder = state.grabs[entity] else { return nil }
         guard holder == participant || isHost else { return "NOT_HOLDER" }
         sessions[id]?.grabs[entity] = nil
@@ -456,5 +521,60 @@ struct TableDocument: Sendable {
     init(_ table: Table, viewer: Table.Actor) throws {
         bytes = try CanonicalJSON.encode(table.view(for: viewer))
         digest = BlobHasher.digest(of: bytes)
+    }
+}
+
+/// One socket's transport as the hub sees it: the bytes queued for it and not yet written, and how to cut it off.
+final class LiveLink: Sendable {
+    private struct State {
+        var queued = 0
+        var isDropped = false
+        var isEnded = false
+    }
+
+    private let state = NIOLockedValueBox(State())
+    private let abortTransport: @Sendable () -> Void
+
+    /// `abort` closes the connection at once, without a close handshake.
+    init(abort: @escaping @Sendable () -> Void = {}) {
+        abortTransport = abort
+    }
+
+    /// Counts a message in; false when the socket is dropped or the message would take its queue past `limit` bytes
+    /// (a message always fits an empty queue).
+    func enqueue(_ count: Int, limit: Int) -> Bool {
+        state.withLockedValue { state in
+            guard !state.isDropped, state.queued == 0 || state.queued + count <= limit else { return false }
+            state.queued += count
+            return true
+        }
+    }
+
+    /// A queued message was written to the connection.
+    func written(_ count: Int) {
+        state.withLockedValue { $0.queued -= count }
+    }
+
+    var queuedBytes: Int { state.withLockedValue { $0.queued } }
+    var isDropped: Bool { state.withLockedValue { $0.isDropped } }
+    /// Whether the session ended under it (its stream finished for that reason, not for being slow).
+    var isEnded: Bool { state.withLockedValue { $0.isEnded } }
+
+    /// Marks the socket dropped and aborts its connection (once).
+    func drop() {
+        let first = state.withLockedValue { state in
+            defer { state.isDropped = true }
+            return !state.isDropped
+        }
+        if first { abortTransport() }
+    }
+
+    func end() {
+        state.withLockedValue { $0.isEnded = true }
+    }
+
+    /// Aborts the connection without marking it dropped (a close handshake that did not finish in time).
+    func abort() {
+        abortTransport()
     }
 }

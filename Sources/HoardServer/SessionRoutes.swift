@@ -185,10 +185,13 @@ struct SessionRoutes: Sendable {
     static func visibleSession(_ context: HoardRequestContext, catalog: Catalog) throws -> (SessionRecord, Principal) {
         let id = context.parameter("id")
         guard let principal = context.principal else { throw APIError.unauthorized("send a participant's or member's token") }
-        guard let session = try catalog.session(id: id),
-              principal.sessionId == session.id || (principal.isMember && (principal.groupId == session.groupId || principal.isAdmin))
-        else { throw APIError.notFound("no session \(id)") }
+        guard let session = try catalog.session(id: id), sees(principal, session) else { throw APIError.notFound("no session \(id)") }
         return (session, principal)
+    }
+
+    /// Whether a token may see a session: its own participants, and members of its group (admins: every session).
+    static func sees(_ principal: Principal, _ session: SessionRecord) -> Bool {
+        principal.sessionId == session.id || (principal.isMember && (principal.groupId == session.groupId || principal.isAdmin))
     }
 
     static func isHost(_ principal: Principal, of session: SessionRecord) -> Bool {

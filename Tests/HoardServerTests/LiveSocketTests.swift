@@ -202,10 +202,11 @@ final class RawSocket: Sendable {
 
     private init(fd: Int32) { self.fd = fd }
 
-    static func connect(port: Int) async throws -> RawSocket {
+    static func connect(port: Int, receiveBuffer: Int32? = nil) async throws -> RawSocket {
         try await offload {
             let fd = socket(AF_INET, streamSocket, 0)
             guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
+            if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
             var timeout = timeval(tv_sec: 10, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -248,6 +249,24 @@ final class RawSocket: Sendable {
                 received += chunk[0..<n]
             }
             return String(decoding: received, as: UTF8.self)
+        }
+    }
+
+    /// Reads until the end of the response head; returns the head and the bytes read after it.
+    func receiveHeadAndRest() async throws -> (String, [UInt8]) {
+        let fd = self.fd
+        return try await Self.offload {
+            var received: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let end: [UInt8] = Array("\r\n\r\n".utf8)
+            while true {
+                if let at = (0..<max(0, received.count - 3)).first(where: { Array(received[$0..<($0 + 4)]) == end }) {
+                    return (String(decoding: received[..<(at + 4)], as: UTF8.self), Array(received[(at + 4)...]))
+                }
+                let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                guard n > 0 else { return (String(decoding: received, as: UTF8.self), []) }
+                received += chunk[0..<n]
+            }
         }
     }
 

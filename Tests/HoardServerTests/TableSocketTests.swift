@@ -242,16 +242,12 @@ struct TableSocketTests {
     @Test func theLogIsFoldedSoAJoinNeverReplaysIt() async throws {
         try await Self.with { table in
             let host = table.fixture.hostToken
-            // Six sockets of 100 moves each: past the fold, within each socket's burst.
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for socket in 0..<6 {
-                    group.addTask {
-                        let moves = (0..<100).map { Self.op(#"{"kind":"move","token":"wolf","x":\#($0 % 16),"y":\#(socket)}"#) }
-                        // Open until every socket's ops came back, so none is dropped unread with its socket.
-                        _ = try await table.live(host, send: moves, until: 601, timeout: .seconds(30))
-                    }
-                }
-                try await group.waitForAll()
+            // Six rounds of 100 moves: past the fold, each within the participant's burst (refilled between rounds).
+            for round in 0..<6 {
+                let moves = (0..<100).map { Self.op(#"{"kind":"move","token":"wolf","x":\#($0 % 16),"y":\#(round)}"#) }
+                // Open until the round's ops came back (after the snapshot and the presence event).
+                _ = try await table.live(host, send: moves, until: 102, timeout: .seconds(10))
+                try await Task.sleep(for: .milliseconds(2100))
             }
             let hoard = try Hoard(dataDirectory: table.fixture.directory)
             let record = try #require(try hoard.catalog.session(id: table.session))
