@@ -36,8 +36,10 @@ Scripts/schemathesis.sh "$hoard"
 printf '\033[1m==> crash safety: SIGKILL the server 50 times under load, then verify (about 70 s)\033[0m\n' >&2
 python3 Harness/crash.py "$hoard" --kills 50 --max-seconds 300
 
-printf '\033[1m==> the live channel under abuse: fragment floods, silent sockets, dropped readers, floods, SIGTERM (about 40 s)\033[0m\n' >&2
-timeout 300 python3 Harness/live_abuse.py "$hoard"
+printf '\033[1m==> the live channel under abuse, against a release build: fragment floods, silent sockets, dropped readers, floods, SIGTERM (about 40 s)\033[0m\n' >&2
+# Its bounds are the issue's, stated for a release build (a debug build's flood p99 is three times its quiet one).
+swift build -c release --product hoard
+timeout 300 python3 Harness/live_abuse.py "$(swift build -c release --show-bin-path)/hoard"
 
 printf '\033[1m==> fault injection: full disk, read-only data directory, busy catalog\033[0m\n' >&2
 python3 Harness/fault.py "$hoard"   # full disk and read-only only where it may mount a tmpfs (root)
