@@ -145,37 +145,41 @@ async def fan_out(args, base, port, host, art):
 
 
 async def join_after_ops(args, base, port, host, art):
-    """A session whose map was set J ops ago: how long a join takes (snapshot, not replay)."""
+    """A session whose map was set J ops ago: how long a join takes (snapshot, not replay). The ops are 20 players
+    moving their own tokens (the server's rate is per participant: a burst of 100, then 50 a second each)."""
+    movers = 20
     session = call(base, "POST", "/v1/sessions", {"name": "long game", "map": table_map(art, [("h", None)])}, host)
+    players = [call(base, "POST", "/v1/sessions/join", {"code": session["code"], "name": f"m{i}"}) for i in range(movers)]
+    call(base, "PUT", f"/v1/sessions/{session['id']}/map",
+         table_map(art, [("h", None)] + [(f"t{i}", p["participantId"]) for i, p in enumerate(players)]), host)
     url = f"ws://127.0.0.1:{port}/v1/sessions/{session['id']}/live"
-    sockets = 20  # each socket has its own rate budget (a burst of 100, then 50 a second)
-    per_socket = args.join_ops // sockets
+    per_player = args.join_ops // movers
 
-    async def send(index):
-        async with websockets.connect(url, additional_headers={"Authorization": "Bearer " + host}, ping_interval=None,
+    async def send(index, token):
+        async with websockets.connect(url, additional_headers={"Authorization": "Bearer " + token}, ping_interval=None,
                                       max_size=1 << 24) as ws:
             start = time.time()
-            for n in range(per_socket):
+            for n in range(per_player):
                 if n >= 90:
                     await asyncio.sleep(max(0, start + (n - 90) / 45 - time.time()))
-                await ws.send(op_message({"kind": "move", "token": "h", "x": (n * sockets + index) % 20, "y": index % 20}, f"s{index}", n))
+                await ws.send(op_message({"kind": "move", "token": f"t{index}", "x": n % 20, "y": index % 20}, f"s{index}", n))
             await ws.send(op_message({"kind": "ping", "x": 1, "y": 1}, f"done{index}", 0))
-            while True:  # until this socket's ping (sent after its last op) came back
+            while True:  # until this player's ping (sent after their last op) came back
                 message = json.loads(await asyncio.wait_for(ws.recv(), 60))
                 if message.get("type") == "ping" and message.get("opId", "").startswith(f"done{index}."):
                     return
     begun = time.time()
-    await asyncio.gather(*(send(i) for i in range(sockets)))
-    sent = sockets * per_socket
+    await asyncio.gather(*(send(i, p["participantToken"]) for i, p in enumerate(players)))
+    sent = movers * per_player
     final = call(base, "GET", f"/v1/sessions/{session['id']}", None, host)
-    expected = next(t for t in final["map"]["tokens"] if t["id"] == "h")
+    expected = {t["id"]: (t["x"], t["y"]) for t in final["map"]["tokens"]}
     times = []
     for i in range(20):
         t0 = time.time()
         joined = call(base, "POST", "/v1/sessions/join", {"code": session["code"], "name": f"late{i}"})
         shown = call(base, "GET", f"/v1/sessions/{session['id']}", None, joined["participantToken"])
         times.append((time.time() - t0) * 1000)
-        if next(t for t in shown["map"]["tokens"] if t["id"] == "h") != expected or shown["seq"] < sent:
+        if {t["id"]: (t["x"], t["y"]) for t in shown["map"]["tokens"]} != expected or shown["seq"] < sent:
             sys.exit(f"a late joiner did not see the current table: seq {shown['seq']}, {sent} ops sent")
     times.sort()
     print(f"join after {sent} ops (sent in {time.time() - begun:.1f} s): join + GET p50 {statistics.median(times):.1f} ms, "
