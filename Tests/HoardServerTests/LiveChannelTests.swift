@@ -62,7 +62,7 @@ struct LiveChannelTests {
             for round in 0..<20 {
                 _ = try await LiveClient.exchange(port: live.port, session: live.session, token: live.fixture.hostToken, send: [Self.op(round)], until: 1)
                 let events = LiveClient.objects(try await LiveClient.exchange(
-                    port: live.port, session: live.session, token: live.participant, since: lastSeq, until: 1, timeout: .seconds(2)))
+                    port: live.port, session: live.session, token: live.participant, since: lastSeq, until: 1, timeout: .seconds(10)))
                 for event in events {
                     let seq = Int64(event["seq"] as? Int ?? 0)
                     #expect(seq == lastSeq + 1, "round \(round): expected \(lastSeq + 1), got \(seq)")
@@ -71,7 +71,7 @@ struct LiveChannelTests {
                 }
             }
             let rest = LiveClient.objects(try await LiveClient.exchange(
-                port: live.port, session: live.session, token: live.participant, since: lastSeq, until: 1000, timeout: .seconds(2)))
+                port: live.port, session: live.session, token: live.participant, since: lastSeq, until: 1000, timeout: .seconds(5)))
             seen += rest.compactMap(Self.number)
             #expect(seen == Array(0..<20))
         }
@@ -87,8 +87,8 @@ struct LiveChannelTests {
             let joined = try await client.json(.post, "/v1/sessions/join", body: ["code": try Self.code(client, fixture, session), "name": "Bo"])
             let bo = try #require(joined.json["participantToken"] as? String)
             let grab = #"{"type":"grab","entity":"goblin-1"}"#
-            async let a = LiveClient.exchange(port: port, session: session, token: ana, since: 0, send: [grab], until: 6, timeout: .seconds(3))
-            async let b = LiveClient.exchange(port: port, session: session, token: bo, since: 0, send: [grab], until: 6, timeout: .seconds(3))
+            async let a = LiveClient.exchange(port: port, session: session, token: ana, since: 0, send: [grab], until: 6, timeout: .seconds(10))
+            async let b = LiveClient.exchange(port: port, session: session, token: bo, since: 0, send: [grab], until: 6, timeout: .seconds(10))
             let (seenByAna, seenByBo) = try await (LiveClient.objects(a), LiveClient.objects(b))
             let winners = [seenByAna, seenByBo].map { events in events.filter { $0["type"] as? String == "grab" }.compactMap { $0["by"] as? String } }
             #expect(winners[0].count == 1 && winners[1].count == 1, "exactly one grab event: \(winners)")

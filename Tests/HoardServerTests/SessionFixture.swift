@@ -61,7 +61,7 @@ enum LiveClient {
     /// `timeout` passed.
     static func exchange(
         port: Int, session: String, token: String, since: Int64? = nil, send messages: [String] = [], until count: Int,
-        timeout: Duration = .seconds(5)
+        timeout: Duration = .seconds(15)
     ) async throws -> [String] {
         let received = Received()
         let url = "ws://127.0.0.1:\(port)/v1/sessions/\(session)/live" + (since.map { "?since=\($0)" } ?? "")
