@@ -49,7 +49,9 @@ struct AssetRoutes: Sendable {
         }
         let page = try hoard.catalog.assetPage(AssetQuery(
             pack: query["pack"].map(String.init), kind: query["kind"].map { AssetKind(rawValue: String($0)) },
-            text: query["q"].map(String.init), visibility: PackVisibility(context.principal), after: cursor, offset: offset,
+            // Names hold no control characters (the importer refuses them); a NUL would break the full-text query.
+            text: query["q"].map { String(String.UnicodeScalarView($0.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F })) },
+            visibility: PackVisibility(context.principal), after: cursor, offset: offset,
             limit: limit))
         let next = page.next == nil || cursor != nil ? nil : offset + page.assets.count
         return try JSONBody.response(Page(assets: page.assets, total: page.total, nextOffset: next, nextCursor: page.next?.token))
