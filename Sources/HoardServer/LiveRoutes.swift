@@ -202,12 +202,7 @@ struct LiveRoutes: Sendable {
     /// Makes the art an op of the host's brings in reachable for the session (recorded, then known to the access
     /// index) when the host may read it; otherwise returns why not.
     func admitArt(of op: TableOp, session: SessionRecord, principal: Principal) async throws -> String? {
-        let art: Set<Digest>
-        switch op {
-        case .add(_, let entity): art = JSONValue.object(entity).referencedDigests
-        case .custom(let payload): art = payload.referencedDigests
-        default: return nil
-        }
+        let art = op.art
         let fresh = art.filter { !access.isReachable($0, session: session.id) }
         guard !fresh.isEmpty else { return nil }
         let unreadable = fresh.filter { access.readable($0, by: principal) == nil }

@@ -40,6 +40,9 @@ actor SessionHub {
         /// For each piece of art the table has shown, the blobs that show it (an asset's descriptor, variants and
         /// renditions): asked of the catalog once per digest.
         var blobsOfArt: [Digest: Set<Digest>] = [:]
+        /// The latest glimpse of each token by each participant (`token NUL participant` → a number), so that the end
+        /// of an earlier glimpse does not cut a later one short.
+        var glimpseNumbers: [String: Int] = [:]
     }
 
     /// Messages a slow reader may have waiting before it is disconnected.
@@ -102,6 +105,8 @@ actor SessionHub {
             for upload in try catalog.participantUploads(session: id) { live.uploads[upload.digest] = upload.participant }
             sessions[id] = live
             try updateVisibleArt(id)
+            // Glimpses whose timers died with the previous process end now.
+            for token in live.table.glimpses.keys { Task { await self.endGlimpse(session: id, token: token, numbers: nil) } }
             return live
         }
         throw APIError.internalError("the session \(id) kept changing while it was loaded")
@@ -321,8 +326,43 @@ actor SessionHub {
         }
         if let opId { Self.remember(opId, participantId, in: &sessions[id]!) }
         if change.changesVisibility { try updateVisibleArt(id) }
+        if case .glimpse(let token, let to, let seconds) = change.op { startGlimpse(session: id, token: token, to: to, seconds: seconds) }
         if let live = sessions[id], live.lastSeq - live.baseSeq >= Self.foldEvery { fold(id) }
         return .applied(seq: seq)
+    }
+
+    // MARK: Glimpses
+
+    /// Ends a glimpse on the server's clock: after `seconds`, the token is hidden again from those it was shown to,
+    /// unless a later glimpse showed it to them again.
+    private func startGlimpse(session id: String, token: String, to: [String], seconds: Int) {
+        var numbers: [String: Int] = [:]
+        for participant in to {
+            let key = token + "\u{0}" + participant
+            let number = (sessions[id]?.glimpseNumbers[key] ?? 0) + 1
+            sessions[id]?.glimpseNumbers[key] = number
+            numbers[participant] = number
+        }
+        Task {
+            try? await Task.sleep(for: .seconds(seconds))
+            await self.endGlimpse(session: id, token: token, numbers: numbers)
+        }
+    }
+
+    /// Ends the glimpses of `token` whose number is still the latest (nil: all of them), as an op of the server's.
+    private func endGlimpse(session id: String, token: String, numbers: [String: Int]?) async {
+        guard let live = sessions[id], let seers = live.table.glimpses[token] else { return }
+        let ending = seers.filter { participant in
+            numbers.map { $0[participant] != nil && $0[participant] == live.glimpseNumbers[token + "\u{0}" + participant] } ?? true
+        }
+        guard !ending.isEmpty else { return }
+        do {
+            _ = try await apply(
+                session: id, op: .unglimpse(token: token, from: ending.sorted()), opId: nil, from: "server", as: .host,
+                manifest: { _ in [:] })
+        } catch {
+            logger.error("cannot end a glimpse", metadata: ["session": "\(id)", "token": "\(token)", "error": "\(error)"])
+        }
     }
 
     /// A picture a participant uploaded into the session: announced to them and the host only, and fetchable by them
@@ -365,6 +405,7 @@ actor SessionHub {
         }
         try catalog.appendEvent(session: id, seq: seq, body: text, views: stored)
         sessions[id]?.lastSeq = seq
+        // Whole views by what their viewer does not see: participants who see the same get the same text.
         var wholeViews: [String: String] = [:]
         var slow: [UUID] = []
         for (key, connection) in live.connections {
@@ -374,11 +415,15 @@ actor SessionHub {
                 if let (_, view) = viewTexts.first(where: { $0.0.contains(connection.participantId) }) {
                     if let view {
                         message = view
-                    } else if let whole = wholeViews[connection.participantId] {
-                        message = whole
                     } else if let current = sessions[id] {
-                        message = try snapshot(current, for: .participant(connection.participantId))
-                        wholeViews[connection.participantId] = message
+                        let viewer = Table.Actor.participant(connection.participantId)
+                        let key = current.table.unseen(by: viewer).joined(separator: "\u{0}")
+                        if let whole = wholeViews[key] {
+                            message = whole
+                        } else {
+                            message = try snapshot(current, for: viewer)
+                            wholeViews[key] = message
+                        }
                     }
                 }
             }

@@ -53,6 +53,13 @@ private func ids(_ map: JSONValue) -> [String] {
             #"{"kind":"erase","stroke":"s1"}"#, #"{"kind":"ping","x":1.5,"y":2}"#,
             #"{"kind":"message","text":"boo","to":["p1","host"]}"#, #"{"kind":"custom","payload":{"dice":[6,6]}}"#,
             #"{"kind":"layer","layer":"p:ana","visibleTo":"*"}"#,
+            #"{"kind":"reveal","seconds":5,"to":["p1"],"token":"t1"}"#, #"{"from":["p1"],"kind":"hide","token":"t1"}"#,
+            #"{"by":["p1"],"kind":"seen","token":"t1"}"#,
+            #"{"kind":"paint","rects":[[0,0,3,2],[5,5,1,1]],"texture":"\#(art(1).stringValue!)"}"#,
+            #"{"kind":"paint","rects":[[0,0,1,1]],"texture":null}"#,
+            #"{"add":{"door":true,"from":[2,0],"id":"d1","open":false,"to":[2,1]},"kind":"wall"}"#, #"{"kind":"wall","remove":"d1"}"#,
+            #"{"kind":"door","open":true,"wall":"d1"}"#, #"{"enabled":true,"kind":"fog"}"#, #"{"kind":"fog","reveal":[[0,0,4,4]]}"#,
+            #"{"cover":[[1,1,1,1]],"kind":"fog"}"#, #"{"kind":"settings","playersOpenDoors":true}"#,
         ]
         for text in ops {
             let parsed = try op(text)
@@ -76,6 +83,14 @@ private func ids(_ map: JSONValue) -> [String] {
             (##"{"kind":"stroke","stroke":{"id":"s","color":"red","width":1,"points":[[0,0],[1,1]]}}"##, "#rrggbb"),
             (##"{"kind":"stroke","stroke":{"id":"s","color":"#ffffff","width":1,"points":[[0,0]]}}"##, "2 to 10000 points"),
             (#"{"kind":"layer","layer":"host","visibleTo":{"except":["p1"]}}"#, "\"visibleTo\""),
+            (#"{"kind":"reveal","token":"t1","to":["p1"],"seconds":601}"#, "from 1 to 600"),
+            (#"{"kind":"reveal","token":"t1","to":[],"seconds":5}"#, "1 to 64 participant ids"),
+            (#"{"kind":"paint","rects":[[0,0,0,1]],"texture":null}"#, "sides of 1 to 512"),
+            (#"{"kind":"paint","rects":[],"texture":null}"#, "1 to 4096 rectangles"),
+            (#"{"kind":"wall","add":{"id":"w","from":[0,0],"to":[0,513]}}"#, "a grid corner"),
+            (#"{"kind":"wall","add":{"id":"w","from":[0,0],"to":[0,1]},"remove":"w"}"#, "\"add\" (a wall) or \"remove\""),
+            (#"{"kind":"door","wall":"d1","open":"yes"}"#, "true or false"),
+            (#"{"kind":"fog","reveal":[[0,0,1,1]],"cover":[[0,0,1,1]]}"#, "one of \"enabled\""),
         ]
         for (text, message) in refusals {
             #expect { try op(text) } throws: { error in
@@ -204,26 +219,196 @@ private func ids(_ map: JSONValue) -> [String] {
     /// the table filtered for them, and nothing they were sent names a token they never saw.
     @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8]) func everyPlayersCopyIsTheirViewAndHoldsNoSecret(seed: UInt64) throws {
         var random = SeededRandom(seed: seed)
-        let players = ["ana", "bo", "cy"]
-        var table = Table(
+        let table = Table(
             map: map(tokens: [token("goblin", owner: "ana"), token("secret-1", asset: 2, hidden: true), token("wolf", asset: 3)]))
+        try Self.play(table, seed: seed, random: &random) { random, step in Self.randomOp(&random, step: step, players: Self.players) }
+    }
+
+    /// The same with fog, paint, walls, doors and glimpses: the east of the map (x ≥ 12) is never revealed, and no
+    /// player is ever sent the digest of the floor, wall, object or token art used only there.
+    @Test(arguments: [11, 12, 13, 14, 15, 16] as [UInt64]) func fogKeepsTheUnrevealedOutOfEveryPlayersBytes(seed: UInt64) throws {
+        var random = SeededRandom(seed: seed)
+        let secrets = [20, 21, 22, 23].map { art(UInt8($0)).stringValue! }
+        let table = Table(
+            map: .object([
+                "schema": .string("hoard.map/v2"), "grid": .object(["width": .number(16), "height": .number(12)]),
+                "background": .object([
+                    "texture": art(9), "palette": .array([art(10), art(20)]),
+                    "rects": .array([.array([0, 0, 4, 4, 0].map { .number($0) }), .array([12, 0, 4, 12, 1].map { .number($0) })]),
+                ]),
+                "fog": .object(["enabled": .bool(true), "revealed": .array([.array([0, 0, 3, 3].map { .number($0) })])]),
+                "drawing": .object([
+                    "walls": .array([
+                        .object(["id": .string("w-east"), "from": .array([.number(13), .number(2)]), "to": .array([.number(13), .number(9)]),
+                                 "texture": art(22)]),
+                        .object(["id": .string("d1"), "from": .array([.number(2), .number(0)]), "to": .array([.number(2), .number(1)]),
+                                 "door": .bool(true)]),
+                    ]),
+                    "strokes": .array([]),
+                ]),
+                "objects": .array([.object(["id": .string("chest"), "asset": art(21), "x": .number(14), "y": .number(5)])]),
+                "tokens": .array([
+                    token("goblin", owner: "ana"), token("secret-lurker", x: 14, y: 8, asset: 23), token("wolf", x: 5, y: 5, asset: 3),
+                ]),
+            ]))
+        let received = try Self.play(table, seed: seed, random: &random) { random, step in
+            Self.fogOp(&random, step: step, players: Self.players)
+        }
+        for player in Self.players {
+            for secret in secrets { #expect(!received[player]!.contains { $0.contains(secret) }, "\(player) was sent \(secret)") }
+        }
+    }
+
+    static let players = ["ana", "bo", "cy"]
+
+    /// A 16 × 12 v2 map with fog: the top-left 4 × 4 revealed, the floor there art 10, the east (x ≥ 12) art 20; a
+    /// door at the top, a wall in the east (art 22), a chest in the east (art 21), Ana's goblin at (1, 1), an ogre in
+    /// the east (art 23).
+    static func foggy() -> Table {
+        Table(
+            map: .object([
+                "schema": .string("hoard.map/v2"), "grid": .object(["width": .number(16), "height": .number(12)]),
+                "background": .object([
+                    "texture": art(9), "palette": .array([art(10), art(20)]),
+                    "rects": .array([.array([0, 0, 4, 4, 0].map { .number($0) }), .array([12, 0, 4, 12, 1].map { .number($0) })]),
+                ]),
+                "fog": .object(["enabled": .bool(true), "revealed": .array([.array([0, 0, 4, 4].map { .number($0) })])]),
+                "drawing": .object([
+                    "walls": .array([
+                        .object(["id": .string("east"), "from": .array([.number(13), .number(2)]), "to": .array([.number(13), .number(9)]),
+                                 "texture": art(22)]),
+                        .object(["id": .string("d1"), "from": .array([.number(2), .number(0)]), "to": .array([.number(2), .number(1)]),
+                                 "door": .bool(true)]),
+                    ])
+                ]),
+                "objects": .array([.object(["id": .string("chest"), "asset": art(21), "x": .number(14), "y": .number(5)])]),
+                "tokens": .array([token("goblin", owner: "ana"), token("ogre", x: 14, y: 8, asset: 23)]),
+            ]))
+    }
+
+    @Test func fogHidesTheFloorWallsObjectsAndTokensItCoversFromPlayers() throws {
+        var table = Self.foggy()
+        let bo = table.view(for: .participant("bo"))
+        let text = String(decoding: try CanonicalJSON.encode(bo), as: UTF8.self)
+        for hidden in [20, 21, 22, 23] { #expect(!text.contains(art(UInt8(hidden)).stringValue!), "art \(hidden) under fog reached bo") }
+        #expect(ids(bo) == ["goblin"])
+        #expect(bo["background"]?["palette"] == .array([art(10)]))
+        #expect(bo["background"]?["rects"] == .array([.array([0, 0, 4, 4, 0].map { .number($0) })]))
+        #expect(ids(table.view(for: .host)) == ["goblin", "ogre"])
+        let audiences = table.artAudiences()
+        #expect(audiences[Digest(art(10).stringValue!)!] == .everyone)
+        for hidden in [20, 21, 22, 23] { #expect(audiences[Digest(art(UInt8(hidden)).stringValue!)!] == .nobody) }
+        // Ana's own token is hers to see wherever it stands.
+        _ = try table.apply(.move(token: "goblin", x: 15, y: 11), by: .participant("ana"))
+        #expect(ids(table.view(for: .participant("ana"))) == ["goblin"])
+        #expect(ids(table.view(for: .participant("bo"))) == [])
+        // Revealing the east sends every player their whole view, after the art it newly shows them.
+        let revealed = try table.apply(.fog(.reveal([TileRect(x: 12, y: 0, w: 4, h: 12)])), by: .host)
+        #expect(revealed.views?.count == 1 && revealed.views?.first?.op == nil)
+        let shown = revealed.art.filter { $0.audience == .everyone }.flatMap(\.digests)
+        #expect(Set(shown) == Set([20, 21, 22, 23].map { Digest(art(UInt8($0)).stringValue!)! }))
+        #expect(ids(table.view(for: .participant("bo"))) == ["goblin", "ogre"])
+        #expect { try table.apply(.fog(.cover([TileRect(x: 0, y: 0, w: 1, h: 1)])), by: .participant("bo")) } throws: {
+            ($0 as? TableError)?.code == .forbidden
+        }
+    }
+
+    @Test func paintUnderFogReachesPlayersOnlyWhereTheySee() throws {
+        var table = Self.foggy()
+        let texture = Digest(art(11).stringValue!)!
+        let painted = try table.apply(.paint(rects: [TileRect(x: 2, y: 2, w: 4, h: 2)], texture: texture), by: .host)
+        let view = try #require(painted.views?.first)
+        #expect(view.op == .paint(rects: [TileRect(x: 2, y: 2, w: 2, h: 1), TileRect(x: 2, y: 3, w: 2, h: 1)], texture: texture))
+        let hidden = try table.apply(.paint(rects: [TileRect(x: 8, y: 8, w: 2, h: 2)], texture: Digest(art(12).stringValue!)!), by: .host)
+        #expect(hidden.views?.isEmpty == true && hidden.art.first?.audience == .nobody)
+        #expect { try table.apply(.paint(rects: [TileRect(x: 15, y: 0, w: 2, h: 1)], texture: nil), by: .host) } throws: {
+            ($0 as? TableError)?.code == .outOfGrid
+        }
+        #expect { try table.apply(.paint(rects: [TileRect(x: 0, y: 0, w: 1, h: 1)], texture: nil), by: .participant("ana")) } throws: {
+            ($0 as? TableError)?.code == .forbidden
+        }
+        // Painting over every tile of a texture takes it out of everyone's view.
+        _ = try table.apply(.paint(rects: [TileRect(x: 12, y: 0, w: 4, h: 12)], texture: nil), by: .host)
+        #expect(table.artAudiences()[Digest(art(20).stringValue!)!] == nil)
+        #expect(!String(decoding: try CanonicalJSON.encode(table.map), as: UTF8.self).contains(art(20).stringValue!))
+    }
+
+    @Test func doorsOpenForPlayersOnlyWhenTheHostLetsThem() throws {
+        var table = Self.foggy()
+        #expect { try table.apply(.door(wall: "d1", open: true), by: .participant("ana")) } throws: { ($0 as? TableError)?.code == .forbidden }
+        #expect { try table.apply(.door(wall: "east", open: true), by: .host) } throws: { ($0 as? TableError)?.code == .badOp }
+        _ = try table.apply(.settings(playersOpenDoors: true), by: .host)
+        let opened = try table.apply(.door(wall: "d1", open: true), by: .participant("ana"))
+        #expect(opened.views == nil, "everyone sees a door in the open")
+        // A wall under fog is unknown to players, door or not.
+        _ = try table.apply(.addWall(["id": .string("d2"), "from": .array([.number(10), .number(10)]), "to": .array([.number(11), .number(10)]),
+                                      "door": .bool(true)]), by: .host)
+        #expect { try table.apply(.door(wall: "d2", open: true), by: .participant("ana")) } throws: { ($0 as? TableError)?.code == .unknownEntity }
+        #expect { try table.apply(.addWall(["id": .string("d1"), "from": .array([.number(0), .number(0)]), "to": .array([.number(1), .number(0)])]), by: .host) } throws: {
+            ($0 as? TableError)?.code == .idTaken
+        }
+        guard case .array(let walls)? = table.view(for: .participant("bo"))["drawing"]?["walls"] else { Issue.record("no walls"); return }
+        #expect(walls.compactMap { $0["id"]?.stringValue } == ["d1"])
+        #expect(walls.first?["open"] == .bool(true))
+    }
+
+    @Test func aGlimpseShowsATokenToSomeAndTellsItsOwner() throws {
+        var table = Self.foggy()
+        _ = try table.apply(.assign(token: "ogre", owner: "cy"), by: .host)
+        #expect { try table.apply(.glimpse(token: "goblin", to: ["bo"], seconds: 3), by: .participant("cy")) } throws: {
+            ($0 as? TableError)?.code == .forbidden
+        }
+        // Ana may glimpse her own token under fog (a taunt): bo sees it, ana is told who saw it.
+        _ = try table.apply(.move(token: "goblin", x: 10, y: 10), by: .participant("ana"))
+        let taunt = try table.apply(.glimpse(token: "goblin", to: ["bo"], seconds: 3), by: .participant("ana"))
+        let views = try #require(taunt.views)
+        #expect(views.contains { $0.audience == .only(["bo"]) && { if case .add(.token, _)? = $0.op { true } else { false } }($0) })
+        #expect(views.contains { $0.audience == .only(["ana"]) && $0.op == .seen(token: "goblin", by: ["bo"]) })
+        #expect(ids(table.view(for: .participant("bo"))) == ["goblin"])
+        #expect(ids(table.view(for: .participant("cy"))) == ["ogre"])
+        // The host glimpses a token to the seeker; when it ends, the seeker is told it is gone.
+        _ = try table.apply(.glimpse(token: "ogre", to: ["bo", "cy"], seconds: 3), by: .host)
+        #expect(ids(table.view(for: .participant("bo"))) == ["goblin", "ogre"])
+        #expect { try table.apply(.glimpse(token: "ogre", to: ["ana"], seconds: 3), by: .participant("bo")) } throws: {
+            ($0 as? TableError)?.code == .forbidden
+        }
+        let ended = try table.apply(.unglimpse(token: "ogre", from: ["bo"]), by: .host)
+        #expect(ended.views?.count == 1 && ended.views?.first?.audience == .only(["bo"]) && ended.views?.first?.op == .remove(.token, id: "ogre"))
+        #expect(ids(table.view(for: .participant("bo"))) == ["goblin"])
+        #expect(ids(table.view(for: .participant("cy"))) == ["ogre"])
+        #expect { try table.apply(.unglimpse(token: "ogre", from: ["cy"]), by: .participant("cy")) } throws: { ($0 as? TableError)?.code == .forbidden }
+        #expect { try table.apply(.seen(token: "ogre", by: ["cy"]), by: .host) } throws: { ($0 as? TableError)?.code == .badOp }
+    }
+
+    /// Applies random ops to `table`, sends each player what the change says, and checks their copies; returns what
+    /// each player was sent.
+    @discardableResult
+    static func play(
+        _ start: Table, seed: UInt64, random: inout SeededRandom, steps: Int = 400, op: (inout SeededRandom, Int) -> TableOp
+    ) throws -> [String: [String]] {
+        var table = start
         var copies = Dictionary(uniqueKeysWithValues: players.map { ($0, Table(map: table.view(for: .participant($0)))) })
-        var received = Dictionary(uniqueKeysWithValues: players.map { ($0, [String]()) })
+        var received = Dictionary(uniqueKeysWithValues: players.map { ($0, [String(decoding: try! CanonicalJSON.encode(table.view(for: .participant($0))), as: UTF8.self)]) })
         var everSeen = Dictionary(uniqueKeysWithValues: players.map { ($0, Set(ids(table.view(for: .participant($0))))) })
-        for step in 0..<400 {
+        for step in 0..<steps {
             let actor: Table.Actor = random.next(upperBound: 3) == 0 ? .participant(players[Int(random.next(upperBound: 3))]) : .host
-            let candidate = Self.randomOp(&random, step: step, players: players)
+            let candidate = op(&random, step)
             guard let change = try? table.apply(candidate, by: actor), change.isKept else { continue }
             for player in players {
                 let view: TableOp?? =
                     change.views.map { views in views.first { $0.audience.contains(player) }.map(\.op) } ?? .some(change.op)
                 switch view {
                 case .none: continue
-                case .some(.none): copies[player] = Table(map: table.view(for: .participant(player)))
+                case .some(.none):
+                    let whole = table.view(for: .participant(player))
+                    received[player, default: []].append(String(decoding: try CanonicalJSON.encode(whole), as: UTF8.self))
+                    copies[player] = Table(map: whole)
                 case .some(.some(let op)):
                     received[player, default: []].append(String(decoding: try CanonicalJSON.encode(op.json), as: UTF8.self))
-                    if case .message = op { continue }
-                    _ = try copies[player]!.apply(op, by: .host)
+                    switch op {
+                    case .message, .seen: continue
+                    default: _ = try copies[player]!.apply(op, by: .host)
+                    }
                 }
                 everSeen[player, default: []].formUnion(ids(table.view(for: .participant(player))))
             }
@@ -239,6 +424,35 @@ private func ids(_ map: JSONValue) -> [String] {
             for secret in ids(table.map) where secret.hasPrefix("secret") && !everSeen[player]!.contains(secret) {
                 #expect(!received[player]!.contains { $0.contains("\"\(secret)\"") }, "\(player) was sent \(secret)")
             }
+        }
+        return received
+    }
+
+    /// Ops for the fog map: reveals and covers in the west (x < 10), paint anywhere (art 20 only in the east), walls,
+    /// doors, glimpses of the west's tokens (by the host, or by their owner), moves within the west.
+    static func fogOp(_ random: inout SeededRandom, step: Int, players: [String]) -> TableOp {
+        func pick<T>(_ items: [T]) -> T { items[Int(random.next(upperBound: UInt64(items.count)))] }
+        let x = Int(random.next(upperBound: 8)), y = Int(random.next(upperBound: 10))
+        let west = TileRect(x: x, y: y, w: 1 + Int(random.next(upperBound: 2)), h: 1 + Int(random.next(upperBound: 2)))
+        let westTokens = ["goblin", "wolf", "t\(step % 4)"]
+        switch random.next(upperBound: 12) {
+        case 0: return .fog(.reveal([west]))
+        case 1: return .fog(.cover([west]))
+        case 2: return .paint(rects: [west], texture: random.next(upperBound: 3) == 0 ? nil : Digest(art(UInt8(10 + random.next(upperBound: 3))).stringValue!)!)
+        case 3: return .paint(rects: [TileRect(x: 12 + Int(random.next(upperBound: 4)), y: y, w: 1, h: 1)], texture: Digest(art(20).stringValue!)!)
+        case 4:
+            return .addWall([
+                "id": .string("w\(step % 5)"), "from": .array([.number(Double(x)), .number(Double(y))]),
+                "to": .array([.number(Double(x + 1)), .number(Double(y))]), "door": .bool(random.next(upperBound: 2) == 0),
+            ])
+        case 5: return random.next(upperBound: 2) == 0 ? .removeWall(id: "w\(step % 5)") : .door(wall: pick(["d1", "w\(step % 5)"]), open: random.next(upperBound: 2) == 0)
+        case 6: return .settings(playersOpenDoors: random.next(upperBound: 2) == 0)
+        case 7: return .glimpse(token: pick(westTokens), to: [pick(players)], seconds: 5)
+        case 8: return .unglimpse(token: pick(westTokens), from: [pick(players)])
+        case 9:
+            return .add(.token, token("t\(step % 4)", x: x, y: y, asset: UInt8(4 + random.next(upperBound: 3)), owner: random.next(upperBound: 2) == 0 ? pick(players) : nil).objectValue)
+        case 10: return .remove(.token, id: pick(westTokens))
+        default: return .move(token: pick(westTokens), x: x, y: y)
         }
     }
 

@@ -30,45 +30,71 @@ public enum MapPalette {
             cells[Int(y) * width + Int(x)] = Int32(index)
         }
         background["tiles"] = nil
-        background["palette"] = .array(palette.map(JSONValue.string))
-        background["rects"] = .array(rectangles(cells, width: width, height: height).map { rect in
-            let short = rect[2] == 1 && rect[3] == 1 ? [rect[0], rect[1], rect[4]] : rect
-            return .array(short.map { .number(Double($0)) })
-        })
+        let (used, rects) = floor(cells, width: width, height: height)
+        background["palette"] = .array(used.map { .string(palette[Int($0)]) })
+        background["rects"] = .array(rects)
         document["background"] = .object(background)
         document["schema"] = .string(schema)
         return .object(document)
     }
 
-    /// Painted cells as rectangles: runs along each row, joined with the same run on the rows below; in the order of
-    /// their top-left corners (row by row).
-    static func rectangles(_ cells: [Int32], width: Int, height: Int) -> [[Int]] {
-        var done: [[Int]] = []
-        // Runs still growing downwards, keyed by (x, w, index): their start row and height.
-        var open: [[Int]: (y: Int, h: Int)] = [:]
+    /// A floor's tiles (palette indices, -1 the default texture, -2 unpainted) in the wire form: the indices in use,
+    /// in order of first use, and the rectangles naming them by their place in that list (single tiles as
+    /// `[x, y, i]`).
+    static func floor(_ cells: [Int32], width: Int, height: Int) -> (used: [Int32], rects: [JSONValue]) {
+        var used: [Int32] = []
+        var position: [Int32: Int] = [-1: -1]
+        let rects = rectangles(cells, width: width, height: height).map { rect -> JSONValue in
+            let index = position[rect.index] ?? {
+                used.append(rect.index)
+                position[rect.index] = used.count - 1
+                return used.count - 1
+            }()
+            let numbers = rect.w == 1 && rect.h == 1 ? [rect.x, rect.y, index] : [rect.x, rect.y, rect.w, rect.h, index]
+            return .array(numbers.map { .number(Double($0)) })
+        }
+        return (used, rects)
+    }
+
+    /// A run of one value along a row: where it starts, how long, which value.
+    struct Run: Hashable {
+        var x: Int
+        var w: Int
+        var index: Int32
+    }
+
+    /// A rectangle of tiles holding one value.
+    struct Rect: Equatable {
+        var x: Int, y: Int, w: Int, h: Int
+        var index: Int32
+    }
+
+    /// Painted cells (any value but -2) as rectangles: runs along each row, joined with the same run on the rows
+    /// below; in the order of their top-left corners (row by row).
+    static func rectangles(_ cells: [Int32], width: Int, height: Int) -> [Rect] {
+        var done: [Rect] = []
+        // Runs still growing downwards: their start row and height.
+        var open: [Run: (y: Int, h: Int)] = [:]
+        var next: [Run: (y: Int, h: Int)] = [:]
         for y in 0..<height {
-            var runs: [[Int]] = []
             var x = 0
+            let row = y * width
             while x < width {
-                let index = cells[y * width + x]
+                let index = cells[row + x]
                 var end = x + 1
-                while end < width, cells[y * width + end] == index { end += 1 }
-                if index != -2 { runs.append([x, end - x, Int(index)]) }
+                while end < width, cells[row + end] == index { end += 1 }
+                if index != -2 {
+                    let run = Run(x: x, w: end - x, index: index)
+                    if let growing = open.removeValue(forKey: run) { next[run] = (growing.y, growing.h + 1) } else { next[run] = (y, 1) }
+                }
                 x = end
             }
-            var next: [[Int]: (y: Int, h: Int)] = [:]
-            for run in runs {
-                if let growing = open.removeValue(forKey: run) {
-                    next[run] = (growing.y, growing.h + 1)
-                } else {
-                    next[run] = (y, 1)
-                }
-            }
-            for (run, span) in open { done.append([run[0], span.y, run[1], span.h, run[2]]) }
-            open = next
+            for (run, span) in open { done.append(Rect(x: run.x, y: span.y, w: run.w, h: span.h, index: run.index)) }
+            swap(&open, &next)
+            next.removeAll(keepingCapacity: true)
         }
-        for (run, span) in open { done.append([run[0], span.y, run[1], span.h, run[2]]) }
-        return done.sorted { ($0[1], $0[0]) < ($1[1], $1[0]) }
+        for (run, span) in open { done.append(Rect(x: run.x, y: span.y, w: run.w, h: span.h, index: run.index)) }
+        return done.sorted { ($0.y, $0.x) < ($1.y, $1.x) }
     }
 
     private static func side(_ value: JSONValue?) -> Int {

@@ -39,18 +39,27 @@ extension Table {
                 throw TableError(.idTaken, "\(id) is already on the table; choose another id")
             }
             try onGrid(Self.int(entity["x"]), Self.int(entity["y"]))
-            if layer == .token { tokens.append(entity) } else { objects.append(entity) }
-            return change(op, token: layer == .token ? id : nil, before: .nobody)
+            if layer == .token {
+                tokens.append(entity)
+                return change(op, token: id, before: .nobody)
+            }
+            objects.append(entity)
+            let audience = objectAudience(entity)
+            var change = transition(op, before: .nobody, after: audience, appear: op, vanish: nil)
+            change.art = [(audience, JSONValue.object(entity).referencedDigests)]
+            return change
         case .remove(let layer, let id):
             try hostOnly(participant, "remove tokens and objects")
             if layer == .token {
                 guard let token = tokens[id] else { throw TableError(.unknownEntity, "no token \(id) on the table") }
+                let before = tokenAudience(token)
                 tokens.remove(id)
-                return change(op, token: id, before: tokenAudience(token))
+                glimpses[id] = nil
+                return change(op, token: id, before: before)
             }
-            guard objects[id] != nil else { throw TableError(.unknownEntity, "no object \(id) on the table") }
+            guard let object = objects[id] else { throw TableError(.unknownEntity, "no object \(id) on the table") }
             objects.remove(id)
-            return Change(op: op, views: nil, art: [], changesVisibility: true)
+            return transition(op, before: objectAudience(object), after: .nobody, appear: nil, vanish: op)
         case .assign(let id, let owner):
             try hostOnly(participant, "give tokens to players")
             let token = try visibleToken(id, nil)
@@ -102,6 +111,104 @@ extension Table {
             let art = payload.referencedDigests
             customArt.formUnion(art)
             return Change(op: op, views: nil, art: [(.everyone, art)], changesVisibility: !art.isEmpty)
+        case .glimpse(let id, let to, _):
+            let token = try visibleToken(id, participant)
+            if let participant, token["owner"]?.stringValue != participant {
+                throw TableError(.forbidden, "players may show only their own tokens; token \(id) is not yours")
+            }
+            let before = tokenAudience(token)
+            glimpses[id, default: []].formUnion(to)
+            let appearing = tokenAudience(token).subtracting(before)
+            var views: [View] = []
+            if !appearing.isEmpty { views.append(View(audience: appearing, op: .add(.token, token))) }
+            if let owner = token["owner"]?.stringValue { views.append(View(audience: .only([owner]), op: .seen(token: id, by: to))) }
+            let art = JSONValue.object(token).referencedDigests
+            return Change(op: op, views: views, art: appearing.isEmpty || art.isEmpty ? [] : [(appearing, art)], changesVisibility: true)
+        case .unglimpse(let id, let from):
+            try hostOnly(participant, "end glimpses")
+            let token = try visibleToken(id, nil)
+            let before = tokenAudience(token)
+            glimpses[id]?.subtract(from)
+            if glimpses[id]?.isEmpty == true { glimpses[id] = nil }
+            let vanishing = before.subtracting(tokenAudience(token))
+            return Change(
+                op: op, views: vanishing.isEmpty ? [] : [View(audience: vanishing, op: .remove(.token, id: id))], art: [],
+                changesVisibility: true)
+        case .seen:
+            throw TableError(.badOp, "seen is what the server tells a token's owner; it is not sent to the server")
+        case .paint(let rects, let texture):
+            try hostOnly(participant, "paint the floor")
+            guard floor != nil else {
+                throw TableError(.badOp, "this map's floor is not in the palette form (hoard.map/v2); replace the map to paint it")
+            }
+            if let outside = rects.first(where: { !$0.fits(width, height) }) {
+                throw TableError(.outOfGrid, "[\(outside.x), \(outside.y), \(outside.w), \(outside.h)] leaves the \(width)×\(height) grid")
+            }
+            floor?.paint(rects, texture: texture?.description)
+            guard let fog = activeFog else {
+                return Change(op: op, views: nil, art: texture.map { [(.everyone, [$0])] } ?? [], changesVisibility: true)
+            }
+            let seen = fog.clip(rects)
+            let art: [(audience: Audience, digests: Set<Digest>)] = texture.map { [(seen.isEmpty ? .nobody : .everyone, [$0])] } ?? []
+            return Change(
+                op: op, views: seen.isEmpty ? [] : [View(audience: .everyone, op: .paint(rects: seen, texture: texture))], art: art,
+                changesVisibility: true)
+        case .addWall(let wall):
+            try hostOnly(participant, "build walls")
+            let id = wall["id"]?.stringValue ?? ""
+            guard walls[id] == nil else { throw TableError(.idTaken, "wall \(id) is already on the table; choose another id") }
+            for key in ["from", "to"] {
+                if case .array(let corner)? = wall[key], Self.int(corner[0]) > width || Self.int(corner[1]) > height {
+                    throw TableError(.outOfGrid, "the wall's \(key) corner is off the \(width)×\(height) grid")
+                }
+            }
+            walls.append(wall)
+            let audience = wallAudience(wall)
+            var change = transition(op, before: .nobody, after: audience, appear: op, vanish: nil)
+            change.art = [(audience, JSONValue.object(wall).referencedDigests)]
+            return change
+        case .removeWall(let id):
+            try hostOnly(participant, "take walls down")
+            guard let wall = walls[id] else { throw TableError(.unknownEntity, "no wall \(id) on the table") }
+            walls.remove(id)
+            return transition(op, before: wallAudience(wall), after: .nobody, appear: nil, vanish: op)
+        case .door(let id, let open):
+            guard let wall = walls[id], participant.map({ wallAudience(wall).contains($0) }) ?? true else {
+                throw TableError(.unknownEntity, "no wall \(id) on the table")
+            }
+            guard wall["door"] == .bool(true) else { throw TableError(.badOp, "wall \(id) is not a door") }
+            if participant != nil, !playersOpenDoors {
+                throw TableError(.forbidden, "the host has not let players open doors (the session setting playersOpenDoors)")
+            }
+            walls.update(id) { $0["open"] = .bool(open) }
+            let audience = wallAudience(wall)
+            return transition(op, before: audience, after: audience, appear: nil, vanish: nil)
+        case .settings(let playersOpenDoors):
+            try hostOnly(participant, "change the session's settings")
+            document["settings"] = .object(["playersOpenDoors": .bool(playersOpenDoors)])
+            return Change(op: op, views: nil, art: [], changesVisibility: false)
+        case .fog(let fogChange):
+            try hostOnly(participant, "change the fog")
+            let before = artAudiences()
+            var state = fog ?? Fog(width: width, height: height)
+            switch fogChange {
+            case .enabled(let enabled): state.isEnabled = enabled
+            case .reveal(let rects), .cover(let rects):
+                if let outside = rects.first(where: { !$0.fits(width, height) }) {
+                    throw TableError(.outOfGrid, "[\(outside.x), \(outside.y), \(outside.w), \(outside.h)] leaves the \(width)×\(height) grid")
+                }
+                if case .reveal = fogChange { state.set(rects, to: true) } else { state.set(rects, to: false) }
+            }
+            fog = state
+            if document["fog"] == nil { document["fog"] = .object([:]) }
+            // What the players now see is sent as their whole view, after the art it newly shows them.
+            var appearing: [Audience: Set<Digest>] = [:]
+            for (digest, audience) in artAudiences() {
+                let new = audience.subtracting(before[digest] ?? .nobody)
+                if !new.isEmpty { appearing[new, default: []].insert(digest) }
+            }
+            return Change(
+                op: op, views: [View(audience: .everyone, op: nil)], art: appearing.map { ($0.key, $0.value) }, changesVisibility: true)
         case .layer(let name, let audience):
             try hostOnly(participant, "choose who sees a layer")
             let old = layerAudience(name)
@@ -115,6 +222,9 @@ extension Table {
             return Change(op: op, views: views, art: art.isEmpty ? [] : [(layerAudience(name), Set(art))], changesVisibility: true)
         }
     }
+
+    /// Whether the host lets players open and close doors (the session setting `playersOpenDoors`).
+    public var playersOpenDoors: Bool { document["settings"]?["playersOpenDoors"] == .bool(true) }
 
     /// The token's state now, once it is known that `participant` (nil: the host) sees it.
     private func visibleToken(_ id: String, _ participant: String?) throws(TableError) -> [String: JSONValue] {
@@ -130,10 +240,6 @@ extension Table {
 
     private func onGrid(_ x: Int, _ y: Int) throws(TableError) {
         guard x < width, y < height else { throw TableError(.outOfGrid, "(\(x), \(y)) is off the \(width)×\(height) grid") }
-    }
-
-    private static func int(_ value: JSONValue?) -> Int {
-        if case .number(let number)? = value { Int(number) } else { 0 }
     }
 
     /// The change for an op on one token (nil: not a token op): who saw it before, who sees it now.
@@ -161,7 +267,7 @@ extension Table {
             before != after
             || {
                 switch op {
-                case .add, .remove, .assign, .hide, .reveal: true
+                case .add, .remove, .assign, .hide, .reveal, .addWall, .removeWall: true
                 case .set(_, let fields): fields["layer"] != nil
                 default: false
                 }

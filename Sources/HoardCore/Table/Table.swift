@@ -49,8 +49,16 @@ public struct Table: Sendable {
     var tokens: EntityList
     var objects: EntityList
     var strokes: EntityList
+    var walls: EntityList
     var layers: [String: Audience]
-    /// Digests referenced outside tokens, objects and strokes (the floor, walls, anything else): seen by everyone.
+    /// The floor in the palette form; nil when the map's `background` is in another shape (then it stays in
+    /// ``document``, seen by everyone, and cannot be painted).
+    var floor: Floor?
+    /// Fog of war, when the map has it (on or off).
+    var fog: Fog?
+    /// Tokens being glimpsed → by whom (``TableOp/glimpse(token:to:seconds:)``); not part of the map.
+    public internal(set) var glimpses: [String: Set<String>] = [:]
+    /// Digests referenced outside the floor, walls, tokens, objects and strokes: seen by everyone.
     let fixedArt: Set<Digest>
     /// Art that `custom` ops named: everyone's (kept while the table is in memory; a fold does not keep it).
     public internal(set) var customArt: Set<Digest> = []
@@ -61,24 +69,31 @@ public struct Table: Sendable {
         guard case .object(var document) = map else {
             (width, height, isOpaque, original) = (512, 512, true, map)
             (self.document, self.drawing, layers, fixedArt) = ([:], [:], [:], map.referencedDigests)
-            (tokens, objects, strokes) = (EntityList(nil), EntityList(nil), EntityList(nil))
+            (tokens, objects, strokes, walls) = (EntityList(nil), EntityList(nil), EntityList(nil), EntityList(nil))
             return
         }
+        width = Self.side(map["grid"]?["width"])
+        height = Self.side(map["grid"]?["height"])
         var drawing: [String: JSONValue] = [:]
         if case .object(let members)? = document["drawing"] { drawing = members }
         tokens = EntityList(document.removeValue(forKey: "tokens"))
         objects = EntityList(document.removeValue(forKey: "objects"))
         strokes = EntityList(drawing.removeValue(forKey: "strokes"))
+        walls = EntityList(drawing.removeValue(forKey: "walls"))
+        floor = Floor(document["background"], width: width, height: height)
+        if floor != nil, document["background"] != nil { document["background"] = .object([:]) }
+        fog = Fog(document["fog"], width: width, height: height)
+        if fog != nil { document["fog"] = .object([:]) }
         var layers: [String: Audience] = [:]
         if case .object(let entries)? = drawing.removeValue(forKey: "layers") {
             for (name, value) in entries { if let audience = Audience(json: value) { layers[name] = audience } }
         }
         self.layers = layers
         if document["drawing"] != nil { document["drawing"] = .object([:]) }
-        width = Self.side(map["grid"]?["width"])
-        height = Self.side(map["grid"]?["height"])
         // Entries of the lists that are not objects (an app's own shapes) are shown to everyone as they are.
-        let loose = (tokens.entries + objects.entries + strokes.entries).filter { if case .object = $0 { false } else { true } }
+        let loose = (tokens.entries + objects.entries + strokes.entries + walls.entries).filter {
+            if case .object = $0 { false } else { true }
+        }
         fixedArt = JSONValue.object(document).referencedDigests.union(JSONValue.object(drawing).referencedDigests)
             .union(JSONValue.array(loose).referencedDigests)
         self.document = document
@@ -103,8 +118,12 @@ public struct Table: Sendable {
         if let original { return original }
         var document = self.document
         var drawing = self.drawing
+        let fog: Fog? = if case .participant = viewer { activeFog } else { nil }
+        if let floor, document["background"] != nil || floor.isPainted { document["background"] = floor.json(under: fog) }
+        if let state = self.fog { document["fog"] = state.json }
         tokens.write(into: &document, key: "tokens", keeping: isVisible(to: viewer, audience: tokenAudience))
-        objects.write(into: &document, key: "objects", keeping: { _ in true })
+        objects.write(into: &document, key: "objects", keeping: isVisible(to: viewer, audience: objectAudience))
+        walls.write(into: &drawing, key: "walls", keeping: isVisible(to: viewer, audience: wallAudience))
         strokes.write(into: &drawing, key: "strokes", keeping: isVisible(to: viewer, audience: strokeAudience))
         if !layers.isEmpty { drawing["layers"] = .object(layers.mapValues(\.json)) }
         if document["drawing"] != nil || !drawing.isEmpty { document["drawing"] = .object(drawing) }
@@ -116,6 +135,7 @@ public struct Table: Sendable {
         guard case .participant = viewer else { return [] }
         let seesToken = isVisible(to: viewer, audience: tokenAudience)
         let seesStroke = isVisible(to: viewer, audience: strokeAudience)
+        // The floor, walls and objects are the same for every participant.
         return tokens.items.filter { !seesToken($0) }.compactMap { $0["id"]?.stringValue }.map { "t:" + $0 }
             + strokes.items.filter { !seesStroke($0) }.map { "s:" + ($0["id"]?.stringValue ?? "") }
     }
@@ -127,11 +147,42 @@ public struct Table: Sendable {
         }
     }
 
-    /// Who sees a token: its layer's audience, nobody while hidden, and always its owner.
+    /// Who sees a token: its layer's audience while it is neither hidden nor under fog; always its owner, and those
+    /// glimpsing it.
     func tokenAudience(_ token: [String: JSONValue]) -> Audience {
-        var audience = token["hidden"] == .bool(true) ? .nobody : layerAudience(token["layer"]?.stringValue)
+        var audience =
+            token["hidden"] == .bool(true) ? .nobody : layerAudience(token["layer"]?.stringValue).intersection(placeAudience(token))
         if let owner = token["owner"]?.stringValue { audience = audience.union(.only([owner])) }
+        if let id = token["id"]?.stringValue, let glimpsing = glimpses[id] { audience = audience.union(.only(glimpsing)) }
         return audience
+    }
+
+    /// The fog while it is on.
+    var activeFog: Fog? { fog?.isEnabled == true ? fog : nil }
+
+    /// Who sees what stands on a tile (a token's or object's top-left tile): everyone unless fog covers it.
+    func placeAudience(_ entity: [String: JSONValue]) -> Audience {
+        guard let fog = activeFog else { return .everyone }
+        return fog.reveals(Self.int(entity["x"]), Self.int(entity["y"])) ? .everyone : .nobody
+    }
+
+    /// Who sees an object: everyone unless fog covers its tile.
+    func objectAudience(_ object: [String: JSONValue]) -> Audience { placeAudience(object) }
+
+    /// Who sees a wall or door: everyone unless fog covers every tile it touches.
+    func wallAudience(_ wall: [String: JSONValue]) -> Audience {
+        guard let fog = activeFog else { return .everyone }
+        let (from, to) = (Self.corner(wall["from"]), Self.corner(wall["to"]))
+        return fog.reveals(wallFrom: from.x, from.y, to: to.x, to.y) ? .everyone : .nobody
+    }
+
+    private static func corner(_ value: JSONValue?) -> (x: Int, y: Int) {
+        guard case .array(let pair)? = value, pair.count == 2 else { return (0, 0) }
+        return (int(pair[0]), int(pair[1]))
+    }
+
+    static func int(_ value: JSONValue?) -> Int {
+        if case .number(let number)? = value, abs(number) < 1e9 { Int(number) } else { 0 }
     }
 
     /// Who sees a stroke: its layer's audience.
@@ -154,7 +205,13 @@ public struct Table: Sendable {
         var audiences = extra
         func add(_ digest: Digest, _ audience: Audience) { audiences[digest] = audiences[digest].map { $0.union(audience) } ?? audience }
         for digest in fixedArt.union(customArt) { add(digest, .everyone) }
-        for object in objects.items { for digest in JSONValue.object(object).referencedDigests { add(digest, .everyone) } }
+        if let floor {
+            let seen = floor.textures(under: activeFog)
+            for digest in seen { add(digest, .everyone) }
+            if activeFog != nil { for digest in floor.textures(under: nil).subtracting(seen) { add(digest, .nobody) } }
+        }
+        for wall in walls.items { for digest in JSONValue.object(wall).referencedDigests { add(digest, wallAudience(wall)) } }
+        for object in objects.items { for digest in JSONValue.object(object).referencedDigests { add(digest, objectAudience(object)) } }
         for token in tokens.items { for digest in JSONValue.object(token).referencedDigests { add(digest, tokenAudience(token)) } }
         for stroke in strokes.items { for digest in JSONValue.object(stroke).referencedDigests { add(digest, strokeAudience(stroke)) } }
         return audiences

@@ -29,6 +29,32 @@ public enum TableOp: Sendable, Hashable {
     case custom(JSONValue)
     /// Who sees a drawing or token layer (the host always does).
     case layer(name: String, visibleTo: Audience)
+    /// A token shown to some participants for some seconds, then hidden from them again by the server (`reveal` with
+    /// `to` and `seconds` on the wire): the host's glimpse of any token, a player's taunt with their own.
+    case glimpse(token: String, to: [String], seconds: Int)
+    /// A glimpse ended for these participants (`hide` with `from`): what the server sends when its time is up.
+    case unglimpse(token: String, from: [String])
+    /// Tiles of the floor painted with a texture, or unpainted (nil: the default texture shows).
+    case paint(rects: [TileRect], texture: Digest?)
+    /// A wall segment or door added (the map schema's wall, with an `id`).
+    case addWall([String: JSONValue])
+    /// A wall segment or door taken away.
+    case removeWall(id: String)
+    /// A door opened or closed.
+    case door(wall: String, open: Bool)
+    /// Fog of war turned on or off, or areas revealed to the players or covered again.
+    case fog(FogChange)
+    /// The session's settings: whether players may open and close doors.
+    case settings(playersOpenDoors: Bool)
+    /// What the server tells a token's owner: these participants glimpsed it. Never applied.
+    case seen(token: String, by: [String])
+
+    /// What a `fog` op does.
+    public enum FogChange: Sendable, Hashable {
+        case enabled(Bool)
+        case reveal([TileRect])
+        case cover([TileRect])
+    }
 
     /// The two layers `add` and `remove` reach.
     public enum TableLayer: String, Sendable, Hashable {
@@ -39,7 +65,11 @@ public enum TableOp: Sendable, Hashable {
     /// Every kind, as the wire names it.
     public static let kinds = [
         "move", "add", "remove", "set", "assign", "hide", "reveal", "stroke", "erase", "ping", "message", "custom", "layer",
+        "paint", "wall", "door", "fog", "settings", "seen",
     ]
+
+    /// Longest glimpse, in seconds.
+    public static let maxGlimpse = 600
 
     /// Longest id of a token, object, stroke or layer; longest label.
     public static let maxId = 64
@@ -56,14 +86,20 @@ public enum TableOp: Sendable, Hashable {
         case .remove: "remove"
         case .set: "set"
         case .assign: "assign"
-        case .hide: "hide"
-        case .reveal: "reveal"
+        case .hide, .unglimpse: "hide"
+        case .reveal, .glimpse: "reveal"
         case .stroke: "stroke"
         case .erase: "erase"
         case .ping: "ping"
         case .message: "message"
         case .custom: "custom"
         case .layer: "layer"
+        case .paint: "paint"
+        case .addWall, .removeWall: "wall"
+        case .door: "door"
+        case .fog: "fog"
+        case .settings: "settings"
+        case .seen: "seen"
         }
     }
 
@@ -104,8 +140,48 @@ public enum TableOp: Sendable, Hashable {
             case .string(let owner)? where (1...Self.maxId).contains(owner.count): self = .assign(token: token, owner: owner)
             default: throw TableError(.badOp, "assign's \"owner\" is a participant id, or null to take the token back")
             }
-        case "hide": self = .hide(token: try fields.id("token"))
-        case "reveal": self = .reveal(token: try fields.id("token"))
+        case "hide":
+            let token = try fields.id("token")
+            self = op["from"] == nil ? .hide(token: token) : .unglimpse(token: token, from: try fields.participants("from"))
+        case "reveal":
+            let token = try fields.id("token")
+            if op["to"] == nil, op["seconds"] == nil {
+                self = .reveal(token: token)
+            } else {
+                let to = try fields.participants("to")
+                fields.consumed.insert("seconds")
+                guard case .number(let seconds)? = op["seconds"], seconds == seconds.rounded(), (1...Double(Self.maxGlimpse)).contains(seconds)
+                else { throw TableError(.badOp, "a glimpse's \"seconds\" is a whole number from 1 to \(Self.maxGlimpse)") }
+                self = .glimpse(token: token, to: to, seconds: Int(seconds))
+            }
+        case "seen": self = .seen(token: try fields.id("token"), by: try fields.participants("by"))
+        case "paint":
+            let rects = try fields.rects("rects")
+            fields.consumed.insert("texture")
+            switch op["texture"] {
+            case nil, .null?: self = .paint(rects: rects, texture: nil)
+            default: self = .paint(rects: rects, texture: try fields.digest("texture"))
+            }
+        case "wall":
+            switch (op["add"], op["remove"]) {
+            case (let wall?, nil):
+                fields.consumed.insert("add")
+                guard case .object(let members) = wall else { throw TableError(.badOp, "wall's \"add\" is a wall object") }
+                self = .addWall(try Self.wall(members))
+            case (nil, .some): self = .removeWall(id: try fields.id("remove"))
+            default: throw TableError(.badOp, "a wall op has \"add\" (a wall) or \"remove\" (a wall's id)")
+            }
+        case "door":
+            let wall = try fields.id("wall")
+            self = .door(wall: wall, open: try fields.bool("open"))
+        case "fog":
+            switch (op["enabled"], op["reveal"], op["cover"]) {
+            case (.some, nil, nil): self = .fog(.enabled(try fields.bool("enabled")))
+            case (nil, .some, nil): self = .fog(.reveal(try fields.rects("reveal")))
+            case (nil, nil, .some): self = .fog(.cover(try fields.rects("cover")))
+            default: throw TableError(.badOp, "a fog op has one of \"enabled\" (true or false), \"reveal\" or \"cover\" (rectangles)")
+            }
+        case "settings": self = .settings(playersOpenDoors: try fields.bool("playersOpenDoors"))
         case "stroke": self = .stroke(try Self.stroke(try fields.object("stroke")))
         case "erase": self = .erase(stroke: try fields.id("stroke"))
         case "ping": self = .ping(x: try fields.coordinate("x"), y: try fields.coordinate("y"))
@@ -156,6 +232,28 @@ public enum TableOp: Sendable, Hashable {
             op["token"] = .string(token)
             op["owner"] = owner.map(JSONValue.string) ?? .null
         case .hide(let token), .reveal(let token): op["token"] = .string(token)
+        case .glimpse(let token, let to, let seconds):
+            op["token"] = .string(token)
+            op["to"] = .array(to.map(JSONValue.string))
+            op["seconds"] = .number(Double(seconds))
+        case .unglimpse(let token, let from):
+            op["token"] = .string(token)
+            op["from"] = .array(from.map(JSONValue.string))
+        case .seen(let token, let by):
+            op["token"] = .string(token)
+            op["by"] = .array(by.map(JSONValue.string))
+        case .paint(let rects, let texture):
+            op["rects"] = .array(rects.map(\.json))
+            op["texture"] = texture.map { .string($0.description) } ?? .null
+        case .addWall(let wall): op["add"] = .object(wall)
+        case .removeWall(let id): op["remove"] = .string(id)
+        case .door(let wall, let open):
+            op["wall"] = .string(wall)
+            op["open"] = .bool(open)
+        case .fog(.enabled(let enabled)): op["enabled"] = .bool(enabled)
+        case .fog(.reveal(let rects)): op["reveal"] = .array(rects.map(\.json))
+        case .fog(.cover(let rects)): op["cover"] = .array(rects.map(\.json))
+        case .settings(let playersOpenDoors): op["playersOpenDoors"] = .bool(playersOpenDoors)
         case .stroke(let stroke): op["stroke"] = .object(stroke)
         case .erase(let stroke): op["stroke"] = .string(stroke)
         case .ping(let x, let y):
@@ -172,7 +270,33 @@ public enum TableOp: Sendable, Hashable {
         return .object(op)
     }
 
+    /// The art an op brings onto the table (what the server must hold, and the session may then reach).
+    public var art: Set<Digest> {
+        switch self {
+        case .add(_, let entity), .addWall(let entity): JSONValue.object(entity).referencedDigests
+        case .custom(let payload): payload.referencedDigests
+        case .paint(_, let texture?): [texture]
+        default: []
+        }
+    }
+
     // MARK: Entities
+
+    /// A wall as the map schema has it, with the `id` ops name it by.
+    static func wall(_ entity: [String: JSONValue]) throws(TableError) -> [String: JSONValue] {
+        var fields = Fields(entity, kind: "a wall", isEntity: true)
+        _ = try fields.id("id")
+        for key in ["from", "to"] {
+            fields.consumed.insert(key)
+            guard case .array(let corner)? = entity[key], corner.count == 2,
+                corner.allSatisfy({ if case .number(let v) = $0 { v == v.rounded() && (0...512).contains(v) } else { false } })
+            else { throw TableError(.badOp, "a wall's \"\(key)\" is a grid corner [x, y], integers from 0 to 512") }
+        }
+        if entity["texture"] != nil { _ = try fields.digest("texture") }
+        for key in ["door", "open"] where entity[key] != nil { _ = try fields.bool(key) }
+        try fields.checkAllConsumed()
+        return entity
+    }
 
     /// A token as the map schema has it; checked field by field.
     static func token(_ entity: [String: JSONValue]) throws(TableError) -> [String: JSONValue] {
@@ -311,6 +435,36 @@ private struct Fields {
             throw TableError(.badOp, "\(kind) needs \"\(key)\": a number from 0 to 512 (tile units)")
         }
         return value
+    }
+
+    mutating func bool(_ key: String) throws(TableError) -> Bool {
+        consumed.insert(key)
+        guard case .bool(let value)? = members[key] else { throw TableError(.badOp, "\(kind) needs \"\(key)\": true or false") }
+        return value
+    }
+
+    /// A list of 1 to 64 participant ids.
+    mutating func participants(_ key: String) throws(TableError) -> [String] {
+        consumed.insert(key)
+        guard case .array(let items)? = members[key], (1...64).contains(items.count) else {
+            throw TableError(.badOp, "\(kind) needs \"\(key)\": a list of 1 to 64 participant ids")
+        }
+        let ids = items.compactMap(\.stringValue).filter { (1...TableOp.maxId).contains($0.count) }
+        guard ids.count == items.count else { throw TableError(.badOp, "\(kind)'s \"\(key)\" lists participant ids (strings of 1 to 64 characters)") }
+        return ids
+    }
+
+    /// A list of 1 to ``TileRect/maxPerOp`` rectangles `[x, y, w, h]`.
+    mutating func rects(_ key: String) throws(TableError) -> [TileRect] {
+        consumed.insert(key)
+        guard case .array(let items)? = members[key], (1...TileRect.maxPerOp).contains(items.count) else {
+            throw TableError(.badOp, "\(kind) needs \"\(key)\": a list of 1 to \(TileRect.maxPerOp) rectangles [x, y, w, h]")
+        }
+        let rects = items.compactMap(TileRect.init(json:))
+        guard rects.count == items.count else {
+            throw TableError(.badOp, "\(kind)'s \"\(key)\" holds rectangles [x, y, w, h]: a tile (0 to 511) and sides of 1 to 512")
+        }
+        return rects
     }
 
     mutating func object(_ key: String) throws(TableError) -> [String: JSONValue] {

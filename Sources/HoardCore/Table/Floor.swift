@@ -1,0 +1,211 @@
+/// A rectangle of tiles: `[x, y, w, h]` on the wire (the paint and fog ops, the fog's revealed areas).
+public struct TileRect: Sendable, Hashable {
+    public var x: Int
+    public var y: Int
+    public var w: Int
+    public var h: Int
+
+    public init(x: Int, y: Int, w: Int, h: Int) {
+        (self.x, self.y, self.w, self.h) = (x, y, w, h)
+    }
+
+    /// Most rectangles one op may carry.
+    public static let maxPerOp = 4_096
+
+    /// Reads `[x, y, w, h]` (a corner on the 512 × 512 grid, sides of 1 to 512); nil when it is not one.
+    public init?(json: JSONValue) {
+        guard case .array(let items) = json, items.count == 4 else { return nil }
+        let numbers = items.compactMap { item -> Int? in
+            guard case .number(let value) = item, value == value.rounded(), (0...512).contains(value) else { return nil }
+            return Int(value)
+        }
+        guard numbers.count == 4, numbers[0] < 512, numbers[1] < 512, numbers[2] >= 1, numbers[3] >= 1 else { return nil }
+        self.init(x: numbers[0], y: numbers[1], w: numbers[2], h: numbers[3])
+    }
+
+    public var json: JSONValue { .array([x, y, w, h].map { .number(Double($0)) }) }
+
+    /// Whether it lies inside a `width` × `height` grid.
+    func fits(_ width: Int, _ height: Int) -> Bool { x + w <= width && y + h <= height }
+
+    /// Its tiles' indices in a row-major grid `width` wide, row by row.
+    func forEachTile(width: Int, _ body: (Int) -> Void) {
+        for row in y..<(y + h) { for column in x..<(x + w) { body(row * width + column) } }
+    }
+}
+
+/// The floor of a `hoard.map/v2` map, one palette index per tile, so that paint ops, fog and views are exact:
+/// `background.palette` and `background.rects` are read into the tiles and written back from them (the same floor,
+/// in its fewest rectangles, the palette holding the textures in use, in order of first use).
+struct Floor: Sendable {
+    /// A tile nobody painted (the default texture shows).
+    static let unpainted: Int32 = -2
+    /// A tile painted with the default texture (index -1 on the wire).
+    static let defaultTexture: Int32 = -1
+
+    let width: Int
+    let height: Int
+    /// The background's other members (`color`, `texture`) as they came.
+    var fields: [String: JSONValue]
+    /// Textures by index (some may no longer be in use).
+    private var palette: [String] = []
+    private var indexOf: [String: Int32] = [:]
+    private var cells: [Int32]
+
+    /// Reads the background; nil when it is not in the palette form (a v1 `tiles` list or an app's own shape).
+    init?(_ background: JSONValue?, width: Int, height: Int) {
+        (self.width, self.height) = (width, height)
+        cells = [Int32](repeating: Self.unpainted, count: width * height)
+        guard let background else {
+            fields = [:]
+            return
+        }
+        guard case .object(var members) = background, members["tiles"] == nil else { return nil }
+        let givenPalette = members.removeValue(forKey: "palette")
+        let givenRects = members.removeValue(forKey: "rects")
+        fields = members
+        var indices: [Int32] = []
+        if case .array(let textures)? = givenPalette {
+            for texture in textures { indices.append(texture.stringValue.map { index(of: $0) } ?? Self.unpainted) }
+        }
+        guard case .array(let rects)? = givenRects else { return }
+        for case .array(let rect) in rects {
+            let numbers = rect.compactMap { item -> Int? in
+                if case .number(let value) = item, value == value.rounded(), abs(value) < 1e9 { Int(value) } else { nil }
+            }
+            guard numbers.count == rect.count, numbers.count == 5 || numbers.count == 3 else { continue }
+            let (x, y) = (numbers[0], numbers[1])
+            let (w, h, i) = numbers.count == 5 ? (numbers[2], numbers[3], numbers[4]) : (1, 1, numbers[2])
+            guard x >= 0, y >= 0, w >= 1, h >= 1, i >= -1, i < indices.count else { continue }
+            let value = i == -1 ? Self.defaultTexture : indices[i]
+            for row in y..<min(y + h, height) { for column in x..<min(x + w, width) { cells[row * width + column] = value } }
+        }
+    }
+
+    private mutating func index(of texture: String) -> Int32 {
+        if let known = indexOf[texture] { return known }
+        palette.append(texture)
+        indexOf[texture] = Int32(palette.count - 1)
+        return Int32(palette.count - 1)
+    }
+
+    /// Whether any tile is painted.
+    var isPainted: Bool { cells.contains { $0 != Self.unpainted } }
+
+    /// Paints the tiles of `rects` with `texture` (nil: the paint comes off).
+    mutating func paint(_ rects: [TileRect], texture: String?) {
+        let value = texture.map { index(of: $0) } ?? Self.unpainted
+        for rect in rects { rect.forEachTile(width: width) { cells[$0] = value } }
+    }
+
+    /// The tiles as `fog` lets them be seen (nil: all).
+    private func visibleCells(_ fog: Fog?) -> [Int32] {
+        guard let fog else { return cells }
+        var visible = cells
+        for tile in visible.indices where !fog.revealed[tile] { visible[tile] = Self.unpainted }
+        return visible
+    }
+
+    /// The background as written: its fields, then the palette and the rectangles of the tiles `fog` lets be seen
+    /// (the default texture only when a tile it shows in is seen).
+    func json(under fog: Fog?) -> JSONValue {
+        let visible = visibleCells(fog)
+        var members = fields
+        if let fog, members["texture"] != nil, !cells.indices.contains(where: { fog.revealed[$0] && cells[$0] < 0 }) {
+            members["texture"] = nil
+        }
+        let (used, rects) = MapPalette.floor(visible, width: width, height: height)
+        members["palette"] = .array(used.map { .string(palette[Int($0)]) })
+        members["rects"] = .array(rects)
+        return .object(members)
+    }
+
+    /// The textures that show in the tiles `fog` lets be seen (nil: all), the default texture included.
+    func textures(under fog: Fog?) -> Set<Digest> {
+        var inUse = [Bool](repeating: false, count: palette.count)
+        var showsDefault = false
+        for tile in cells.indices where fog?.revealed[tile] ?? true {
+            let value = cells[tile]
+            if value >= 0 { inUse[Int(value)] = true } else { showsDefault = true }
+        }
+        var digests = Set(palette.indices.filter { inUse[$0] }.compactMap { Digest(palette[$0]) })
+        if showsDefault, let texture = fields["texture"]?.stringValue.flatMap(Digest.init) { digests.insert(texture) }
+        return digests
+    }
+}
+
+/// Fog of war: which tiles players see. The host sees everything; a participant sees the floor, walls, objects and
+/// tokens of revealed tiles only (and their own tokens wherever they are).
+struct Fog: Sendable {
+    let width: Int
+    let height: Int
+    var isEnabled: Bool
+    /// One flag per tile, row by row.
+    private(set) var revealed: [Bool]
+
+    init(width: Int, height: Int, isEnabled: Bool = false) {
+        (self.width, self.height, self.isEnabled) = (width, height, isEnabled)
+        revealed = [Bool](repeating: false, count: width * height)
+    }
+
+    /// Reads the map's `fog` member; nil when it has none.
+    init?(_ json: JSONValue?, width: Int, height: Int) {
+        guard case .object(let members)? = json else { return nil }
+        self.init(width: width, height: height, isEnabled: members["enabled"] == .bool(true))
+        if case .array(let rects)? = members["revealed"] {
+            set(rects.compactMap(TileRect.init(json:)).map { $0.clipped(width, height) }.compactMap { $0 }, to: true)
+        }
+    }
+
+    mutating func set(_ rects: [TileRect], to value: Bool) {
+        for rect in rects { rect.forEachTile(width: width) { revealed[$0] = value } }
+    }
+
+    /// Whether players see the tile (x, y); off the grid counts as fogged.
+    func reveals(_ x: Int, _ y: Int) -> Bool {
+        (0..<width).contains(x) && (0..<height).contains(y) && revealed[y * width + x]
+    }
+
+    /// Whether players see a wall from corner (x1, y1) to (x2, y2): when any tile it touches is revealed.
+    func reveals(wallFrom x1: Int, _ y1: Int, to x2: Int, _ y2: Int) -> Bool {
+        for y in max(0, min(y1, y2) - 1)...min(height - 1, max(y1, y2)) {
+            for x in max(0, min(x1, x2) - 1)...min(width - 1, max(x1, x2)) where revealed[y * width + x] { return true }
+        }
+        return false
+    }
+
+    /// The tiles of `rects` players see, as rectangles (runs along rows).
+    func clip(_ rects: [TileRect]) -> [TileRect] {
+        var seen: [TileRect] = []
+        for rect in rects {
+            for row in rect.y..<(rect.y + rect.h) {
+                var column = rect.x
+                while column < rect.x + rect.w {
+                    guard revealed[row * width + column] else { column += 1; continue }
+                    let start = column
+                    while column < rect.x + rect.w, revealed[row * width + column] { column += 1 }
+                    seen.append(TileRect(x: start, y: row, w: column - start, h: 1))
+                }
+            }
+        }
+        return seen
+    }
+
+    /// `{"enabled": …, "revealed": [[x, y, w, h], …]}`, the revealed tiles in their fewest rectangles.
+    var json: JSONValue {
+        let cells = revealed.map { $0 ? Int32(0) : Floor.unpainted }
+        let rects = MapPalette.rectangles(cells, width: width, height: height)
+        return .object([
+            "enabled": .bool(isEnabled),
+            "revealed": .array(rects.map { .array([$0.x, $0.y, $0.w, $0.h].map { .number(Double($0)) }) }),
+        ])
+    }
+}
+
+extension TileRect {
+    /// The part inside a `width` × `height` grid; nil when none is.
+    func clipped(_ width: Int, _ height: Int) -> TileRect? {
+        guard x < width, y < height else { return nil }
+        return TileRect(x: x, y: y, w: min(w, width - x), h: min(h, height - y))
+    }
+}
