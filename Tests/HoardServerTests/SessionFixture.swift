@@ -57,11 +57,11 @@ extension TestClientProtocol {
 
 /// A scripted WebSocket client: connects to a live channel, sends messages, collects what arrives.
 enum LiveClient {
-    /// Connects, sends `messages` (pausing between them), and returns every text received until `count` arrived or
-    /// `timeout` passed.
+    /// Connects, sends `messages` (pausing between them), and returns every text received until `count` arrived, one
+    /// containing `stop` arrived, or `timeout` passed.
     static func exchange(
         port: Int, session: String, token: String, since: Int64? = nil, send messages: [String] = [], until count: Int,
-        timeout: Duration = .seconds(15)
+        stop: String? = nil, timeout: Duration = .seconds(15)
     ) async throws -> [String] {
         let received = Received()
         let url = "ws://127.0.0.1:\(port)/v1/sessions/\(session)/live" + (since.map { "?since=\($0)" } ?? "")
@@ -73,7 +73,8 @@ enum LiveClient {
                         try await outbound.write(.text(message))
                     }
                     for try await frame in inbound.messages(maxSize: 1 << 20) {
-                        if case .text(let text) = frame, await received.append(text) >= count { break }
+                        guard case .text(let text) = frame else { continue }
+                        if await received.append(text) >= count || stop.map(text.contains) == true { break }
                     }
                     try await outbound.close(.normalClosure, reason: nil)
                 }

@@ -49,11 +49,11 @@ struct TableSocketTests {
 
         /// Sends messages on a socket of `token` and collects what arrives, starting after `since`.
         /// `timeout` bounds a test on a loaded machine; a passing test stops at `until` messages, well before it.
-        func live(_ token: String, since: Int64? = nil, send: [String] = [], until: Int, timeout: Duration = .seconds(20)) async throws
-            -> [String]
-        {
+        func live(
+            _ token: String, since: Int64? = nil, send: [String] = [], until: Int, stop: String? = nil, timeout: Duration = .seconds(20)
+        ) async throws -> [String] {
             try await LiveClient.exchange(
-                port: port, session: session, token: token, since: since, send: send, until: until, timeout: timeout)
+                port: port, session: session, token: token, since: since, send: send, until: until, stop: stop, timeout: timeout)
         }
 
         func seq(_ token: String) async throws -> Int64 {
@@ -65,7 +65,8 @@ struct TableSocketTests {
         }
     }
 
-    static func with(_ body: @Sendable (Table) async throws -> Void) async throws {
+    /// Runs `body` against a server with a session on `map` (built from three token assets' digests).
+    static func with(map: @Sendable ([String]) -> [String: Any] = map, _ body: @Sendable (Table) async throws -> Void) async throws {
         let fixture = try await SessionFixture()
         defer { fixture.remove() }
         let art = Array(try fixture.assets("token").prefix(3))
