@@ -152,6 +152,112 @@
             }
         }
 
+        /// The same over fog, paint, walls, doors and glimpses: the east (x ≥ 12) is never revealed, so no byte any
+        /// player receives names the floor, object, wall or token art used only there; a hidden `hider` is glimpsed to
+        /// players for a second at a time, and once the glimpses have ended no player's view holds it.
+        @Test(arguments: [31, 32] as [UInt64]) func fogAndGlimpsesKeepEveryPlayersCopyTheirView(seed: UInt64) async throws {
+            try await ServerFixture.with { fixture in
+                var random = SeededRandom(seed: seed)
+                let art = try await fixture.upload(sizes: [100, 120, 140, 160]).map(\.digest.description)
+                let secretArt = [art[1], art[3]]
+                let host = fixture.client()
+                func token(_ id: String, _ asset: String, x: Int, y: Int, hidden: Bool = false) -> JSONValue {
+                    .object([
+                        "id": .string(id), "asset": .string(asset), "x": .number(Double(x)), "y": .number(Double(y)), "number": .number(1),
+                        "hidden": .bool(hidden),
+                    ])
+                }
+                func numbers(_ values: [Int]) -> JSONValue { .array(values.map { .number(Double($0)) }) }
+                let map = JSONValue.object([
+                    "schema": .string("hoard.map/v2"), "grid": .object(["width": .number(16), "height": .number(12)]),
+                    "background": .object([
+                        "palette": .array([.string(art[0]), .string(art[3])]), "rects": .array([numbers([0, 0, 4, 4, 0]), numbers([12, 0, 4, 12, 1])]),
+                    ]),
+                    "fog": .object(["enabled": .bool(true), "revealed": .array([numbers([0, 0, 4, 4])])]),
+                    "drawing": .object([
+                        "walls": .array([.object(["id": .string("east"), "from": numbers([13, 1]), "to": numbers([13, 9]), "texture": .string(art[1])])]),
+                        "strokes": .array([]),
+                    ]),
+                    "objects": .array([.object(["id": .string("chest"), "asset": .string(art[1]), "x": .number(14), "y": .number(4)])]),
+                    "tokens": .array([
+                        token("goblin", art[0], x: 1, y: 1), token("hider", art[2], x: 2, y: 2, hidden: true),
+                        token("secret-1", art[3], x: 14, y: 9),
+                    ]),
+                ])
+                let created = try await host.createSession(name: "Fog", map: map)
+                let hostChannel = host.liveChannel(sessionId: created.id, since: nil, options: fastRetries(SocketLiveConnector()))
+                var players: [Player] = []
+                for name in ["Ana", "Bo", "Cy"] {
+                    players.append(Player(joined: try await HoardClient(baseURL: fixture.baseURL).join(code: created.code, name: name)))
+                }
+                #expect(await eventually(seconds: 30) { hostChannel.isConnected && players.allSatisfy(\.channel.isConnected) })
+                let ids = players.map(\.id)
+                try await hostChannel.send(.assign(token: "goblin", owner: ids[0]))
+                try await hostChannel.send(.settings(playersOpenDoors: true))
+                for step in 0..<120 {
+                    if random.next(upperBound: 30) == 0 {
+                        players[Int(random.next(upperBound: UInt64(players.count)))].connector.inner.dropAll()
+                    }
+                    func pick<T>(_ items: [T]) -> T { items[Int(random.next(upperBound: UInt64(items.count)))] }
+                    let x = Int(random.next(upperBound: 8)), y = Int(random.next(upperBound: 10))
+                    let west = TileRect(x: x, y: y, w: 1 + Int(random.next(upperBound: 3)), h: 1 + Int(random.next(upperBound: 2)))
+                    if random.next(upperBound: 4) == 0 {
+                        let player = players[0]
+                        try await player.channel.send(
+                            random.next(upperBound: 2) == 0 ? .move(token: "goblin", x: x, y: y) : .door(wall: "w\(step % 3)", open: true))
+                        continue
+                    }
+                    let op: TableOp =
+                        switch random.next(upperBound: 10) {
+                        case 0: .fog(.reveal([west]))
+                        case 1: .fog(.cover([west]))
+                        case 2: .paint(rects: [west], texture: pick([Digest(art[0]), Digest(art[2]), nil]) ?? nil)
+                        case 3: .paint(rects: [TileRect(x: 12 + Int(random.next(upperBound: 4)), y: y, w: 1, h: 2)], texture: Digest(art[3]))
+                        case 4:
+                            .addWall([
+                                "id": .string("w\(step % 3)"), "from": numbers([x, y]), "to": numbers([x + 1, y]), "door": .bool(true),
+                                "texture": .string(art[2]),
+                            ])
+                        case 5: .removeWall(id: "w\(step % 3)")
+                        case 6: .glimpse(token: "hider", to: [pick(ids)], seconds: 1)
+                        case 7: .move(token: "hider", x: x, y: y)
+                        case 8: .add(.object, ["id": .string("o\(step)"), "asset": .string(art[0]), "x": .number(Double(x)), "y": .number(Double(y))])
+                        default: .move(token: pick(["goblin", "secret-1"]), x: pick([x, 12 + x % 4]), y: y)
+                        }
+                    // The secret token stays in the east: only moves that keep it there.
+                    if case .move("secret-1", let tx, _) = op, tx < 12 { continue }
+                    try await hostChannel.send(op)
+                    if step % 30 == 29 { try await Task.sleep(for: .milliseconds(400)) }  // within the socket's rate budget
+                }
+                try await Task.sleep(for: .milliseconds(1_500))  // every glimpse (1 s) has ended on the server's clock
+                try await hostChannel.send(.message(text: "the end", to: nil))
+                #expect(await eventually(seconds: 60) { players.allSatisfy { $0.ended.current } }, "every player got the last message")
+                for player in players {
+                    let shown = try await player.client.session(id: created.id)
+                    #expect(!String(decoding: try CanonicalJSON.encode(shown.map), as: UTF8.self).contains("hider"), "\(player.id) still sees the hider")
+                    let expected = try CanonicalJSON.encode(sortedById(shown.map))
+                    let copy = try CanonicalJSON.encode(sortedById(player.copy.current.map))
+                    #expect(
+                        copy == expected,
+                        "\(player.id)'s copy (seed \(seed)):\n\(String(decoding: copy, as: UTF8.self))\n\(String(decoding: expected, as: UTF8.self))"
+                    )
+                    let received = player.connector.received.current
+                    #expect(received.contains { $0.contains("\"reveal\"") || $0.contains("\"paint\"") || $0.contains("snapshot") })
+                    for secret in ["secret-", "chest"] + secretArt {
+                        #expect(!received.contains { $0.contains(secret) }, "\(player.id) was sent \(secret)")
+                    }
+                    for secret in secretArt {
+                        await #expect { _ = try await player.client.exchange("GET", "/v1/blobs/\(secret)") } throws: {
+                            ($0 as? HoardClientError)?.status == 404
+                        }
+                    }
+                    player.channel.close()
+                    player.consumer.cancel()
+                }
+                hostChannel.close()
+            }
+        }
+
         /// The host's ops: anything on the visible tokens, only moves, labels, hiding and removal on `secret-*` (never
         /// shown to anyone, so no player may ever be sent their id or art).
         static func hostOp(_ random: inout SeededRandom, step: Int, players: [String], art: [String]) -> TableOp {
