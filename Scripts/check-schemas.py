@@ -193,6 +193,18 @@ SAMPLE_OPS = [
     {"kind": "message", "text": "behind you", "to": ["host"]},
     {"kind": "custom", "payload": {"dice": [6, 6]}},
     {"kind": "layer", "layer": "p:ana", "visibleTo": "*"},
+    {"kind": "reveal", "token": "t1", "to": ["p1"], "seconds": 5},
+    {"kind": "hide", "token": "t1", "from": ["p1"]},
+    {"kind": "seen", "token": "t1", "by": ["p1"]},
+    {"kind": "paint", "rects": [[0, 0, 4, 2], [5, 5, 1, 1]], "texture": "sha256:" + "a" * 64},
+    {"kind": "paint", "rects": [[0, 0, 1, 1]], "texture": None},
+    {"kind": "wall", "add": {"id": "d1", "from": [2, 0], "to": [2, 1], "door": True, "open": False}},
+    {"kind": "wall", "remove": "d1"},
+    {"kind": "door", "wall": "d1", "open": True},
+    {"kind": "fog", "enabled": True},
+    {"kind": "fog", "reveal": [[0, 0, 8, 8]]},
+    {"kind": "fog", "cover": [[1, 1, 1, 1]]},
+    {"kind": "settings", "playersOpenDoors": True},
 ]
 
 

@@ -254,6 +254,7 @@ def main():
         listed += server.call("GET", "/v1/assets?pack=scifi-outpost&limit=1000")["assets"]
         game = build_map(listed, name="Crypt of the browser test", width=20, height=14)
         game["tokens"][-1]["hidden"] = True  # the host's page shows it, marked; players are never sent it
+        game["fog"] = {"enabled": True, "revealed": [[0, 0, 10, 14]]}  # the host's preview darkens the east
         created = server.call("POST", "/v1/sessions", {"name": "Crypt <script>window.pwned=2</script>", "map": game})
         server.call("POST", "/v1/sessions/join", {"code": created["code"], "name": "<b>Eve</b>"}, token=False)
         driver.get(server.base + "/#/sessions")
@@ -268,6 +269,12 @@ def main():
             for (let i = 0; i < d.length; i += 4 * 97) colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
             return colours.size;""")
         check.that(painted > 20, f"the map preview is drawn ({painted} colours sampled)")
+        west, east = driver.execute_script("""
+            const c = document.getElementById('map-canvas'); const g = c.getContext('2d');
+            const mean = (x0, x1) => { const d = g.getImageData(x0, 0, x1 - x0, c.height).data; let sum = 0;
+              for (let i = 0; i < d.length; i += 4) sum += d[i] + d[i + 1] + d[i + 2]; return sum / (d.length / 4); };
+            return [mean(0, c.width / 2), mean(c.width / 2, c.width)];""")
+        check.that(east < 0.7 * west, f"fog darkens what the players do not see (brightness {east:.0f} east, {west:.0f} west)")
         check.that(len(driver.find_elements(By.CSS_SELECTOR, ".tokens li")) == len(game["tokens"]), "every numbered token is listed")
         check.that("hidden" in driver.find_elements(By.CSS_SELECTOR, ".tokens li")[-1].text, "the hidden token is marked hidden for the host")
         check.that(driver.execute_script("return window.pwned") is None, "no injected script ran")

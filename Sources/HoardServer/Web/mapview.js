@@ -52,7 +52,22 @@ export function layers(map) {
     texture: background.texture,
     tiles, walls: list(drawing.walls), strokes: list(drawing.strokes),
     objects: list(map?.objects), tokens: list(map?.tokens),
+    fog: fogOf(map?.fog, width, height),
   };
+}
+
+/** The fog as a flag per revealed tile (row by row), or null when the map has none or it is off. */
+function fogOf(fog, width, height) {
+  if (fog?.enabled !== true) return null;
+  const revealed = new Uint8Array(width * height);
+  for (const rect of Array.isArray(fog.revealed) ? fog.revealed : []) {
+    if (!Array.isArray(rect) || rect.length !== 4) continue;
+    const [rx, ry, rw, rh] = rect.map((n) => Math.floor(number(n, 0)));
+    for (let y = Math.max(0, ry); y < Math.min(height, ry + rh); y++) {
+      for (let x = Math.max(0, rx); x < Math.min(width, rx + rw); x++) revealed[y * width + x] = 1;
+    }
+  }
+  return revealed;
 }
 
 /**
@@ -153,11 +168,14 @@ function paint(context, world, resolve, images, tile, ratio) {
     if (wall?.door) {
       context.strokeStyle = '#8a5a2b';
       context.lineWidth = Math.max(2, tile * 0.14);
+      // An open door is drawn as a dashed outline of where the leaf was.
+      context.setLineDash(wall?.open === true ? [tile * 0.15, tile * 0.12] : []);
     }
     context.beginPath();
     context.moveTo(x1, y1);
     context.lineTo(x2, y2);
     context.stroke();
+    context.setLineDash([]);
     if (image && !wall?.door) {
       context.strokeStyle = 'rgba(0, 0, 0, 0.55)';
       context.lineWidth = 1;
@@ -220,6 +238,13 @@ function paint(context, world, resolve, images, tile, ratio) {
       context.textAlign = 'center';
       context.textBaseline = 'middle';
       context.fillText(String(token.number), cx, cy + 0.5);
+    }
+  }
+  // Fog as the host sees it: what players do not see is darkened, not hidden.
+  if (world.fog) {
+    context.fillStyle = 'rgba(12, 14, 24, 0.6)';
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) if (!world.fog[y * width + x]) context.fillRect(x * tile, y * tile, tile, tile);
     }
   }
 }
