@@ -5,12 +5,16 @@
    files from nginx with curl 8-way parallel (xargs -P8), and against MapTool's way: one request per blob, 5 KiB
    Range chunks, sequential;
 2. warm join (everything cached): time and HTTP requests, for that map and for a map of 10,000 references;
-3. 200 simultaneous cold joins of a ~20 MB map: all must succeed; server peak memory.
-Loopback only; every step is bounded. Usage: python3 Benchmarks/join.py HOARD_BINARY [--quick]
-Needs: scripts/setup.sh --bench (nginx, curl).
+3. 200 simultaneous cold joins of a ~20 MB map: all must succeed; server peak memory;
+4. a very large map (issue 22): 512 x 512 tiles painted tile by tile from 64 textures of the pack, with 2,000 tokens:
+   its size as hoard.map/v1 (what the host posts) and as stored and answered (v2), the POST's time,
+   `GET /v1/sessions/{id}` for a participant (first, then p50/p99), a cold `hoard join` of it (time and bytes), and a
+   `paint` op over 10,000 tiles (100 x 100) sent 20 times, each delivered to 200 participants (p50/p99/max).
+Loopback only; every step is bounded. Usage: python3 Benchmarks/join.py HOARD_BINARY [--quick] [--only large-map]
+Needs: scripts/setup.sh --bench (nginx, curl, websockets).
 """
 from benchlib import call, free_port, peak_rss_mb, wait_healthy
-import argparse, http.client, json, os, shutil, socket, subprocess, sys, tempfile, time, urllib.request
+import argparse, asyncio, http.client, json, multiprocessing, os, random, shutil, socket, subprocess, sys, tempfile, time, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "Scripts"))
@@ -59,10 +63,116 @@ def maptool_style(port, token, digests):
     return time.time() - start, total
 
 
+def large_map(items, tokens=2000, side=512, textures=64, seed=22):
+    """A hoard.map/v1 map of side x side tiles, each painted with one of `textures` asset digests at random (the worst
+    case for the palette form: no two neighbours alike), and `tokens` tokens at random tiles."""
+    rng = random.Random(seed)
+    palette = [a["digest"] for a in items[:textures]]
+    tiles = [{"x": x, "y": y, "texture": palette[rng.randrange(len(palette))]} for y in range(side) for x in range(side)]
+    placed = [{"id": f"t{i}", "asset": items[i % len(items)]["digest"], "x": rng.randrange(side), "y": rng.randrange(side),
+               "number": i % 1000} for i in range(tokens)]
+    return {"schema": "hoard.map/v1", "name": "very large", "grid": {"width": side, "height": side},
+            "background": {"tiles": tiles}, "drawing": {"walls": [], "strokes": []}, "objects": [], "tokens": placed}
+
+
+def timed_get(port, path, token, times):
+    """(seconds of each GET, bytes of the last answer) on one keep-alive connection."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    seconds, size = [], 0
+    for _ in range(times):
+        start = time.perf_counter()
+        conn.request("GET", path, headers={"Authorization": "Bearer " + token})
+        response = conn.getresponse()
+        body = response.read()
+        seconds.append(time.perf_counter() - start)
+        if response.status != 200:
+            raise RuntimeError(f"GET {path} answered {response.status}: {body[:300]}")
+        size = len(body)
+    return seconds, size
+
+
+def large_map_bench(hoard, base, port, token, items, work, participants):
+    from live import listen, op_message  # the live benchmark's participants, spread over worker processes
+    import websockets
+
+    game = large_map(items)
+    v1 = json.dumps(game, separators=(",", ":")).encode()
+    request = urllib.request.Request(base + "/v1/sessions", method="POST", data=json.dumps({"name": "large", "map": game}).encode(),
+                                     headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+    start = time.perf_counter()
+    with urllib.request.urlopen(request, timeout=300) as response:
+        made = json.loads(response.read())
+    post_seconds = time.perf_counter() - start
+    host_seconds, host_bytes = timed_get(port, f"/v1/sessions/{made['id']}", token, 1)
+    host_view = call(base, "GET", f"/v1/sessions/{made['id']}", token=token)
+    v2 = len(json.dumps(host_view["map"], separators=(",", ":")).encode())
+    joined = [call(base, "POST", "/v1/sessions/join", {"code": made["code"], "name": f"p{i}"}) for i in range(participants)]
+    player = joined[0]["participantToken"]
+    first, _ = timed_get(port, f"/v1/sessions/{made['id']}", player, 1)
+    again, answer_bytes = timed_get(port, f"/v1/sessions/{made['id']}", player, 30)
+    again.sort()
+    cold = join(hoard, base, made["code"], os.path.join(work, "cache-large"))
+
+    url = f"ws://127.0.0.1:{port}/v1/sessions/{made['id']}/live"
+    paints, workers_count = 20, 2
+    seats = [(j["participantToken"], None) for j in joined]
+    pipes, workers = [], []
+    for index in range(workers_count):
+        ours, theirs = multiprocessing.Pipe()
+        worker = multiprocessing.Process(target=listen, args=(url, seats[index::workers_count], paints, 10, theirs))
+        worker.start()
+        pipes.append(ours)
+        workers.append(worker)
+    for pipe in pipes:
+        if not pipe.poll(180) or pipe.recv() != "ready":
+            sys.exit("a worker's participants did not connect")
+
+    async def host_paints():
+        # Every participant was sent the whole view on connecting; let those snapshots drain before measuring.
+        await asyncio.sleep(5 + participants / 20)
+        async with websockets.connect(url, additional_headers={"Authorization": "Bearer " + token}, ping_interval=None,
+                                      max_size=1 << 26) as ws:
+            start = time.time() + 0.2
+            for pipe in pipes:
+                pipe.send(start)
+            for n in range(paints):
+                await asyncio.sleep(max(0, start + n / 2 - time.time()))
+                x, y = (n * 37) % 412, (n * 91) % 412
+                texture = items[n % 64]["digest"]
+                await ws.send(op_message({"kind": "paint", "rects": [[x, y, 100, 100]], "texture": texture}, "host", n))
+    asyncio.run(host_paints())
+    latencies, lost, errors = [], 0, 0
+    for pipe in pipes:
+        if not pipe.poll(120):
+            sys.exit("a worker did not report")
+        theirs, their_lost, their_errors = pipe.recv()
+        latencies += theirs
+        lost += their_lost
+        errors += their_errors
+    for worker in workers:
+        worker.join(10)
+    latencies.sort()
+    pct = lambda values, p: values[min(len(values) - 1, int(p * len(values)))] * 1000
+    expected = paints * participants
+    return [
+        f"very large map, 512 x 512 tiles painted tile by tile from 64 textures, 2,000 tokens: hoard.map/v1 {len(v1) / 1e6:.1f} MB, "
+        f"stored and answered as v2 {v2 / 1e6:.2f} MB; POST /v1/sessions {post_seconds:.2f} s; host's first GET "
+        f"{host_seconds[0] * 1000:.0f} ms ({host_bytes / 1e6:.1f} MB)",
+        f"  a participant's GET /v1/sessions/{{id}} ({answer_bytes / 1e6:.1f} MB with the manifest): first {first[0] * 1000:.0f} ms, "
+        f"then p50 {pct(again, 0.5):.0f} ms, p99 {pct(again, 0.99):.0f} ms (target < 100 ms)",
+        f"  cold join: {cold['wall']:.2f} s, {cold.get('bytesFetched', 0) / (1 << 20):.0f} MiB fetched "
+        f"(first render {cold.get('firstRenderSeconds', 0):.2f} s)",
+        f"  paint of 100 x 100 tiles to {participants} participants, {paints} times: {len(latencies)} deliveries (expected "
+        f"{expected}), p50 {pct(latencies, 0.5):.1f} ms, p99 {pct(latencies, 0.99):.1f} ms, max {latencies[-1] * 1000:.1f} ms "
+        f"(target p99 < 50 ms); lost or reordered {lost + expected - len(latencies)}, errors {errors}",
+    ]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("hoard")
     parser.add_argument("--quick", action="store_true", help="smaller maps and 20 simultaneous joins, for a smoke run")
+    parser.add_argument("--only", choices=["large-map"], help="run only this part (the packs are still imported)")
     args = parser.parse_args()
     hoard = os.path.abspath(args.hoard)
     out_dir = os.path.join(ROOT, "Benchmarks/out")
@@ -101,6 +211,11 @@ def main():
             blobs = [v["digest"] for a in items for v in a["variants"]]
             return made["code"], blobs
 
+        if args.only == "large-map":
+            listed = call(base, "GET", f"/v1/assets?pack={os.path.basename(big)[:-4]}&limit=1000", token=token)["assets"]
+            lines = large_map_bench(hoard, base, port, token, listed, work, 20 if args.quick else 200)
+            print("\n".join(lines))
+            return
         big_code, big_blobs = session_for(os.path.basename(big)[:-4])
         small_code, _ = session_for(os.path.basename(small)[:-4])
         tiny_code, _ = session_for(os.path.basename(tiny)[:-4])
@@ -141,6 +256,8 @@ http {{ access_log off; sendfile on; tcp_nopush on; keepalive_requests 100000;
         if crowd_ok < crowd:
             print("failed joins said:", "\n".join(crowd_run.stderr.splitlines()[-10:]), file=sys.stderr)
         peak = peak_rss_mb(server.pid)
+        large = large_map_bench(hoard, base, port, token, call(base, "GET", f"/v1/assets?pack={os.path.basename(big)[:-4]}&limit=1000",
+                                                             token=token)["assets"], work, crowd)
 
         lines = [
             f"cold join, {assets} assets x 3 variants ({cold.get('bytesFetched', 0) / (1 << 20):.0f} MiB): hoard {cold['wall']:.2f} s "
@@ -152,7 +269,7 @@ http {{ access_log off; sendfile on; tcp_nopush on; keepalive_requests 100000;
             f"warm join, {many} references: {warm_many['wall'] * 1000:.0f} ms, {warm_many.get('requests')} requests (target < 100 ms, <= 3)",
             f"{crowd} simultaneous cold joins of a ~20 MB map: {crowd_ok}/{crowd} succeeded in {crowd_seconds:.1f} s; "
             f"server peak RSS {peak:.0f} MB (target < 512 MB)",
-        ]
+        ] + large
         print("\n".join(lines))
         with open(os.path.join(out_dir, "join.txt"), "w") as f:
             f.write("\n".join(lines) + "\n")
