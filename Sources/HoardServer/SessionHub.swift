@@ -57,6 +57,12 @@ actor SessionHub {
     /// Client op ids remembered per participant.
     static let recentOpLimit = 256
 
+    /// Encoded views of the tables (shared with `GET /v1/sessions/{id}`).
+    nonisolated let views = TableViews()
+    /// `snapshot` texts by session, sequence number and what their viewer does not see: participants who see the same
+    /// share one text (a view of a very large map is megabytes).
+    private var snapshots: [String: String] = [:]
+
     private let catalog: Catalog
     private let logger: Logger
     private let storage: any TableStorage
@@ -177,15 +183,15 @@ actor SessionHub {
                 case .text(let text): backlog.append(text)
                 case .nothing: continue
                 case .wholeView:
-                    backlog = [try snapshot(live, for: viewer)]
+                    backlog = [try snapshot(id, live, for: viewer)]
                     break replay
                 }
             }
         } else {
-            backlog.append(try snapshot(live, for: viewer))
+            backlog.append(try snapshot(id, live, for: viewer))
         }
         if backlog.count > Self.outboundLimit || backlog.reduce(0, { $0 + $1.utf8.count }) > Self.outboundBytes {
-            backlog = [try snapshot(live, for: viewer)]
+            backlog = [try snapshot(id, live, for: viewer)]
         }
         let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(Self.outboundLimit))
         let added = Connection(participantId: participantId, name: name, isHost: isHost, continuation: continuation, link: link)
@@ -405,8 +411,6 @@ actor SessionHub {
         }
         try catalog.appendEvent(session: id, seq: seq, body: text, views: stored)
         sessions[id]?.lastSeq = seq
-        // Whole views by what their viewer does not see: participants who see the same get the same text.
-        var wholeViews: [String: String] = [:]
         var slow: [UUID] = []
         for (key, connection) in live.connections {
             var message: String? = text
@@ -416,14 +420,7 @@ actor SessionHub {
                     if let view {
                         message = view
                     } else if let current = sessions[id] {
-                        let viewer = Table.Actor.participant(connection.participantId)
-                        let key = current.table.unseen(by: viewer).joined(separator: "\u{0}")
-                        if let whole = wholeViews[key] {
-                            message = whole
-                        } else {
-                            message = try snapshot(current, for: viewer)
-                            wholeViews[key] = message
-                        }
+                        message = try snapshot(id, current, for: .participant(connection.participantId))
                     }
                 }
             }
@@ -482,9 +479,14 @@ actor SessionHub {
     }
 
     /// `{"map":…,"mapDigest":…,"seq":…,"type":"snapshot"}` of a viewer's view now.
-    private func snapshot(_ live: Live, for viewer: Table.Actor) throws -> String {
-        let document = try TableDocument(live.table, viewer: viewer)
-        return "{\"map\":" + document.text + ",\"mapDigest\":\"\(document.digest)\",\"seq\":\(live.lastSeq),\"type\":\"snapshot\"}"
+    private func snapshot(_ id: String, _ live: Live, for viewer: Table.Actor) throws -> String {
+        let key = "\(id) \(live.lastSeq) " + live.table.unseen(by: viewer).joined(separator: "\u{0}") + (viewer == .host ? " host" : "")
+        if let known = snapshots[key] { return known }
+        let document = try views.document(session: id, seq: live.lastSeq, table: live.table, viewer: viewer)
+        let text = "{\"map\":" + document.text + ",\"mapDigest\":\"\(document.digest)\",\"seq\":\(live.lastSeq),\"type\":\"snapshot\"}"
+        if snapshots.count >= 64 { snapshots.removeAll(keepingCapacity: true) }
+        snapshots[key] = text
+        return text
     }
 
     /// Stores the state as a new base map in the background, then deletes the log up to it.

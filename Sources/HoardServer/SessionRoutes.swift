@@ -15,7 +15,7 @@ struct SessionRoutes: Sendable {
     /// Encoded manifests by map digest (``encodedManifest(of:map:)``).
     let manifests: BlobCache
     /// Encoded views of tables, by session, sequence number and what the viewer does not see.
-    let views = TableViews()
+    var views: TableViews { hub.views }
 
     /// Media type of map blobs.
     static let mapMediaType = "application/vnd.hoard.map+json"
