@@ -101,7 +101,7 @@ struct SessionRoutes: Sendable {
             map = try await loadMapDocument(record.digest)
         }
         guard let map else { throw APIError.badRequest("give a map, or fromMap with the name of a saved map") }
-        let upgraded = MapPalette.upgraded(map)
+        let upgraded = try Self.storedForm(map)
         let (session, blob, resolved) = try await hoard.directory.withLock(exclusive: false) {
             let (blob, resolved) = try await store(map: upgraded, for: principal)
             let session = SessionRecord(
@@ -289,11 +289,18 @@ struct SessionRoutes: Sendable {
         return encoded
     }
 
+    /// A map as it is stored: a v1 floor in the palette form (`MapPalette`); refused (400) when its floor and fog
+    /// cover more tiles than a table reads.
+    static func storedForm(_ map: JSONValue) throws -> JSONValue {
+        if let excess = MapPalette.excess(map) { throw APIError.badRequest(excess) }
+        return MapPalette.upgraded(map)
+    }
+
     func replaceMap(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
         let (session, principal) = try visibleSession(context)
         guard Self.isHost(principal, of: session) else { throw APIError.forbidden("only the session's host may change its map") }
         // A v1 map is stored and answered in the palette form (MapPalette).
-        let map = MapPalette.upgraded(try await Self.decodeMapBody(JSONValue.self, request))
+        let map = try Self.storedForm(try await Self.decodeMapBody(JSONValue.self, request))
         let catalog = hoard.catalog
         let (blob, seq, resolved) = try await hoard.directory.withLock(exclusive: false) {
             let (blob, resolved) = try await store(map: map, for: principal, session: session.id)
@@ -350,7 +357,7 @@ struct SessionRoutes: Sendable {
         guard let given = map, (body.map == nil) != (body.session == nil) else {
             throw APIError.badRequest("give either a map or the session whose table to save")
         }
-        let upgraded = MapPalette.upgraded(given)
+        let upgraded = try Self.storedForm(given)
         do {
             let saved = try await hoard.directory.withLock(exclusive: false) {
                 let (blob, resolved) = try await store(map: upgraded, for: principal)

@@ -91,6 +91,7 @@ private func ids(_ map: JSONValue) -> [String] {
             (#"{"kind":"wall","add":{"id":"w","from":[0,0],"to":[0,1]},"remove":"w"}"#, "\"add\" (a wall) or \"remove\""),
             (#"{"kind":"door","wall":"d1","open":"yes"}"#, "true or false"),
             (#"{"kind":"fog","reveal":[[0,0,1,1]],"cover":[[0,0,1,1]]}"#, "one of \"enabled\""),
+            (#"{"kind":"paint","rects":[[0,0,512,512],[0,0,1,1]],"texture":null}"#, "covers more than 262144 tiles"),
         ]
         for (text, message) in refusals {
             #expect { try op(text) } throws: { error in

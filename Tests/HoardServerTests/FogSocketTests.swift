@@ -69,6 +69,19 @@ struct FogSocketTests {
         }
     }
 
+    @Test func aMapWhoseRectanglesWouldPaintForeverIsRefused() async throws {
+        try await TableSocketTests.with(map: Self.foggy) { table in
+            var map = Self.foggy(table.art)
+            map["background"] = ["palette": [table.art[2]], "rects": Array(repeating: [0, 0, 512, 512, 0], count: 17)]
+            let refused = try await table.client.json(.post, "/v1/sessions", token: table.fixture.hostToken, body: ["name": "Forever", "map": map])
+            #expect(refused.status == .badRequest)
+            #expect(String(describing: refused.json).contains("at most 4194304"), "\(refused.json)")
+            map["background"] = ["palette": [table.art[2]], "rects": Array(repeating: [0, 0, 512, 512, 0], count: 15)]
+            let accepted = try await table.client.json(.post, "/v1/sessions", token: table.fixture.hostToken, body: ["name": "Big", "map": map])
+            #expect(accepted.status == .created)
+        }
+    }
+
     @Test func paintReachesPlayersOnlyWhereTheySeeAndDoorsOpenWhenTheHostAllows() async throws {
         try await TableSocketTests.with(map: Self.foggy) { table in
             let host = table.fixture.hostToken

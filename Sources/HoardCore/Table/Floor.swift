@@ -11,6 +11,8 @@ public struct TileRect: Sendable, Hashable {
 
     /// Most rectangles one op may carry.
     public static let maxPerOp = 4_096
+    /// Most tiles one op's rectangles may cover, overlaps counted: the largest grid once.
+    public static let maxTilesPerOp = 512 * 512
 
     /// Reads `[x, y, w, h]` (a corner on the 512 × 512 grid, sides of 1 to 512); nil when it is not one.
     public init?(json: JSONValue) {
@@ -69,6 +71,7 @@ struct Floor: Sendable {
             for texture in textures { indices.append(texture.stringValue.map { index(of: $0) } ?? Self.unpainted) }
         }
         guard case .array(let rects)? = givenRects else { return }
+        var budget = MapPalette.maxPaintedTiles  // what the server accepts (MapPalette.excess); a stored map is within it
         for case .array(let rect) in rects {
             let numbers = rect.compactMap { item -> Int? in
                 if case .number(let value) = item, value == value.rounded(), abs(value) < 1e9 { Int(value) } else { nil }
@@ -78,6 +81,8 @@ struct Floor: Sendable {
             let (w, h, i) = numbers.count == 5 ? (numbers[2], numbers[3], numbers[4]) : (1, 1, numbers[2])
             guard x >= 0, y >= 0, w >= 1, h >= 1, i >= -1, i < indices.count else { continue }
             let value = i == -1 ? Self.defaultTexture : indices[i]
+            budget -= min(w, width) * min(h, height)
+            guard budget >= 0 else { break }
             for row in y..<min(y + h, height) { for column in x..<min(x + w, width) { cells[row * width + column] = value } }
         }
     }
@@ -153,7 +158,12 @@ struct Fog: Sendable {
         guard case .object(let members)? = json else { return nil }
         self.init(width: width, height: height, isEnabled: members["enabled"] == .bool(true))
         if case .array(let rects)? = members["revealed"] {
-            set(rects.compactMap(TileRect.init(json:)).map { $0.clipped(width, height) }.compactMap { $0 }, to: true)
+            var budget = MapPalette.maxPaintedTiles  // what the server accepts (MapPalette.excess)
+            let within = rects.compactMap(TileRect.init(json:)).compactMap { $0.clipped(width, height) }.prefix { rect in
+                budget -= rect.w * rect.h
+                return budget >= 0
+            }
+            set(Array(within), to: true)
         }
     }
 

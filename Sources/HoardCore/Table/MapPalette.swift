@@ -7,6 +7,27 @@ public enum MapPalette {
     /// The v2 schema tag.
     public static let schema = "hoard.map/v2"
 
+    /// Most tiles the rectangles of a map's floor and fog may cover, counted with overlaps (16 whole 512 × 512
+    /// grids): reading a floor costs a write per covered tile, so a map may not make the server paint forever.
+    public static let maxPaintedTiles = 16 * 512 * 512
+
+    /// What is wrong with a map's floor or fog when their rectangles cover more than ``maxPaintedTiles`` tiles; nil
+    /// when nothing is.
+    public static func excess(_ map: JSONValue) -> String? {
+        var covered = 0
+        for case .array(let rects)? in [map["background"]?["rects"], map["fog"]?["revealed"]] {
+            for case .array(let rect) in rects {
+                guard rect.count == 4 || rect.count == 5, case .number(let w) = rect[2], case .number(let h) = rect[3] else {
+                    covered += 1
+                    continue
+                }
+                covered += Int(min(max(w, 1), 512)) * Int(min(max(h, 1), 512))
+            }
+        }
+        guard covered > maxPaintedTiles else { return nil }
+        return "the map's floor and fog rectangles cover \(covered) tiles (overlaps counted); at most \(maxPaintedTiles): merge overlapping rectangles"
+    }
+
     /// A `hoard.map/v1` document in the v2 form: the same floor, as a palette and rectangles; anything else as it is
     /// (a v2 map, an app's own shape, a v1 map whose tiles are not all `{x, y, texture}` inside the grid).
     public static func upgraded(_ map: JSONValue) -> JSONValue {

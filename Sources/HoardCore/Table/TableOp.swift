@@ -464,6 +464,9 @@ private struct Fields {
         guard rects.count == items.count else {
             throw TableError(.badOp, "\(kind)'s \"\(key)\" holds rectangles [x, y, w, h]: a tile (0 to 511) and sides of 1 to 512")
         }
+        guard rects.reduce(0, { $0 + $1.w * $1.h }) <= TileRect.maxTilesPerOp else {
+            throw TableError(.badOp, "\(kind)'s \"\(key)\" covers more than \(TileRect.maxTilesPerOp) tiles (overlaps counted); send it in parts")
+        }
         return rects
     }
 
