@@ -113,13 +113,15 @@ def large_map_bench(hoard, base, port, token, items, work, participants):
     again.sort()
     cold = join(hoard, base, made["code"], os.path.join(work, "cache-large"))
 
+    # Participants continue from the state they fetched (as `hoard join` and the client library do): no snapshot.
+    seq = call(base, "GET", f"/v1/sessions/{made['id']}", token=player)["seq"]
     url = f"ws://127.0.0.1:{port}/v1/sessions/{made['id']}/live"
     paints, workers_count = 20, 2
     seats = [(j["participantToken"], None) for j in joined]
     pipes, workers = [], []
     for index in range(workers_count):
         ours, theirs = multiprocessing.Pipe()
-        worker = multiprocessing.Process(target=listen, args=(url, seats[index::workers_count], paints, 10, theirs))
+        worker = multiprocessing.Process(target=listen, args=(f"{url}?since={seq}", seats[index::workers_count], paints, 10, theirs))
         worker.start()
         pipes.append(ours)
         workers.append(worker)
@@ -128,10 +130,11 @@ def large_map_bench(hoard, base, port, token, items, work, participants):
             sys.exit("a worker's participants did not connect")
 
     async def host_paints():
-        # Every participant was sent the whole view on connecting; let those snapshots drain before measuring.
-        await asyncio.sleep(5 + participants / 20)
+        # Let the burst of "joined" presence events (N x N messages) drain before measuring.
+        await asyncio.sleep(2 + participants / 40)
         async with websockets.connect(url, additional_headers={"Authorization": "Bearer " + token}, ping_interval=None,
                                       max_size=1 << 26) as ws:
+            await ws.recv()  # the host's own snapshot: they sit at the table before they paint
             start = time.time() + 0.2
             for pipe in pipes:
                 pipe.send(start)

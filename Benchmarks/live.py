@@ -68,7 +68,8 @@ def listen(url, seats, expected, seconds, pipe):
                  for (token, _), ready, mover in zip(seats, readies, movers)]
         await asyncio.wait_for(asyncio.gather(*readies), 60)
         pipe.send("ready")
-        start = pipe.recv()
+        # Waited for off the event loop: the participants keep reading (the joins' presence events) meanwhile.
+        start = await loop.run_in_executor(None, pipe.recv)
         moving = [asyncio.create_task(move_own_token(mover, own, seconds, start))
                   for (_, own), mover in zip(seats, movers) if own]
         await asyncio.wait_for(asyncio.gather(*tasks, *moving), seconds + 80)

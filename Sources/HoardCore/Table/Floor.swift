@@ -53,11 +53,16 @@ struct Floor: Sendable {
     private var palette: [String] = []
     private var indexOf: [String: Int32] = [:]
     private var cells: [Int32]
+    /// Tiles per palette index, and tiles where the default texture shows (painted -1 or unpainted): what the floor
+    /// shows is known without reading every tile.
+    private var uses: [Int] = []
+    private var defaultUses = 0
 
     /// Reads the background; nil when it is not in the palette form (a v1 `tiles` list or an app's own shape).
     init?(_ background: JSONValue?, width: Int, height: Int) {
         (self.width, self.height) = (width, height)
         cells = [Int32](repeating: Self.unpainted, count: width * height)
+        defaultUses = cells.count
         guard let background else {
             fields = [:]
             return
@@ -85,11 +90,19 @@ struct Floor: Sendable {
             guard budget >= 0 else { break }
             for row in y..<min(y + h, height) { for column in x..<min(x + w, width) { cells[row * width + column] = value } }
         }
+        recount()
+    }
+
+    private mutating func recount() {
+        uses = [Int](repeating: 0, count: palette.count)
+        defaultUses = 0
+        for value in cells { count(value, 1) }
     }
 
     private mutating func index(of texture: String) -> Int32 {
         if let known = indexOf[texture] { return known }
         palette.append(texture)
+        uses.append(0)
         indexOf[texture] = Int32(palette.count - 1)
         return Int32(palette.count - 1)
     }
@@ -97,11 +110,28 @@ struct Floor: Sendable {
     /// Whether any tile is painted.
     var isPainted: Bool { cells.contains { $0 != Self.unpainted } }
 
-    /// Paints the tiles of `rects` with `texture` (nil: the paint comes off).
-    mutating func paint(_ rects: [TileRect], texture: String?) {
+    /// Paints the tiles of `rects` with `texture` (nil: the paint comes off); returns whether the set of textures the
+    /// floor shows changed.
+    @discardableResult
+    mutating func paint(_ rects: [TileRect], texture: String?) -> Bool {
         let value = texture.map { index(of: $0) } ?? Self.unpainted
-        for rect in rects { rect.forEachTile(width: width) { cells[$0] = value } }
+        let before = shown
+        for rect in rects {
+            rect.forEachTile(width: width) { tile in
+                count(cells[tile], -1)
+                cells[tile] = value
+                count(value, 1)
+            }
+        }
+        return shown != before
     }
+
+    private mutating func count(_ value: Int32, _ change: Int) {
+        if value >= 0 { uses[Int(value)] += change } else { defaultUses += change }
+    }
+
+    /// Which textures show (by palette index), and whether the default does.
+    private var shown: (indices: [Bool], showsDefault: Bool) { (uses.map { $0 > 0 }, defaultUses > 0) }
 
     /// The tiles as `fog` lets them be seen (nil: all).
     private func visibleCells(_ fog: Fog?) -> [Int32] {
@@ -127,11 +157,14 @@ struct Floor: Sendable {
 
     /// The textures that show in the tiles `fog` lets be seen (nil: all), the default texture included.
     func textures(under fog: Fog?) -> Set<Digest> {
-        var inUse = [Bool](repeating: false, count: palette.count)
-        var showsDefault = false
-        for tile in cells.indices where fog?.revealed[tile] ?? true {
-            let value = cells[tile]
-            if value >= 0 { inUse[Int(value)] = true } else { showsDefault = true }
+        var (inUse, showsDefault) = shown
+        if let fog {
+            inUse = [Bool](repeating: false, count: palette.count)
+            showsDefault = false
+            for tile in cells.indices where fog.revealed[tile] {
+                let value = cells[tile]
+                if value >= 0 { inUse[Int(value)] = true } else { showsDefault = true }
+            }
         }
         var digests = Set(palette.indices.filter { inUse[$0] }.compactMap { Digest(palette[$0]) })
         if showsDefault, let texture = fields["texture"]?.stringValue.flatMap(Digest.init) { digests.insert(texture) }

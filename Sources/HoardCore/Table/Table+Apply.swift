@@ -144,9 +144,9 @@ extension Table {
             if let outside = rects.first(where: { !$0.fits(width, height) }) {
                 throw TableError(.outOfGrid, "[\(outside.x), \(outside.y), \(outside.w), \(outside.h)] leaves the \(width)×\(height) grid")
             }
-            floor?.paint(rects, texture: texture?.description)
+            let changesTextures = floor?.paint(rects, texture: texture?.description) ?? true
             guard let fog = activeFog else {
-                return Change(op: op, views: nil, art: texture.map { [(.everyone, [$0])] } ?? [], changesVisibility: true)
+                return Change(op: op, views: nil, art: texture.map { [(.everyone, [$0])] } ?? [], changesVisibility: changesTextures)
             }
             let seen = fog.clip(rects)
             let art: [(audience: Audience, digests: Set<Digest>)] = texture.map { [(seen.isEmpty ? .nobody : .everyone, [$0])] } ?? []
