@@ -17,6 +17,7 @@ Every answer is checked: status 200 and a non-empty body (a listing with assets,
 Usage: Benchmarks/catalog.py HOARD [--sizes 100000,1000000] [--pack-size 20000] [--requests 50] [--work DIR]
        [--check-flat RATIO]   (fail unless the largest size's listing and exact-search p50 are within RATIO x the
                                smallest size's: what scripts/test.sh runs, with small sizes)
+A --work directory used before is taken up again: the generated packs already in its catalog are not imported again.
 """
 import argparse, hashlib, http.client, json, os, random, shutil, signal, sqlite3, struct, subprocess, sys, tempfile
 import threading, time, zipfile, zlib
@@ -62,6 +63,14 @@ def make_pack(path, first, count):
             digests.append("sha256:" + hashlib.sha256(data).hexdigest())
             archive.writestr(f"tokens/{asset_name(number)}.png", data)
     return digests
+
+
+def catalogued_packs(data):
+    """Names of the packs already in the catalog of `data` (empty when there is none yet)."""
+    if not os.path.exists(f"{data}/catalog.sqlite"):
+        return set()
+    with sqlite3.connect(f"file:{data}/catalog.sqlite?mode=ro", uri=True) as db:
+        return {row[0] for row in db.execute("SELECT name FROM pack")}
 
 
 def run(command, **kwargs):
@@ -240,19 +249,24 @@ def main():
         token = run([hoard, "token", "create", "--group", "bench", "--data-dir", data]).stdout.strip()
         imported = 0
         results = []
+        packs = catalogued_packs(data)
         for size in sizes:
             import_seconds = 0.0
             while imported < size:
                 count = min(options.pack_size, size - imported)
                 pack = f"{work}/pack-{imported:08d}.zip"
+                if os.path.basename(pack).removesuffix(".zip") in packs:
+                    imported += count
+                    continue
                 make_pack(pack, imported, count)
                 start = time.perf_counter()
                 run([hoard, "import", pack, "--data-dir", data, "--group", "bench", "--plugin", "hoard.generate-lods=off"])
                 import_seconds += time.perf_counter() - start
                 os.remove(pack)
                 imported += count
-            # The late packs of earlier sizes count too; numbers past `size` keep every picture new.
-            result = measure(hoard, data, free_port(), token, options.requests, work, 10_000_000 + size, size)
+            # The late packs of earlier sizes and runs count too; numbers past `size` keep every picture new.
+            late = sum(name.startswith("late-") for name in catalogued_packs(data))
+            result = measure(hoard, data, free_port(), token, options.requests, work, 10_000_000 + size + 100 * late, size)
             result["size"] = size
             result["import_s"] = import_seconds
             results.append(result)

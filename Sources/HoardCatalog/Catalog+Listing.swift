@@ -103,9 +103,9 @@ public struct AssetPage: Sendable, Hashable {
 extension Catalog {
     /// One page of the assets of the current versions of visible packs, by pack (ignoring case), kind, name and
     /// digest. Every step is an indexed query: packs are read whole (there are few), each pack's assets come in
-    /// order from `packVersionAsset_listing`, totals from `packVersionKind`, search from `assetSearch` (FTS5
-    /// trigrams; a text of one or two characters scans the visible packs' names instead), and variants only for
-    /// the page.
+    /// order from `packVersionAsset_listing`, totals from `packVersionKind`, search from `packVersionAssetSearch`
+    /// (FTS5 trigrams; a text of one or two characters scans the visible packs' names instead), and variants only
+    /// for the page.
     public func assetPage(_ query: AssetQuery) throws(CatalogError) -> AssetPage {
         try read { db in
             let packs = try Self.listedPacks(query, db)
@@ -227,20 +227,23 @@ extension Catalog {
     }
 
     /// Searching: the matches come from the FTS5 index (or, for a text shorter than a trigram, from the visible
-    /// packs' names), joined to the current versions of visible packs, sorted, and counted.
+    /// packs' names), joined to the current versions of visible packs and gathered once; the total and the page are
+    /// both taken from that one set, and only the page's rows are joined to their assets.
     static func searchRows(_ query: AssetQuery, text: String, packs: [ListedPack], _ db: Database) throws -> ([ListedRow], Int, Bool) {
         let versions = packs.map { String($0.versionId) }.joined(separator: ",")
         guard !versions.isEmpty else { return ([], 0, false) }
         var from: String
-        var conditions = ["pva.packVersionId IN (\(versions))"]
+        var conditions: [String]
         var arguments: StatementArguments = []
         if text.unicodeScalars.count >= 3 {
             from = matchSource
-            conditions.append("assetSearch MATCH ?")
+            // `+` keeps the version list a filter: as an index term it would have every match probe the primary key
+            // once per visible version (50 probes a match at 1,000,000 assets) instead of one lookup by rowid.
+            conditions = ["+pva.packVersionId IN (\(versions))", "packVersionAssetSearch MATCH ?"]
             arguments += ["\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""]
         } else {
-            from = "packVersionAsset pva JOIN asset a ON a.digest = pva.assetDigest"
-            conditions.append("pva.name LIKE ? ESCAPE '\\'")
+            from = "packVersionAsset pva"
+            conditions = ["pva.packVersionId IN (\(versions))", "pva.name LIKE ? ESCAPE '\\'"]
             let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
                 .replacingOccurrences(of: "_", with: "\\_")
             arguments += ["%" + escaped + "%"]
@@ -250,20 +253,32 @@ extension Catalog {
             conditions.append("pva.kind = ?")
             arguments += [kind.rawValue]
         }
-        let filter = conditions.joined(separator: " AND ")
-        let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(from) WHERE \(filter)", arguments: arguments) ?? 0
-        var pageConditions = filter
-        var pageArguments = arguments
-        if let after = query.after {
-            pageConditions += " AND (p.name, pva.kind, pva.name, pva.assetDigest) > (?, ?, ?, ?)"
-            pageArguments += [after.pack, after.kind, after.name, after.digest]
+        var after = "1"
+        if let cursor = query.after {
+            after = "(pack, kind, name, assetDigest) > (?, ?, ?, ?)"
+            arguments += [cursor.pack, cursor.kind, cursor.name, cursor.digest]
         }
-        pageArguments += [query.limit + 1, query.after == nil ? query.offset : 0]
-        let found = try Row.fetchAll(db, sql: """
-            SELECT p.name AS pack, pva.assetDigest, pva.kind, pva.name, a.footprintWidth, a.footprintHeight FROM \(from)
-            WHERE \(pageConditions) ORDER BY p.name, pva.kind, pva.name, pva.assetDigest LIMIT ? OFFSET ?
-            """, arguments: pageArguments).compactMap { listedRow($0, pack: $0["pack"]) }
-        return (Array(found.prefix(query.limit)), total, found.count > query.limit)
+        arguments += [query.limit + 1, query.after == nil ? query.offset : 0]
+        let sql = searchSQL(from: from, conditions.joined(separator: " AND "), after: after)
+        let found = try Row.fetchAll(db, sql: sql, arguments: arguments)
+        let total = found.first.map { $0["total"] as Int } ?? 0
+        let rows = found.compactMap { row in (row["pack"] as String?).flatMap { listedRow(row, pack: $0) } }
+        return (Array(rows.prefix(query.limit)), total, rows.count > query.limit)
+    }
+
+    /// The search's one pass: `matches` holds the matches' listing keys (materialised once), counted for the total and
+    /// sorted for the page; the page alone is joined to its assets. Always one row at least (the total; the page's
+    /// columns are null when it is empty).
+    static func searchSQL(from: String, _ conditions: String, after: String) -> String {
+        """
+        WITH matches AS MATERIALIZED (
+            SELECT p.name AS pack, pva.kind, pva.name, pva.assetDigest FROM \(from) WHERE \(conditions))
+        SELECT t.total, page.pack, page.assetDigest, page.kind, page.name, a.footprintWidth, a.footprintHeight
+        FROM (SELECT COUNT(*) AS total FROM matches) t
+        LEFT JOIN (SELECT * FROM matches WHERE \(after) ORDER BY pack, kind, name, assetDigest LIMIT ? OFFSET ?) page
+        LEFT JOIN asset a ON a.digest = page.assetDigest
+        ORDER BY page.pack, page.kind, page.name, page.assetDigest
+        """
     }
 
     /// One pack's page: the offset is skipped in the covering index alone, and only the page's rows are joined to
@@ -277,11 +292,10 @@ extension Catalog {
         """
     }
 
-    /// The full-text matches, then their assets and versions' rows. CROSS JOIN keeps this order: the matches drive
-    /// the query (otherwise SQLite may walk the visible packs' rows and run the full-text query once per row).
-    static let matchSource = """
-        assetSearch s CROSS JOIN asset a ON a.rowid = s.rowid CROSS JOIN packVersionAsset pva ON pva.assetDigest = a.digest
-        """
+    /// The full-text matches, then their membership rows (one lookup by rowid each). CROSS JOIN keeps this order: the
+    /// matches drive the query (otherwise SQLite may walk the visible packs' rows and run the full-text query once
+    /// per row).
+    static let matchSource = "packVersionAssetSearch s CROSS JOIN packVersionAsset pva ON pva.rowid = s.rowid"
     /// From a membership row to its pack.
     static let packJoins = " CROSS JOIN packVersion v ON v.id = pva.packVersionId CROSS JOIN pack p ON p.id = v.packId"
 

@@ -178,6 +178,9 @@ extension Catalog {
         migrator.registerMigration("v8-catalog-scale") { db in
             try Self.migrateCatalogScale(db)
         }
+        migrator.registerMigration("v9-member-search") { db in
+            try Self.migrateMemberSearch(db)
+        }
         return migrator
     }
 }

@@ -10,23 +10,28 @@ import Darwin
 
 /// The file-system calls that make writes survive a crash, batched where the platform allows.
 enum Durability {
-    /// Flushes every file in `paths` to stable storage. On Linux one `syncfs` covers the whole file system that
-    /// holds `directory` (one call for thousands of files); elsewhere each file is synced.
+    /// Flushes every file in `paths` to stable storage. On Linux, for more than ``fewPaths`` files, one `syncfs`
+    /// covers the whole file system that holds `directory` (one call for thousands of files); otherwise each file is
+    /// synced.
     static func syncFiles(_ paths: [String], onFileSystemOf directory: String) throws {
-        #if os(Linux)
-        try syncFileSystem(of: directory)
-        #else
-        for path in paths { try syncPath(path) }
-        #endif
+        try sync(paths, onFileSystemOf: directory)
     }
 
-    /// Flushes directory entries (renames, creations) in `directories` to stable storage.
+    /// Flushes directory entries (renames, creations) in `directories` to stable storage, as ``syncFiles(_:onFileSystemOf:)``.
     static func syncDirectories(_ directories: [String], onFileSystemOf directory: String) throws {
+        try sync(directories, onFileSystemOf: directory)
+    }
+
+    /// Up to this many paths are synced one by one even on Linux: `syncfs` also writes every other process's dirty
+    /// data on the file system, so one `PUT /v1/blobs` waited for a build's object files (measured while one ran: a
+    /// 4 KiB blob published with `syncfs` p50 4.7 ms, max 204 ms; with `fsync` of the file and its folder 3.5 / 16 ms).
+    static let fewPaths = 8
+
+    private static func sync(_ paths: [String], onFileSystemOf directory: String) throws {
         #if os(Linux)
-        try syncFileSystem(of: directory)
-        #else
-        for path in directories { try syncPath(path) }
+        if paths.count > fewPaths { return try syncFileSystem(of: directory) }
         #endif
+        for path in paths { try syncPath(path) }
     }
 
     /// Starts writing a finished file's bytes to the disk without waiting for them, so the publish's sync finds little

@@ -14,7 +14,7 @@ import Darwin
 ///         sha256/ab/abcdef…       one file per blob, named by its full hex digest, read-only once published
 ///         staging/<uuid>/N.blob   staging areas of imports in progress (same file system, so a link is atomic)
 ///
-/// Publish order: write and hash in staging → sync the data (one `syncfs` on Linux) → hard-link each new blob
+/// Publish order: write and hash in staging → sync the data (one `syncfs` on Linux past a few files) → hard-link each new blob
 /// into place → sync the directories. A blob's final path therefore only ever holds its complete, verified bytes.
 /// The staged names stay until the staging area goes (``StagingArea/removeInBackground(_:)``, ``StagingArea/discard()``).
 public struct FileBlobStore: BlockingPublisher {
