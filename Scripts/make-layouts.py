@@ -142,7 +142,7 @@ def _():
             ZE("tokens/hex-bee.rptok", rptok("", png(64, (220, 200, 0)), content=token_content(
                 "", hashlib.md5(png(64, (220, 200, 0))).hexdigest(), "c2oQBvpUR9KdqUu0BCXAnA==", "net.rptools.maptool.model.HexGridHorizontal")), 0),
             ZE("tokens/imp.png", png(64, (150, 40, 150))),
-            ZE("tokens/Goblin.rptok", rptok("Goblin", png(64, (10, 90, 11)), "Tiny"), 0),
+            ZE("tokens/goblin-1.rptok", rptok("Goblin", png(64, (10, 90, 11)), "Tiny"), 0),
             ZE("tokens/goblin-2.rptok", rptok("Goblin", png(64, (10, 90, 12)), "Medium"), 0)]
 
 
