@@ -945,6 +945,10 @@ def _():
     return zip_with(ZE("tokens/bad.rptok", token, 0))
 
 
+case("maptool-map.rpmap", ["BAD_TOKEN_FILE"], "a MapTool map imported alone: a MapTool file, but no token")(lambda: rptok("map", EVIL, content=token_content(
+         "map", TOKEN_MD5, root="net.rptools.maptool.util.PersistenceUtil_-PersistedMap")))
+
+
 valid("valid-rptok.zip", 3, "a PNG token and two MapTool token files (Medium, Large)")(lambda: zip_with(
     ZE("tokens/goblin.rptok", rptok("Goblin", GOOD, "Medium"), 0), ZE("tokens/ogre.rptok", rptok("Ogre", token_png(128, 128), "Large"), 0)))
 

@@ -7,12 +7,13 @@ import HoardImport
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import art packs (zip, tar, tar.gz, Dungeondraft .dungeondraft_pack) into the data directory.",
+        abstract: "Import art packs (zip, tar, tar.gz, Dungeondraft .dungeondraft_pack, MapTool .rptok) into the data directory.",
         discussion: """
             Each archive is read entry by entry, hashed while written and checked; it is imported whole or not at all. \
             A refused archive changes nothing and its report names every file and rule at fault. \
             A bundle (an archive of zip or Dungeondraft archives, as art stores sell them) imports each inner archive as \
-            its own pack, within the bundle's limits, with a report for each; a refused inner archive refuses only itself.
+            its own pack, within the bundle's limits, with a report for each; a refused inner archive refuses only itself. \
+            A MapTool token file (.rptok), alone or in a pack, is a token named and sized as MapTool shows it.
             Exit status: 0 when every archive was imported (or was already there), 1 when any was refused.
             """
     )
