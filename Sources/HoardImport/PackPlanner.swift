@@ -71,15 +71,15 @@ struct PackPlanner: Sendable {
         // Sorted by the path as shown (each joined once, not on every comparison).
         for (shown, picture) in pictures.map({ ($0.path.description, $0) }).sorted(by: { $0.0 < $1.0 }) {
             do {
+                var found: AssetNaming?
                 if let token = picture.token {
-                    let (naming, warning) = naming(of: token, at: picture.path, context: context, isTaken: { named["\(AssetKind.token.rawValue)\u{0}\($0)"] != nil })
+                    let taken = { (name: String) in named["\(AssetKind.token.rawValue)\u{0}\(name)"] != nil }
+                    let (naming, warning) = naming(of: token, at: picture.path, context: context, isTaken: taken)
+                    found = naming
                     problems += warning.map { [$0] } ?? []
-                    let key = "\(naming.kind.rawValue)\u{0}\(naming.name)"
-                    if named[key] == nil { order.append(key) }
-                    named[key, default: []].append((naming, picture))
-                    continue
+                } else {
+                    found = try registry.name(picture.path, context: context)
                 }
-                var found = try registry.name(picture.path, context: context)
                 if found == nil, let unclaimedKind {
                     found = try DefaultNamingConvention().interpret(picture.path, context: context, unclaimedKind: unclaimedKind)
                     if found != nil { defaulted.add(picture.path) }
