@@ -114,9 +114,9 @@ public struct Importer: Sendable {
                 scan = ArchiveScan(tokenFileAt: path, named: archiveName, archiveSize: scan.archiveSize)
             }
             if !scan.tokenFiles.isEmpty {
-                let reading = TokenFileReading(
-                    area: area, limits: limits, budget: budget ?? SharedBudget(limits: limits, bundleSize: scan.archiveSize, entries: scan.entries, decoded: scan.decodedBytes),
-                    ownsBudget: budget == nil, staged: staged)
+                // A pack's token files share its budgets as a bundle's packs share the bundle's (its bundle's, in one).
+                let shared = budget ?? SharedBudget(limits: limits, bundleSize: scan.archiveSize, entries: scan.entries, decoded: scan.decodedBytes)
+                let reading = TokenFileReading(area: area, limits: limits, budget: shared, ownsBudget: budget == nil, staged: staged)
                 let files = scan.tokenFiles
                 let read = try await offloaded { try reading.read(files) }
                 scan.pictures += read.pictures

@@ -3,24 +3,10 @@ import HoardImport
 import Hummingbird
 
 /// The answer to an upload that was a bundle (an archive of zip or Dungeondraft archives): one result per inner
-/// archive, in name order, each a report or a refusal. A single pack is still answered with its bare report.
+/// archive, in name order, each a report or a refusal (`archive` absent). A single pack is still answered with its
+/// bare report.
 struct BundleUploadResult: Encodable {
-    /// One inner archive's result: `report` when it was imported (or found unchanged), else `error` and `problems`.
-    struct Member: Encodable {
-        /// The inner archive's path inside the bundle.
-        var inner: String
-        var report: ImportReport?
-        var error: Failure?
-        var problems: [Problem]?
-    }
-
-    /// The first error of a refused inner archive: the shape of the error body's `code` and `message`.
-    struct Failure: Encodable {
-        var code: String
-        var message: String
-    }
-
-    var packs: [Member]
+    var packs: [ImportResult]
 }
 
 extension PackRoutes {
@@ -28,19 +14,15 @@ extension PackRoutes {
     /// refused pack refuses only itself). When every pack was refused, the refusal of the first, with every pack's
     /// problems (their entries prefixed by the inner archive's path).
     func answer(bundle members: [BundleMember], _ context: HoardRequestContext) throws -> Response {
-        var packs: [BundleUploadResult.Member] = []
+        var packs: [ImportResult] = []
         var refused: [(archive: String, error: ImportError)] = []
         for member in members {
+            packs.append(ImportResult(archive: nil, inner: member.archive, member.outcome))
             switch member.outcome {
-            case .success(let report):
-                recordImport(report, context)
-                packs.append(.init(inner: member.archive, report: report))
+            case .success(let report): recordImport(report, context)
             case .failure(let error):
                 recordRefusal(error, context)
                 refused.append((member.archive, error))
-                packs.append(.init(
-                    inner: member.archive, error: .init(code: error.code.rawValue, message: error.errors.first?.message ?? "refused"),
-                    problems: error.problems))
             }
         }
         let reports = packs.compactMap(\.report)

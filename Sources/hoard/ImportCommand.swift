@@ -70,16 +70,12 @@ struct ImportCommand: AsyncParsableCommand {
             }
             bar.finish()
             for (inner, outcome) in outcomes {
+                results.append(ImportResult(archive: archive, inner: inner, outcome))
                 switch outcome {
                 case .success(let report):
-                    results.append(ImportResult(archive: archive, inner: inner, report: report, error: nil, problems: nil))
                     if !json { Terminal.out(ReportText.imported(report)) }
                 case .failure(let error):
                     failed = true
-                    results.append(ImportResult(
-                        archive: archive, inner: inner, report: nil,
-                        error: ErrorBody(code: error.code.rawValue, message: error.errors.first?.message ?? "refused"),
-                        problems: error.problems))
                     if !json { Terminal.err(ReportText.refused(error)) }
                 }
             }
@@ -87,20 +83,4 @@ struct ImportCommand: AsyncParsableCommand {
         if json { try Terminal.out(JSONOutput.encode(results)) }
         if failed { throw ExitCode(1) }
     }
-}
-
-/// One archive's outcome in `hoard import --json`.
-struct ImportResult: Encodable {
-    var archive: String
-    /// For a pack of a bundle: the inner archive's path inside it.
-    var inner: String?
-    var report: ImportReport?
-    var error: ErrorBody?
-    var problems: [Problem]?
-}
-
-/// The error shape shared with the HTTP API.
-struct ErrorBody: Encodable {
-    var code: String
-    var message: String
 }
