@@ -949,6 +949,11 @@ case("maptool-map.rpmap", ["BAD_TOKEN_FILE"], "a MapTool map imported alone: a M
          "map", TOKEN_MD5, root="net.rptools.maptool.util.PersistenceUtil_-PersistedMap")))
 
 
+case("rptok-shared-entries.zip", ["TOO_MANY_ENTRIES"], "within maxEntries 12, a pack of 4 entries and two token files of 6: "
+     "the second passes the entries the pack shares with its token files", entry="tokens/bad.rptok", limits={"maxEntries": 12})(
+    lambda: zip_with(ZE("tokens/a.rptok", rptok("A", GOOD), 0), ZE("tokens/bad.rptok", rptok("B", EVIL), 0)))
+
+
 valid("valid-rptok.zip", 3, "a PNG token and two MapTool token files (Medium, Large)")(lambda: zip_with(
     ZE("tokens/goblin.rptok", rptok("Goblin", GOOD, "Medium"), 0), ZE("tokens/ogre.rptok", rptok("Ogre", token_png(128, 128), "Large"), 0)))
 

@@ -115,7 +115,8 @@ public struct Importer: Sendable {
             }
             if !scan.tokenFiles.isEmpty {
                 // A pack's token files share its budgets as a bundle's packs share the bundle's (its bundle's, in one).
-                let shared = budget ?? SharedBudget(limits: limits, bundleSize: scan.archiveSize, entries: scan.entries, decoded: scan.decodedBytes)
+                let shared = budget ?? SharedBudget(
+                    limits: limits, bundleSize: scan.archiveSize, entries: scan.entries, decoded: scan.decodedBytes, names: ("the pack", "its token files"))
                 let reading = TokenFileReading(area: area, limits: limits, budget: shared, ownsBudget: budget == nil, staged: staged)
                 let files = scan.tokenFiles
                 let read = try await offloaded { try reading.read(files) }

@@ -51,7 +51,8 @@ struct TokenFileReading: Sendable {
         do {
             contents = try entries(of: file)
         } catch let error as ArchiveError {
-            return refused("is refused at \(error.problem.entry ?? "its start"): \(error.problem.message)", code: error.problem.code)
+            let inner = error.problem.entry.map { " at \($0)" } ?? ""
+            return refused("is refused\(inner): \(error.problem.message)", code: error.problem.code)
         }
         guard let content = contents.content else { return refused("holds no content.xml") }
         let token: MapToolToken

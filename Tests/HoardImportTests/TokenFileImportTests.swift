@@ -47,4 +47,19 @@ import Testing
         }
         #expect(try test.snapshot() == before)
     }
+
+    @Test func aPacksTokenFilesShareItsEntryBudgetAndTheRefusalSaysSo() async throws {
+        let directory = try Fixtures.hostileDirectory.get()
+        let test = try TestHoard()
+        defer { test.remove() }
+        var options = Importer.Options()
+        options.limits.maxEntries = 12
+        await #expect {
+            _ = try await test.hoard.importPack(at: directory + "/rptok-shared-entries.zip", options: options)
+        } throws: { error in
+            let problem = (error as? ImportError)?.errors.first
+            return problem?.code == .tooManyEntries && problem?.entry == "tokens/bad.rptok"
+                && problem?.message.contains("the pack and its token files hold more than 12 entries") == true
+        }
+    }
 }
