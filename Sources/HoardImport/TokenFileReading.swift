@@ -59,14 +59,14 @@ struct TokenFileReading: Sendable {
         do {
             token = try MapToolToken.parse(contentXML: content)
         } catch {
-            return refused("cannot be read: content.xml has \(error.message) (at byte \(error.offset))")
+            return refused("cannot be read, content.xml (byte \(error.offset)): \(error.message)")
         }
         var fileExtension: String?
         if let descriptor = contents.descriptors[token.imageID] {
             do {
                 fileExtension = try MapToolToken.parse(assetXML: descriptor)
             } catch {
-                return refused("cannot be read: assets/\(token.imageID) has \(error.message)")
+                return refused("cannot be read, assets/\(token.imageID): \(error.message)")
             }
         }
         if let fileExtension, MediaType(fileExtension: fileExtension) == nil {
