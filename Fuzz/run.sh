@@ -5,7 +5,7 @@
 #   Fuzz/run.sh all [SECONDS]        every target in turn
 #   Fuzz/run.sh regressions          replay every input in Fuzz/regressions/ (and the seed corpora) once
 #
-# Targets: naming, image-header, entry-gate, map-references, live-message.
+# Targets: naming, image-header, entry-gate, map-references, live-message, maptool-token.
 # HoardCore is compiled once into a static library with coverage instrumentation; each target compiles its
 # harness (Fuzz/Targets/) plus the few source files it needs from other modules. Everything goes to .build/fuzz/.
 # New inputs libFuzzer finds go to .build/fuzz/corpus/TARGET (the committed seeds stay small); a crash writes
@@ -19,7 +19,7 @@ mkdir -p "$out/artifacts"
 # (a bad pointer in the outlined destroy of Result<EntryPath, Problem>, with or without sanitizers).
 flags=(-sanitize=fuzzer,address -parse-as-library -O -wmo -g -swift-version 6)
 
-targets=(naming image-header entry-gate map-references live-message)
+targets=(naming image-header entry-gate map-references live-message maptool-token)
 
 sources_of() {
   case "$1" in
@@ -28,6 +28,7 @@ sources_of() {
   entry-gate) echo Fuzz/Targets/EntryGateTarget.swift Sources/HoardArchive/EntryGate.swift Sources/HoardArchive/ArchiveReader.swift Sources/HoardArchive/SharedBudget.swift ;;
   map-references) echo Fuzz/Targets/MapReferencesTarget.swift ;;
   live-message) echo Fuzz/Targets/LiveMessageTarget.swift ;;
+  maptool-token) echo Fuzz/Targets/MapToolTokenTarget.swift ;;
   *) echo "unknown target '$1'; targets: ${targets[*]}" >&2; exit 2 ;;
   esac
 }

@@ -19,6 +19,7 @@ so names, flags, sizes and offsets are exactly what each case needs. Output is d
 import bz2
 import functools
 import gzip
+import hashlib
 import io
 import json
 import lzma
@@ -283,6 +284,45 @@ def with_zipfile(entries):
             info.compress_type, info.create_system, info.external_attr = method, 3, 0o644 << 16
             z.writestr(info, data)
     return buffer.getvalue()
+
+
+# ------------------------------------------------------------------------------------------------ MapTool token files
+
+# Ids of MapTool's square-grid footprints (squareGridFootprints.xml), and one MapTool 1.3 wrote for Huge.
+FOOTPRINT_IDS = {"Medium": "djLnNrpmT/mtic6UWrosXA==", "Large": "ElV+IsLXSf2p0cU48MKWTQ==", "Huge13": "fwABAdBlFSoHAAAAKgABAA==",
+                 "Gargantuan": "aWMVJcYTRX2zn1vSP1eXpw==", "Tiny": "hOHPGQMbQySliL5tJxjVow=="}
+
+
+def token_content(name, md5, footprint_id=None, grid="net.rptools.maptool.model.SquareGrid", head="", root="net.rptools.maptool.model.Token"):
+    """A token's content.xml as MapTool's XStream writes it (the fields Hoard reads, and a few it skips)."""
+    size = (f"<sizeMap><entry><java-class>{grid}</java-class><net.rptools.maptool.model.GUID><baGUID>{footprint_id}"
+            "</baGUID></net.rptools.maptool.model.GUID></entry></sizeMap>") if footprint_id else ""
+    escaped = name.replace("&", "&amp;").replace("<", "&lt;")
+    return (f"{head}<{root}>\n  <id><baGUID>wKgCA0jwi2MzAAAAQIgAAA==</baGUID></id>\n  <beingImpersonated>false</beingImpersonated>\n"
+            f"  <imageAssetMap>\n    <entry>\n      <null/>\n      <net.rptools.lib.MD5Key>\n        <id>{md5}</id>\n"
+            "      </net.rptools.lib.MD5Key>\n    </entry>\n  </imageAssetMap>\n  <x>0</x>\n  <y>0</y>\n"
+            f"  <snapToScale>true</snapToScale>\n  <width>64</width>\n  <height>64</height>\n  {size}\n"
+            f"  <snapToGrid>true</snapToGrid>\n  <name>{escaped}</name>\n  <tokenShape>CIRCLE</tokenShape>\n"
+            f"  <layer>TOKEN</layer>\n  <propertyMapCI><store/></propertyMapCI>\n</{root}>").encode()
+
+
+def rptok(name, image, footprint=None, ext="png", content=None, entries=()):
+    """A MapTool token file (.rptok): the zip of ``rptok_entries``."""
+    return build_zip(rptok_entries(name, image, footprint, ext, content, entries))
+
+
+def rptok_entries(name, image, footprint=None, ext="png", content=None, entries=()):
+    """The entries of a MapTool token file as PersistenceUtil.saveToken writes them: content.xml, properties.xml, the
+    image's descriptor assets/<md5> and bytes assets/<md5>.<ext>, two thumbnails; `content` replaces content.xml,
+    `entries` are added."""
+    md5 = hashlib.md5(image).hexdigest()
+    descriptor = (f"<net.rptools.maptool.model.Asset>\n  <id>\n    <id>{md5}</id>\n  </id>\n  <name>{md5[:8]}</name>\n"
+                  f"  <extension>{ext}</extension>\n  <image/>\n</net.rptools.maptool.model.Asset>").encode()
+    properties = b"<map>\n  <entry>\n    <string>version</string>\n    <string>1.13.2</string>\n  </entry>\n</map>"
+    thumb = token_png(16, 16)
+    return [ZE("content.xml", content if content is not None else token_content(name, md5, FOOTPRINT_IDS.get(footprint))),
+            ZE("properties.xml", properties), ZE(f"assets/{md5}", descriptor), ZE(f"assets/{md5}.{ext}", image, 0),
+            ZE("thumbnail", thumb), ZE("thumbnail_large", thumb)] + list(entries)
 
 
 # ------------------------------------------------------------------------------------------------ tar writing
@@ -867,6 +907,57 @@ valid("valid-no-manifest.zip", 1, "no pack.json: defaults apply (tilePixels 256)
     lambda: build_zip([ZE("tokens/goblin.png", token_png(256, 256))], comment=b"an archive comment"))
 
 
+
+# MapTool token files inside a pack: each hostile one is refused naming itself (the pack with it).
+TOKEN_MD5 = hashlib.md5(EVIL).hexdigest()
+LAUGHS = ('<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">'
+          '<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]>')
+for file, codes, about, token in [
+    ("rptok-entity-expansion.zip", ["BAD_TOKEN_FILE"], "a token file whose content.xml declares entities (billion laughs)",
+     rptok("lol", EVIL, content=token_content("&lol3;", TOKEN_MD5, head=LAUGHS).replace(b"&amp;lol3;", b"&lol3;"))),
+    ("rptok-external-entity.zip", ["BAD_TOKEN_FILE"], "a token file whose content.xml names an external entity (file:///etc/passwd)",
+     rptok("xxe", EVIL, content=token_content("&xxe;", TOKEN_MD5, head='<!DOCTYPE t [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>')
+           .replace(b"&amp;xxe;", b"&xxe;"))),
+    ("rptok-malformed-xml.zip", ["BAD_TOKEN_FILE"], "a token file whose content.xml is cut off inside an element",
+     rptok("cut", EVIL, content=token_content("cut", TOKEN_MD5)[:200])),
+    ("rptok-missing-image.zip", ["BAD_TOKEN_FILE"], "a token file whose content.xml names an image it does not hold",
+     rptok("lost", EVIL, content=token_content("lost", "0123456789abcdef0123456789abcdef"))),
+    ("rptok-no-content.zip", ["BAD_TOKEN_FILE"], "a token file without content.xml", build_zip([ZE("assets/x.png", EVIL)])),
+    ("rptok-map.zip", ["BAD_TOKEN_FILE"], "a MapTool map (.rpmap content) named .rptok",
+     rptok("map", EVIL, content=token_content("map", TOKEN_MD5, root="net.rptools.maptool.util.PersistenceUtil_-PersistedMap"))),
+    ("rptok-traversal.zip", ["UNSAFE_PATH"], "a token file holding ../../evil.png", rptok("evil", EVIL, entries=[ZE("../../evil.png", EVIL)])),
+    ("rptok-pixel-bomb.zip", ["IMAGE_TOO_LARGE"], "a token file whose image declares 100000×100000 pixels",
+     rptok("huge", png_head(100000, 100000) + bytes(64))),
+    ("rptok-type-mismatch.zip", ["TYPE_MISMATCH"], "a token file whose .png image is a JPEG", rptok("liar", jpeg(64, 64))),
+    ("rptok-lying-size.zip", SIZE_CODES, "a token file whose image's headers declare 100 bytes for 5000",
+     rptok("sizes", EVIL, entries=[ZE("assets/extra.png", padded_png(5000), usize=100)])),
+    ("rptok-not-a-zip.zip", ["UNSUPPORTED_FORMAT", "CORRUPT_ARCHIVE"], "a token file that is 7-Zip bytes", b"7z\xbc\xaf\x27\x1c" + bytes(64)),
+]:
+    case(file, codes, about, entry="tokens/bad.rptok")(lambda t=token: zip_with(ZE("tokens/bad.rptok", t, 0)))
+
+
+@case("rptok-bomb.zip", ["COMPRESSION_RATIO"], "a token file whose image is 200 MiB of zeros deflated to ≈200 KiB",
+      entry="tokens/bad.rptok")
+def _():
+    payload, crc, size = zero_bomb(PNG_PREFIX, 200)
+    md5 = "00112233445566778899aabbccddeeff"
+    token = build_zip([ZE("content.xml", token_content("bomb", md5)), ZE(f"assets/{md5}.png", b"", payload=payload, crc=crc, usize=size)])
+    return zip_with(ZE("tokens/bad.rptok", token, 0))
+
+
+case("maptool-map.rpmap", ["BAD_TOKEN_FILE"], "a MapTool map imported alone: a MapTool file, but no token")(lambda: rptok("map", EVIL, content=token_content(
+         "map", TOKEN_MD5, root="net.rptools.maptool.util.PersistenceUtil_-PersistedMap")))
+
+
+case("rptok-shared-entries.zip", ["TOO_MANY_ENTRIES"], "within maxEntries 12, a pack of 4 entries and two token files of 6: "
+     "the second passes the entries the pack shares with its token files", entry="tokens/bad.rptok", limits={"maxEntries": 12})(
+    lambda: zip_with(ZE("tokens/a.rptok", rptok("A", GOOD), 0), ZE("tokens/bad.rptok", rptok("B", EVIL), 0)))
+
+
+valid("valid-rptok.zip", 3, "a PNG token and two MapTool token files (Medium, Large)")(lambda: zip_with(
+    ZE("tokens/goblin.rptok", rptok("Goblin", GOOD, "Medium"), 0), ZE("tokens/ogre.rptok", rptok("Ogre", token_png(128, 128), "Large"), 0)))
+
+
 # ------------------------------------------------------------------------------------------------ bundles
 
 BUNDLES = []
@@ -900,6 +991,16 @@ def _():
     return [("good-a.zip", inner_pack("good-a", seed=1)), ("bomb.zip", bomb),
             ("traversal.zip", inner_pack("traversal", ZE("../evil.png", EVIL), seed=2)),
             ("nested.zip", inner_pack("nested", ZE("more/deep.zip", deep, 0), seed=3)), ("good-b.zip", inner_pack("good-b", seed=4))]
+
+
+@bundle("bundle-of-token-packs.zip", "a bundle of a pack of MapTool token files and a pack whose token file is a bomb",
+        {"tokens.zip": "imported", "token-bomb.zip": ["COMPRESSION_RATIO"]})
+def _():
+    payload, crc, size = zero_bomb(PNG_PREFIX, 200)
+    md5 = "00112233445566778899aabbccddeeff"
+    bomb = build_zip([ZE("content.xml", token_content("bomb", md5)), ZE(f"assets/{md5}.png", b"", payload=payload, crc=crc, usize=size)])
+    return [("tokens.zip", inner_pack("bundled-tokens", ZE("tokens/goblin.rptok", rptok("Goblin", GOOD, "Medium"), 0), seed=5)),
+            ("token-bomb.zip", inner_pack("bundled-token-bomb", ZE("tokens/bomb.rptok", bomb, 0), seed=6))]
 
 
 @bundle("bundle-shared-bytes.zip", "three packs of ≈100 KB within maxArchiveBytes 550000: the bundle (≈300 KB) and the "

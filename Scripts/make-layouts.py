@@ -13,10 +13,11 @@ Layouts: a folder zipped by macOS Finder (__MACOSX/, ._x, .DS_Store, a wrapper f
 (Thumbs.db, desktop.ini), creators' folder names (Creatures/, Props/, Terrain/, Maps/, units/…), size words and
 footprints inside names (Goblin_Archer_A1_Medium_01, Table (wood) 2x1, Cave_40x30, Forest Clearing [30x40]), a
 zip whose names are CP437 without the UTF-8 flag, loose pictures given the default kind, animated GIF, APNG,
-WebP and WebM tokens and a WebM map, and a pack with
+WebP and WebM tokens and a WebM map, MapTool token files (.rptok) in a pack and one alone, and a pack with
 20,000 files most of which are skipped (one warning per folder). Pictures are small but valid PNG, JPEG and
 WebP (the helpers of make-hostile.py). Output is deterministic.
 """
+import hashlib
 import importlib.util
 import json
 import os
@@ -27,6 +28,7 @@ hostile = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(hostile)
 ZE, build_zip, token_png, jpeg, webp_lossless = hostile.ZE, hostile.build_zip, hostile.token_png, hostile.jpeg, hostile.webp_lossless
 gif, apng, animated_webp, webm = hostile.gif, hostile.apng, hostile.animated_webp, hostile.webm
+rptok, rptok_entries, token_content = hostile.rptok, hostile.rptok_entries, hostile.token_content
 
 DS_STORE = b"\x00\x00\x00\x01Bud1" + bytes(64)
 APPLE_DOUBLE = b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        " + bytes(64)
@@ -122,6 +124,32 @@ def _():
     return [ZE("pack.json", TILE_64), ZE("tokens/flame.gif", gif(64, 64, frames=4)), ZE("tokens/still.gif", gif(64, 64)),
             ZE("tokens/spin.png", apng(64, 64)), ZE("tokens/pulse.webp", animated_webp(64, 64)),
             ZE("tokens/torch.webm", webm(64, 64)), ZE("Maps/Waterfall_20x15.webm", webm(1920, 1440, duration_ms=12000))]
+
+
+@layout("maptool-tokens.zip", "maptool-tokens",
+        [["token", "Goblin Boss", "1x1"], ["token", "Ogre", "2x2"], ["token", "Undead/Red Dragon", "3x3"],
+         ["token", "Purple Worm", "4x4"], ["token", "rat", "1x1"], ["token", "hex-bee", "1x1"], ["token", "imp", "1x1"],
+         ["token", "Goblin", "1x1"], ["token", "goblin-2", "1x1"]],
+        "MapTool token files (.rptok) beside a picture: names and sizes from content.xml (Medium, Large, a MapTool 1.3 Huge, "
+        "Gargantuan, none: Medium), a hex-grid size (1x1, warned), a JPEG image, a name two token files share",
+        warnings={"BAD_FOOTPRINT": 1})
+def _():
+    return [ZE("pack.json", TILE_64), ZE("tokens/goblin.rptok", rptok("Goblin Boss", png(), "Medium"), 0),
+            ZE("Monsters/ogre.rptok", rptok("Ogre", png(128, (90, 120, 60)), "Large"), 0),
+            ZE("tokens/Undead/dragon.rptok", rptok("Red Dragon", jpeg(192, 192), "Huge13", ext="jpg"), 0),
+            ZE("tokens/worm.rptok", rptok("Purple Worm", png(256, (120, 40, 160)), "Gargantuan"), 0),
+            ZE("tokens/rat.rptok", rptok("", png(64, (100, 100, 100))), 0),
+            ZE("tokens/hex-bee.rptok", rptok("", png(64, (220, 200, 0)), content=token_content(
+                "", hashlib.md5(png(64, (220, 200, 0))).hexdigest(), "c2oQBvpUR9KdqUu0BCXAnA==", "net.rptools.maptool.model.HexGridHorizontal")), 0),
+            ZE("tokens/imp.png", png(64, (150, 40, 150))),
+            ZE("tokens/goblin-1.rptok", rptok("Goblin", png(64, (10, 90, 11)), "Tiny"), 0),
+            ZE("tokens/goblin-2.rptok", rptok("Goblin", png(64, (10, 90, 12)), "Medium"), 0)]
+
+
+@layout("Lone Goblin.rptok", "Lone Goblin", [["token", "Goblin Skirmisher", "1x1"]],
+        "a MapTool token file imported alone: a pack of one token, named after the file")
+def _():
+    return rptok_entries("Goblin Skirmisher", png(256), "Medium")
 
 
 def main(argv):

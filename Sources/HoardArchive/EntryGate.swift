@@ -69,23 +69,24 @@ public struct EntryGate: Sendable {
         if entry.decoded > limits.maxEntryBytes {
             throw ArchiveError(.entryTooLarge, "the entry decodes to more than \(limits.maxEntryBytes) bytes", entry: entry.name)
         }
-        try Self.checkTotals(decodedTotal, ratioBytes: decodedTotal, of: archiveSize, limits: limits, bundle: false, entry: entry.name)
+        try Self.checkTotals(decodedTotal, ratioBytes: decodedTotal, of: archiveSize, limits: limits, shared: nil, entry: entry.name)
         try shared?.count(bytes)
     }
 
     /// Throws when `total` decoded bytes pass `maxArchiveBytes`, or when, past `ratioFloorBytes`, `ratioBytes` are more
-    /// than `maxCompressionRatio` times `size`: the budgets of one archive, or (`bundle`) those a bundle's packs share.
+    /// than `maxCompressionRatio` times `size`: the budgets of one archive, or (`shared`: how messages name the archive
+    /// and those inside it) those the archives inside another share.
     static func checkTotals(
-        _ total: Int64, ratioBytes: Int64, of size: Int64, limits: ImportLimits, bundle: Bool, entry: String?
+        _ total: Int64, ratioBytes: Int64, of size: Int64, limits: ImportLimits, shared: (whole: String, parts: String)?, entry: String?
     ) throws(ArchiveError) {
-        let (subject, split) = bundle ? ("the bundle and its packs decode", "the bundle") : ("the archive decodes", "the pack")
+        let (subject, split) = shared.map { ("\($0.whole) and \($0.parts) decode", $0.whole) } ?? ("the archive decodes", "the pack")
         if total > limits.maxArchiveBytes {
             throw ArchiveError(.archiveTooLarge, "\(subject) to more than \(limits.maxArchiveBytes) bytes; split \(split)")
         }
         if ratioBytes > limits.ratioFloorBytes, ratioBytes / max(size, 1) > limits.maxCompressionRatio {
             throw ArchiveError(
                 .compressionRatio,
-                "\(subject) to over \(limits.maxCompressionRatio) times \(bundle ? "the bundle's" : "its own") size "
+                "\(subject) to over \(limits.maxCompressionRatio) times \(shared.map { "\($0.whole)'s" } ?? "its own") size "
                     + "(\(ratioBytes) bytes from \(size)); this looks like a zip bomb", entry: entry)
         }
     }

@@ -12,6 +12,9 @@ public final class SharedBudget: @unchecked Sendable {
     public let limits: ImportLimits
     /// Size of the bundle's file, for the ratio.
     public let bundleSize: Int64
+    /// How messages name the archive whose budgets these are and the archives inside it: ("the bundle", "its packs"),
+    /// or for a pack's MapTool token files ("the pack", "its token files").
+    public let names: (whole: String, parts: String)
     private let lock = NSLock()
     private var entries: Int
     private var decoded: Int64
@@ -19,9 +22,12 @@ public final class SharedBudget: @unchecked Sendable {
     private var current: Int64 = 0
 
     /// A budget that has already spent `entries` and `decoded` bytes reading the bundle itself.
-    public init(limits: ImportLimits, bundleSize: Int64, entries: Int, decoded: Int64) {
+    public init(
+        limits: ImportLimits, bundleSize: Int64, entries: Int, decoded: Int64, names: (whole: String, parts: String) = ("the bundle", "its packs")
+    ) {
         self.limits = limits
         self.bundleSize = bundleSize
+        self.names = names
         self.entries = entries
         self.decoded = decoded
     }
@@ -38,7 +44,7 @@ public final class SharedBudget: @unchecked Sendable {
     func admitEntry() throws(ArchiveError) {
         let count = lock.withLock { entries += 1; return entries }
         if count > limits.maxEntries {
-            throw ArchiveError(.tooManyEntries, "the bundle and its packs hold more than \(limits.maxEntries) entries; split the bundle")
+            throw ArchiveError(.tooManyEntries, "\(names.whole) and \(names.parts) hold more than \(limits.maxEntries) entries; split \(names.whole)")
         }
     }
 
@@ -49,6 +55,6 @@ public final class SharedBudget: @unchecked Sendable {
             current += Int64(bytes)
             return (decoded, imported + current)
         }
-        try EntryGate.checkTotals(total, ratioBytes: forRatio, of: bundleSize, limits: limits, bundle: true, entry: nil)
+        try EntryGate.checkTotals(total, ratioBytes: forRatio, of: bundleSize, limits: limits, shared: names, entry: nil)
     }
 }

@@ -45,6 +45,9 @@ public enum ProblemCode: String, Sendable, Codable, CaseIterable {
     case unreadableImage = "UNREADABLE_IMAGE"
     /// A picture is larger than allowed (a pixel bomb).
     case imageTooLarge = "IMAGE_TOO_LARGE"
+    /// A MapTool token file (`.rptok`) that cannot be read as one: its `content.xml` is missing, not well-formed, holds
+    /// a DTD or entities, or is no token; or the image it names is missing or embedded.
+    case badTokenFile = "BAD_TOKEN_FILE"
     /// A picture's metadata (an EXIF, XMP or IPTC segment or chunk) lies about its length or layout.
     case corruptMetadata = "CORRUPT_METADATA"
     // Naming and consistency.

@@ -8,6 +8,8 @@ struct StagedPicture: Sendable {
     var path: EntryPath
     var blob: StagedBlob
     var info: ImageInfo
+    /// The MapTool token file this picture is the image of (`path` is then the file's): it names the asset.
+    var token: MapToolToken?
 }
 
 /// The first pass of an import: every entry streamed once, pictures staged and their headers checked.
@@ -25,6 +27,13 @@ struct ArchiveScan: Sendable {
     var litterFiles = 0
     /// Archives inside this one (zip, Dungeondraft), staged as they are: the packs of a bundle.
     var innerArchives: [(path: EntryPath, blob: StagedBlob)] = []
+    /// MapTool token files (`.rptok`), staged as they are, read after the scan (``TokenFileReading``).
+    var tokenFiles: [(path: EntryPath, file: String)] = []
+    /// Whether `content.xml` and `properties.xml` sit at the root: the archive is itself a MapTool file.
+    var isMapToolFile: Bool { rootMapToolFiles == 2 }
+    /// Whether the archive was one token file, imported as a pack of one token (``init(tokenFileAt:named:archiveSize:)``).
+    var isTokenFile = false
+    var rootMapToolFiles = 0
     /// Bytes decoded from every entry.
     var decodedBytes: Int64 = 0
     /// Licence, readme and credits files at the root or one folder down (the wrapper's root), staged as they are.
@@ -32,9 +41,11 @@ struct ArchiveScan: Sendable {
 
     /// Extensions of the archives a bundle may hold.
     static let innerArchiveExtensions: Set<String> = ["zip", "dungeondraft_pack"]
+    /// Extension of MapTool token files.
+    static let tokenFileExtension = "rptok"
 
-    /// Whether this archive is a bundle: it holds archives and no picture.
-    var isBundle: Bool { !innerArchives.isEmpty && pictures.isEmpty }
+    /// Whether this archive is a bundle: it holds archives and no picture or token file.
+    var isBundle: Bool { !innerArchives.isEmpty && pictures.isEmpty && tokenFiles.isEmpty }
     var archiveSize: Int64 = 0
 
     /// Names that archivers add and nobody means to import.
@@ -82,6 +93,7 @@ struct ArchiveScan: Sendable {
                 continue
             }
             let components = entry.path.components
+            if components == ["content.xml"] || components == ["properties.xml"] { scan.rootMapToolFiles += 1 }
             if isUnderOneFolder {
                 if components.count < 2 || (scan.topFolder != nil && scan.topFolder != components[0]) {
                     isUnderOneFolder = false
@@ -107,7 +119,7 @@ struct ArchiveScan: Sendable {
                 if components.count <= 2, let type = PackDocument.mediaType(forFileName: entry.path.fileName),
                    (entry.declaredSize ?? 0) <= Int64(limits.maxDocumentBytes) {
                     claim = .document(mediaType: type)
-                } else if stagesArchives, innerArchiveExtensions.contains(ext) {
+                } else if (stagesArchives && innerArchiveExtensions.contains(ext)) || ext == tokenFileExtension {
                     claim = .archive
                 }
                 guard let claim else {
@@ -125,10 +137,16 @@ struct ArchiveScan: Sendable {
         }
         let staged = try pipeline.finish()
         scan.pictures = staged.pictures
-        scan.innerArchives = staged.archives.sorted { $0.path < $1.path }
+        for archive in staged.archives.sorted(by: { $0.path < $1.path }) {
+            if archive.path.fileName.lowercased().hasSuffix("." + tokenFileExtension) {
+                scan.tokenFiles.append((archive.path, archive.blob.path))
+            } else {
+                scan.innerArchives.append(archive)
+            }
+        }
         scan.documents = staged.documents.sorted { $0.path < $1.path }
         scan.decodedBytes = reader.decodedBytes
-        if !scan.pictures.isEmpty {
+        if !scan.pictures.isEmpty || !scan.tokenFiles.isEmpty {
             for archive in scan.innerArchives { skipped.add(archive.path) }
         }
         scan.problems = (scan.problems + staged.problems + skipped.problems).sorted { ($0.entry ?? "", $0.code.rawValue) < ($1.entry ?? "", $1.code.rawValue) }
@@ -136,13 +154,15 @@ struct ArchiveScan: Sendable {
         return scan
     }
 
-    /// Reads a small entry whole, refusing it past `limit`.
-    private static func readSmall(_ reader: any ArchiveReader, limit: Int, entry: String) throws -> [UInt8] {
+    /// Reads a small entry whole, refusing it past `limit` with `code` (`what`: how the message names it).
+    static func readSmall(
+        _ reader: any ArchiveReader, limit: Int, entry: String, code: ProblemCode = .badManifest, what: String = "pack.json"
+    ) throws -> [UInt8] {
         var bytes: [UInt8] = []
         while let block = try reader.readBlock() {
             bytes.append(contentsOf: block)
             if bytes.count > limit {
-                throw ArchiveError(.badManifest, "pack.json is larger than \(limit) bytes", entry: entry)
+                throw ArchiveError(code, "\(what) is larger than \(limit) bytes", entry: entry)
             }
         }
         return bytes
@@ -157,6 +177,11 @@ struct ArchiveScan: Sendable {
             return quick
         }
         return checkHeader(more, isComplete: blob.size <= Int64(more.count), claimed: claimed, limits: limits)
+    }
+
+    /// ``checkHeader(of:_:claimed:limits:)``, then ``checkAnimation(of:_:_:limits:)``: the checks every staged picture passes.
+    static func checkPicture(of writer: BlobWriter, _ blob: StagedBlob, claimed: MediaType, limits: ImportLimits) -> Result<ImageInfo, Problem> {
+        checkHeader(of: writer, blob, claimed: claimed, limits: limits).flatMap { checkAnimation(of: writer, blob, $0, limits: limits) }
     }
 
     /// Reads a picture's header: its type must be the one its name claims, its size within the limits.
@@ -184,6 +209,16 @@ struct ArchiveScan: Sendable {
                     + "and \(limits.maxAnyPixels) pixels; scale it down"))
         }
         return .success(info)
+    }
+}
+
+extension ArchiveScan {
+    /// The scan of an archive that is itself a MapTool token file (``isMapToolFile``): nothing but that one token file,
+    /// named `name`, to be read as a pack's token files are. Its pictures and problems as a pack are dropped.
+    init(tokenFileAt path: String, named name: String, archiveSize: Int64) {
+        self.archiveSize = archiveSize
+        tokenFiles = [(EntryPath(components: [name]), path)]
+        isTokenFile = true
     }
 }
 

@@ -119,3 +119,35 @@ public struct BundleMember: Sendable {
     /// Its report, or why it was refused (it alone: the bundle's other packs are unaffected).
     public var outcome: Result<ImportReport, ImportError>
 }
+
+/// One archive's (or one inner archive's) outcome as `hoard import --json` prints it and a bundle upload answers it:
+/// a report, or the first error and every problem.
+public struct ImportResult: Sendable, Encodable {
+    /// The archive as named on the command line; nil over HTTP.
+    public var archive: String?
+    /// For a pack of a bundle: the inner archive's path inside it.
+    public var inner: String?
+    /// The report of an archive imported or found unchanged.
+    public var report: ImportReport?
+    /// The first error of a refused archive: the HTTP error body's `code` and `message`.
+    public var error: Failure?
+    /// Every problem found in a refused archive, errors and warnings.
+    public var problems: [Problem]?
+
+    /// The `code` and `message` of an error.
+    public struct Failure: Sendable, Encodable {
+        public var code: String
+        public var message: String
+    }
+
+    /// The result of importing `archive` (its `inner` archive, for a pack of a bundle).
+    public init(archive: String?, inner: String?, _ outcome: Result<ImportReport, ImportError>) {
+        (self.archive, self.inner) = (archive, inner)
+        switch outcome {
+        case .success(let report): self.report = report
+        case .failure(let refusal):
+            error = Failure(code: refusal.code.rawValue, message: refusal.errors.first?.message ?? "refused")
+            problems = refusal.problems
+        }
+    }
+}

@@ -109,6 +109,20 @@ public struct Importer: Sendable {
                 }
                 return .bundle(await importBundle(scan, options: options))
             }
+            if scan.isMapToolFile {
+                ahead?.wait()
+                scan = ArchiveScan(tokenFileAt: path, named: archiveName, archiveSize: scan.archiveSize)
+            }
+            if !scan.tokenFiles.isEmpty {
+                // A pack's token files share its budgets as a bundle's packs share the bundle's (its bundle's, in one).
+                let shared = budget ?? SharedBudget(
+                    limits: limits, bundleSize: scan.archiveSize, entries: scan.entries, decoded: scan.decodedBytes, names: ("the pack", "its token files"))
+                let reading = TokenFileReading(area: area, limits: limits, budget: shared, ownsBudget: budget == nil, staged: staged)
+                let files = scan.tokenFiles
+                let read = try await offloaded { try reading.read(files) }
+                scan.pictures += read.pictures
+                scan.problems += read.problems
+            }
             area.startSyncing()
             let packFile = scan.packFileBytes.flatMap { try? PackFile.parse($0).get() } ?? PackFile()
             let rewriting = PictureRewriting(rewriters: registry.rewriters(for: packFile), area: area, limits: limits)
@@ -148,7 +162,8 @@ public struct Importer: Sendable {
             }
         }
         let fileName = options.namesFromFileName ? Self.packName(fromArchive: archiveName) : nil
-        let packName = options.packName ?? plan.packFile.name ?? plan.wrapper ?? fileName ?? ""
+        let tokenName = scan.isTokenFile ? plan.assets.first?.name : nil
+        let packName = options.packName ?? plan.packFile.name ?? plan.wrapper ?? fileName ?? tokenName ?? ""
         if plan.assets.isEmpty, !problems.contains(where: { $0.severity == .error }) {
             problems.append(Problem(.emptyPack, "the archive holds no PNG, JPEG or WebP pictures that Hoard could name; see the warnings"))
         } else if packName.isEmpty {
@@ -290,9 +305,9 @@ public struct Importer: Sendable {
         return members
     }
 
-    /// `dungeon-basics.zip` → `dungeon-basics`; also strips `.tar`, `.tar.gz`, `.tgz`, `.dungeondraft_pack`.
+    /// `dungeon-basics.zip` → `dungeon-basics`; also strips `.tar`, `.tar.gz`, `.tgz`, `.dungeondraft_pack`, `.rptok`.
     static func packName(fromArchive name: String) -> String {
-        for suffix in [".tar.gz", ".tgz", ".tar", ".zip", ".dungeondraft_pack"] where name.lowercased().hasSuffix(suffix) {
+        for suffix in [".tar.gz", ".tgz", ".tar", ".zip", ".dungeondraft_pack", ".rptok"] where name.lowercased().hasSuffix(suffix) {
             return String(name.dropLast(suffix.count))
         }
         return name

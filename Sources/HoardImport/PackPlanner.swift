@@ -71,7 +71,15 @@ struct PackPlanner: Sendable {
         // Sorted by the path as shown (each joined once, not on every comparison).
         for (shown, picture) in pictures.map({ ($0.path.description, $0) }).sorted(by: { $0.0 < $1.0 }) {
             do {
-                var found = try registry.name(picture.path, context: context)
+                var found: AssetNaming?
+                if let token = picture.token {
+                    let taken = { (name: String) in named["\(AssetKind.token.rawValue)\u{0}\(name)"] != nil }
+                    let (naming, warning) = naming(of: token, at: picture.path, context: context, isTaken: taken)
+                    found = naming
+                    problems += warning.map { [$0] } ?? []
+                } else {
+                    found = try registry.name(picture.path, context: context)
+                }
                 if found == nil, let unclaimedKind {
                     found = try DefaultNamingConvention().interpret(picture.path, context: context, unclaimedKind: unclaimedKind)
                     if found != nil { defaulted.add(picture.path) }
@@ -140,6 +148,28 @@ struct PackPlanner: Sendable {
         }
         let documents = documents(scan, wrapper: wrapper, problems: &problems)
         return Plan(packFile: packFile, assets: assets, plans: plans, wrapper: wrapper, documents: documents)
+    }
+
+    /// The asset of a MapTool token file's image: a token named by the token's `<name>` (else the file's), in the file's
+    /// folders as any picture's name is (the outermost folder that names a kind left out); a name another token file
+    /// took already gives way to the file's. Its footprint is MapTool's (Medium 1×1, Large 2×2, Huge 3×3…); one Hoard
+    /// does not know is 1×1, with a warning.
+    private func naming(
+        of token: MapToolToken, at path: EntryPath, context: ConventionContext, isTaken: (String) -> Bool
+    ) -> (AssetNaming, Problem?) {
+        let folders = Array(path.components.dropLast())
+        let category = folders.firstIndex { context.kind(forFolder: $0) != nil }
+        let kept = folders.indices.filter { $0 != category }.map { folders[$0] }
+        let stem = DefaultNamingConvention.splitExtension(path.fileName)?.stem ?? path.fileName
+        var name = (kept + [token.name.isEmpty ? stem : token.name]).joined(separator: "/")
+        if isTaken(name) { name = (kept + [stem]).joined(separator: "/") }
+        var warning: Problem?
+        if token.footprint == nil {
+            warning = Problem(
+                .badFootprint, "the token's size (\(token.footprintName ?? "a footprint of its campaign or a hex grid")) is none of MapTool's "
+                    + "square-grid sizes Hoard reads; it is imported as 1×1", entry: path.description, severity: .warning)
+        }
+        return (AssetNaming(kind: .token, name: name, footprint: token.footprint ?? .single, scale: 1), warning)
     }
 
     /// The documents at the pack's root (after the wrapper): a PDF must be one by its bytes (`TYPE_MISMATCH`); one

@@ -107,7 +107,9 @@ struct PictureRewriting: Sendable {
             guard let info, info == picture.info else {
                 return .failure(Problem(.pluginFailure, "the rewriter \(rewriter.id) changed the picture's type or size; its output was not kept"))
             }
-            return .success((StagedPicture(path: picture.path, blob: blob, info: info), edit))
+            var rewritten = picture
+            (rewritten.blob, rewritten.info) = (blob, info)
+            return .success((rewritten, edit))
         }
     }
 }

@@ -113,9 +113,7 @@ final class StagingPipeline: @unchecked Sendable {
                     lock.withLock { documents.append((entry, blob, mediaType)) }
                     return
                 }
-                switch ArchiveScan.checkHeader(of: writer, blob, claimed: claimed, limits: limits).flatMap({
-                    ArchiveScan.checkAnimation(of: writer, blob, $0, limits: limits)
-                }) {
+                switch ArchiveScan.checkPicture(of: writer, blob, claimed: claimed, limits: limits) {
                 case .success(let info):
                     let picture = StagedPicture(path: entry, blob: blob, info: info)
                     lock.withLock { pictures.append(picture) }

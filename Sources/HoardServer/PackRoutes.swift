@@ -127,23 +127,48 @@ struct PackRoutes: Sendable {
         try spool.finish()
         // Conservative: the archive's size before deduplication.
         try hoard.catalog.requireQuota(group: options.group, adding: size, for: "this archive")
+        let outcome: ImportOutcome
         do {
-            let report = try await hoard.importPack(at: spool.path, options: options)
-            try await access.catchUp()
-            metrics.imports(outcome: report.outcome.rawValue).increment()
-            context.logger.info("pack imported", metadata: [
-                "pack": "\(report.pack)", "version": "\(report.version)", "assets": "\(report.assets)", "newBytes": "\(report.newBytes)",
-            ])
+            outcome = try await hoard.importArchive(at: spool.path, options: options)
+        } catch {
+            throw refusal(error, context)
+        }
+        try await access.catchUp()
+        switch outcome {
+        case .pack(let report):
+            recordImport(report, context)
             return try JSONBody.response(report, status: report.outcome == .imported ? .created : .ok)
-        } catch let error as ImportError {
-            metrics.imports(outcome: "refused").increment()
-            context.logger.info("pack refused", metadata: ["code": "\(error.code.rawValue)", "errors": "\(error.errors.count)"])
-            let status: HTTPResponse.Status = switch error.code {
-            case .packConflict: .conflict
-            case .storageFailure: .init(code: 507, reasonPhrase: "Insufficient Storage")
-            default: .unprocessableContent
-            }
-            throw APIError(error.code.rawValue, status, error.errors.first?.message ?? "the archive was refused", problems: error.problems)
+        case .bundle(let members):
+            return try answer(bundle: members, context)
+        }
+    }
+
+    /// Counts and logs one pack imported.
+    func recordImport(_ report: ImportReport, _ context: HoardRequestContext) {
+        metrics.imports(outcome: report.outcome.rawValue).increment()
+        context.logger.info("pack imported", metadata: [
+            "pack": "\(report.pack)", "version": "\(report.version)", "assets": "\(report.assets)", "newBytes": "\(report.newBytes)",
+        ])
+    }
+
+    /// Counts and logs one archive refused.
+    func recordRefusal(_ error: ImportError, _ context: HoardRequestContext) {
+        metrics.imports(outcome: "refused").increment()
+        context.logger.info("pack refused", metadata: ["code": "\(error.code.rawValue)", "errors": "\(error.errors.count)"])
+    }
+
+    /// Records an archive refused and gives its error: the first error's code (``status(refusing:)``) with every problem.
+    func refusal(_ error: ImportError, _ context: HoardRequestContext) -> APIError {
+        recordRefusal(error, context)
+        return APIError(error.code.rawValue, Self.status(refusing: error.code), error.errors.first?.message ?? "the archive was refused", problems: error.problems)
+    }
+
+    /// The status of an archive refused with `code`.
+    static func status(refusing code: ProblemCode) -> HTTPResponse.Status {
+        switch code {
+        case .packConflict: .conflict
+        case .storageFailure: .init(code: 507, reasonPhrase: "Insufficient Storage")
+        default: .unprocessableContent
         }
     }
 }

@@ -7,12 +7,13 @@ import HoardImport
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import art packs (zip, tar, tar.gz, Dungeondraft .dungeondraft_pack) into the data directory.",
+        abstract: "Import art packs (zip, tar, tar.gz, Dungeondraft .dungeondraft_pack, MapTool .rptok) into the data directory.",
         discussion: """
             Each archive is read entry by entry, hashed while written and checked; it is imported whole or not at all. \
             A refused archive changes nothing and its report names every file and rule at fault. \
             A bundle (an archive of zip or Dungeondraft archives, as art stores sell them) imports each inner archive as \
-            its own pack, within the bundle's limits, with a report for each; a refused inner archive refuses only itself.
+            its own pack, within the bundle's limits, with a report for each; a refused inner archive refuses only itself. \
+            A MapTool token file (.rptok), alone or in a pack, is a token named and sized as MapTool shows it.
             Exit status: 0 when every archive was imported (or was already there), 1 when any was refused.
             """
     )
@@ -69,16 +70,12 @@ struct ImportCommand: AsyncParsableCommand {
             }
             bar.finish()
             for (inner, outcome) in outcomes {
+                results.append(ImportResult(archive: archive, inner: inner, outcome))
                 switch outcome {
                 case .success(let report):
-                    results.append(ImportResult(archive: archive, inner: inner, report: report, error: nil, problems: nil))
                     if !json { Terminal.out(ReportText.imported(report)) }
                 case .failure(let error):
                     failed = true
-                    results.append(ImportResult(
-                        archive: archive, inner: inner, report: nil,
-                        error: ErrorBody(code: error.code.rawValue, message: error.errors.first?.message ?? "refused"),
-                        problems: error.problems))
                     if !json { Terminal.err(ReportText.refused(error)) }
                 }
             }
@@ -86,20 +83,4 @@ struct ImportCommand: AsyncParsableCommand {
         if json { try Terminal.out(JSONOutput.encode(results)) }
         if failed { throw ExitCode(1) }
     }
-}
-
-/// One archive's outcome in `hoard import --json`.
-struct ImportResult: Encodable {
-    var archive: String
-    /// For a pack of a bundle: the inner archive's path inside it.
-    var inner: String?
-    var report: ImportReport?
-    var error: ErrorBody?
-    var problems: [Problem]?
-}
-
-/// The error shape shared with the HTTP API.
-struct ErrorBody: Encodable {
-    var code: String
-    var message: String
 }
