@@ -14,7 +14,7 @@ Loopback only; every step is bounded. Usage: python3 Benchmarks/join.py HOARD_BI
 Needs: scripts/setup.sh --bench (nginx, curl, websockets).
 """
 from benchlib import call, free_port, peak_rss_mb, wait_healthy
-import argparse, asyncio, http.client, json, multiprocessing, os, random, shutil, socket, subprocess, sys, tempfile, time, urllib.request
+import argparse, asyncio, http.client, json, os, random, shutil, socket, subprocess, sys, tempfile, time, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "Scripts"))
@@ -92,7 +92,7 @@ def timed_get(port, path, token, times):
 
 
 def large_map_bench(hoard, base, port, token, items, work, participants):
-    from live import listen, op_message  # the live benchmark's participants, spread over worker processes
+    from live import gather_reports, op_message, start_listeners  # the live benchmark's participants, in worker processes
     import websockets
 
     game = large_map(items)
@@ -118,16 +118,7 @@ def large_map_bench(hoard, base, port, token, items, work, participants):
     url = f"ws://127.0.0.1:{port}/v1/sessions/{made['id']}/live"
     paints, workers_count = 20, 2
     seats = [(j["participantToken"], None) for j in joined]
-    pipes, workers = [], []
-    for index in range(workers_count):
-        ours, theirs = multiprocessing.Pipe()
-        worker = multiprocessing.Process(target=listen, args=(f"{url}?since={seq}", seats[index::workers_count], paints, 10, theirs))
-        worker.start()
-        pipes.append(ours)
-        workers.append(worker)
-    for pipe in pipes:
-        if not pipe.poll(180) or pipe.recv() != "ready":
-            sys.exit("a worker's participants did not connect")
+    pipes, workers = start_listeners(f"{url}?since={seq}", seats, paints, 10, workers_count)
 
     async def host_paints():
         # Let the burst of "joined" presence events (N x N messages) drain before measuring.
@@ -144,17 +135,7 @@ def large_map_bench(hoard, base, port, token, items, work, participants):
                 texture = items[n % 64]["digest"]
                 await ws.send(op_message({"kind": "paint", "rects": [[x, y, 100, 100]], "texture": texture}, "host", n))
     asyncio.run(host_paints())
-    latencies, lost, errors = [], 0, 0
-    for pipe in pipes:
-        if not pipe.poll(120):
-            sys.exit("a worker did not report")
-        theirs, their_lost, their_errors = pipe.recv()
-        latencies += theirs
-        lost += their_lost
-        errors += their_errors
-    for worker in workers:
-        worker.join(10)
-    latencies.sort()
+    latencies, lost, errors = gather_reports(pipes, workers, 120)
     pct = lambda values, p: values[min(len(values) - 1, int(p * len(values)))] * 1000
     expected = paints * participants
     return [

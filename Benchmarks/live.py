@@ -77,6 +77,37 @@ def listen(url, seats, expected, seconds, pipe):
     asyncio.run(go())
 
 
+def start_listeners(url, seats, expected, seconds, count):
+    """`count` worker processes, each listening for its share of the seats; returns their pipes and processes once
+    every participant is connected."""
+    pipes, workers = [], []
+    for index in range(count):
+        ours, theirs = multiprocessing.Pipe()
+        worker = multiprocessing.Process(target=listen, args=(url, seats[index::count], expected, seconds, theirs))
+        worker.start()
+        pipes.append(ours)
+        workers.append(worker)
+    for pipe in pipes:
+        if not pipe.poll(180) or pipe.recv() != "ready":
+            sys.exit("a worker's participants did not connect")
+    return pipes, workers
+
+
+def gather_reports(pipes, workers, timeout):
+    """Every worker's latencies, lost or reordered events and errors, summed."""
+    latencies, lost, errors = [], 0, 0
+    for pipe in pipes:
+        if not pipe.poll(timeout):
+            sys.exit("a worker did not report")
+        theirs, their_lost, their_errors = pipe.recv()
+        latencies += theirs
+        lost += their_lost
+        errors += their_errors
+    for worker in workers:
+        worker.join(10)
+    return sorted(latencies), lost, errors
+
+
 def table_map(art, tokens):
     return {"schema": "hoard.map/v1", "grid": {"width": 20, "height": 20}, "background": {"tiles": []},
             "drawing": {"walls": [], "strokes": []}, "objects": [],
@@ -105,16 +136,7 @@ async def fan_out(args, base, port, host, art):
     url = f"ws://127.0.0.1:{port}/v1/sessions/{session['id']}/live"
     host_ops = int(args.rate * args.seconds)
     expected = host_ops + args.movers * int(args.seconds)
-    pipes, workers = [], []
-    for index in range(args.workers):
-        ours, theirs = multiprocessing.Pipe()
-        worker = multiprocessing.Process(target=listen, args=(url, seats[index::args.workers], expected, args.seconds, theirs))
-        worker.start()
-        pipes.append(ours)
-        workers.append(worker)
-    for pipe in pipes:
-        if not pipe.poll(90) or pipe.recv() != "ready":
-            sys.exit("a worker's participants did not connect")
+    pipes, workers = start_listeners(url, seats, expected, args.seconds, args.workers)
     # Let the burst of "joined" presence events (N x N messages) drain before measuring.
     await asyncio.sleep(2 + args.participants / 40)
     async with websockets.connect(url, additional_headers={"Authorization": "Bearer " + host}, ping_interval=None,
@@ -125,17 +147,7 @@ async def fan_out(args, base, port, host, art):
         for n in range(host_ops):
             await asyncio.sleep(max(0, start + n / args.rate - time.time()))
             await ws.send(op_message({"kind": "move", "token": "h", "x": n % 20, "y": 0}, "h", n))
-        latencies, lost, errors = [], 0, 0
-        for pipe in pipes:
-            if not pipe.poll(args.seconds + 90):
-                sys.exit("a worker did not report")
-            theirs, their_lost, their_errors = pipe.recv()
-            latencies += theirs
-            lost += their_lost
-            errors += their_errors
-        for worker in workers:
-            worker.join(10)
-    latencies.sort()
+        latencies, lost, errors = gather_reports(pipes, workers, args.seconds + 90)
     count = len(latencies)
     pct = lambda p: latencies[min(count - 1, int(p * count))] * 1000
     total = expected * args.participants

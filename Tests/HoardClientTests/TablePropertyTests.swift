@@ -127,27 +127,7 @@
                 try await Task.sleep(for: .milliseconds(300))
                 try await hostChannel.send(.message(text: "the end", to: nil))
                 #expect(await eventually(seconds: 60) { players.allSatisfy { $0.ended.current } }, "every player got the last message")
-                for player in players {
-                    let shown = try await player.client.session(id: created.id)
-                    let expected = try CanonicalJSON.encode(sortedById(shown.map))
-                    let copy = try CanonicalJSON.encode(sortedById(player.copy.current.map))
-                    #expect(
-                        copy == expected,
-                        "\(player.id)'s copy (seed \(seed)):\n\(String(decoding: copy, as: UTF8.self))\n\(String(decoding: expected, as: UTF8.self))"
-                    )
-                    let received = player.connector.received.current
-                    #expect(!received.isEmpty)
-                    for secret in ["secret-"] + secretArt {
-                        #expect(!received.contains { $0.contains(secret) }, "\(player.id) was sent \(secret)")
-                    }
-                    for secret in secretArt {
-                        await #expect { _ = try await player.client.exchange("GET", "/v1/blobs/\(secret)") } throws: {
-                            ($0 as? HoardClientError)?.status == 404
-                        }
-                    }
-                    player.channel.close()
-                    player.consumer.cancel()
-                }
+                try await Self.check(players, session: created.id, seed: seed, secrets: ["secret-"] + secretArt, secretBlobs: secretArt)
                 hostChannel.close()
             }
         }
@@ -235,26 +215,35 @@
                 for player in players {
                     let shown = try await player.client.session(id: created.id)
                     #expect(!String(decoding: try CanonicalJSON.encode(shown.map), as: UTF8.self).contains("hider"), "\(player.id) still sees the hider")
-                    let expected = try CanonicalJSON.encode(sortedById(shown.map))
-                    let copy = try CanonicalJSON.encode(sortedById(player.copy.current.map))
-                    #expect(
-                        copy == expected,
-                        "\(player.id)'s copy (seed \(seed)):\n\(String(decoding: copy, as: UTF8.self))\n\(String(decoding: expected, as: UTF8.self))"
-                    )
                     let received = player.connector.received.current
                     #expect(received.contains { $0.contains("\"reveal\"") || $0.contains("\"paint\"") || $0.contains("snapshot") })
-                    for secret in ["secret-", "chest"] + secretArt {
-                        #expect(!received.contains { $0.contains(secret) }, "\(player.id) was sent \(secret)")
-                    }
-                    for secret in secretArt {
-                        await #expect { _ = try await player.client.exchange("GET", "/v1/blobs/\(secret)") } throws: {
-                            ($0 as? HoardClientError)?.status == 404
-                        }
-                    }
-                    player.channel.close()
-                    player.consumer.cancel()
                 }
+                try await Self.check(players, session: created.id, seed: seed, secrets: ["secret-", "chest"] + secretArt, secretBlobs: secretArt)
                 hostChannel.close()
+            }
+        }
+
+        /// Every player's copy equals their view as the server shows it; nothing they received contains a secret, and the
+        /// secret blobs answer them 404. Closes their channels.
+        static func check(_ players: [Player], session: String, seed: UInt64, secrets: [String], secretBlobs: [String]) async throws {
+            for player in players {
+                let shown = try await player.client.session(id: session)
+                let expected = try CanonicalJSON.encode(sortedById(shown.map))
+                let copy = try CanonicalJSON.encode(sortedById(player.copy.current.map))
+                #expect(
+                    copy == expected,
+                    "\(player.id)'s copy (seed \(seed)):\n\(String(decoding: copy, as: UTF8.self))\n\(String(decoding: expected, as: UTF8.self))"
+                )
+                let received = player.connector.received.current
+                #expect(!received.isEmpty)
+                for secret in secrets { #expect(!received.contains { $0.contains(secret) }, "\(player.id) was sent \(secret)") }
+                for secret in secretBlobs {
+                    await #expect { _ = try await player.client.exchange("GET", "/v1/blobs/\(secret)") } throws: {
+                        ($0 as? HoardClientError)?.status == 404
+                    }
+                }
+                player.channel.close()
+                player.consumer.cancel()
             }
         }
 

@@ -230,28 +230,7 @@ private func ids(_ map: JSONValue) -> [String] {
     @Test(arguments: [11, 12, 13, 14, 15, 16] as [UInt64]) func fogKeepsTheUnrevealedOutOfEveryPlayersBytes(seed: UInt64) throws {
         var random = SeededRandom(seed: seed)
         let secrets = [20, 21, 22, 23].map { art(UInt8($0)).stringValue! }
-        let table = Table(
-            map: .object([
-                "schema": .string("hoard.map/v2"), "grid": .object(["width": .number(16), "height": .number(12)]),
-                "background": .object([
-                    "texture": art(9), "palette": .array([art(10), art(20)]),
-                    "rects": .array([.array([0, 0, 4, 4, 0].map { .number($0) }), .array([12, 0, 4, 12, 1].map { .number($0) })]),
-                ]),
-                "fog": .object(["enabled": .bool(true), "revealed": .array([.array([0, 0, 3, 3].map { .number($0) })])]),
-                "drawing": .object([
-                    "walls": .array([
-                        .object(["id": .string("w-east"), "from": .array([.number(13), .number(2)]), "to": .array([.number(13), .number(9)]),
-                                 "texture": art(22)]),
-                        .object(["id": .string("d1"), "from": .array([.number(2), .number(0)]), "to": .array([.number(2), .number(1)]),
-                                 "door": .bool(true)]),
-                    ]),
-                    "strokes": .array([]),
-                ]),
-                "objects": .array([.object(["id": .string("chest"), "asset": art(21), "x": .number(14), "y": .number(5)])]),
-                "tokens": .array([
-                    token("goblin", owner: "ana"), token("secret-lurker", x: 14, y: 8, asset: 23), token("wolf", x: 5, y: 5, asset: 3),
-                ]),
-            ]))
+        let table = Self.foggy()
         let received = try Self.play(table, seed: seed, random: &random) { random, step in
             Self.fogOp(&random, step: step, players: Self.players)
         }
