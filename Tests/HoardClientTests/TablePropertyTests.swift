@@ -212,9 +212,18 @@
                 try await Task.sleep(for: .milliseconds(1_500))  // every glimpse (1 s) has ended on the server's clock
                 try await hostChannel.send(.message(text: "the end", to: nil))
                 #expect(await eventually(seconds: 60) { players.allSatisfy { $0.ended.current } }, "every player got the last message")
+                // A loaded machine may apply the last glimpse late: its second is counted from then, on the server.
+                let unseen = try await eventually(seconds: 20) {
+                    var clear = true
+                    for player in players {
+                        let text = String(decoding: try CanonicalJSON.encode(try await player.client.session(id: created.id).map), as: UTF8.self)
+                        let copy = String(decoding: try CanonicalJSON.encode(player.copy.current.map), as: UTF8.self)
+                        clear = clear && !text.contains("hider") && !copy.contains("hider")
+                    }
+                    return clear
+                }
+                #expect(unseen, "once the glimpses have ended, no player's view or copy holds the hider")
                 for player in players {
-                    let shown = try await player.client.session(id: created.id)
-                    #expect(!String(decoding: try CanonicalJSON.encode(shown.map), as: UTF8.self).contains("hider"), "\(player.id) still sees the hider")
                     let received = player.connector.received.current
                     #expect(received.contains { $0.contains("\"reveal\"") || $0.contains("\"paint\"") || $0.contains("snapshot") })
                 }
