@@ -170,6 +170,8 @@ enum ErrorMapping {
             return .badRequest("the body is not JSON: \(error)")
         case is NIOTooManyBytesError:
             return .tooLarge("the JSON body is over its limit of \(HoardRequestContext.maxJSONBody >> 20) MiB (a map's: \(SessionRoutes.maxMapBody >> 20) MiB)")
+        case let error as CatalogError where error.code == .invalid:
+            return .badRequest(error.message)
         case let error as CatalogError where error.code == .database:
             logger.error("catalog failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             return .storageFailure()
