@@ -248,17 +248,15 @@ import Testing
             configured.configuration.metricsAddress = ("127.0.0.1", port)
             try await configured.run(.live) { client in
                 try await client.execute(uri: "/metrics", method: .get, headers: auth(fixture.admin)) { $0.expectError(.notFound, "NOT_FOUND") }
-                var answer: [UInt8] = []
-                for _ in 0..<50 where answer.isEmpty {  // the metrics listener may start a moment after the API's
-                    if let socket = try? await RawSocket.connect(port: port) {
-                        try await socket.send(Array("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
-                        answer = try await socket.receiveAll()
-                        socket.close()
+                let request = Array("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8)
+                var responses: [BlobFastPathTests.RawResponse] = []
+                for _ in 0..<50 where responses.isEmpty {  // the metrics listener may start a moment after the API's
+                    if let answered = try? await BlobFastPathTests.responses(port: port, to: request) {
+                        responses = answered
                     } else {
                         try await Task.sleep(for: .milliseconds(100))
                     }
                 }
-                let responses = try BlobFastPathTests.parse(answer)
                 #expect(responses.map(\.status) == [200])
                 let text = String(decoding: responses.first?.body ?? [], as: UTF8.self)
                 #expect(text.contains("hoard_http_requests_total"))

@@ -99,6 +99,14 @@ import Testing
         return responses
     }
 
+    /// Sends `request` on a new connection and returns every response, read until the server closes it.
+    static func responses(port: Int, to request: [UInt8]) async throws -> [RawResponse] {
+        let socket = try await RawSocket.connect(port: port)
+        defer { socket.close() }
+        try await socket.send(request)
+        return try parse(try await socket.receiveAll())
+    }
+
     static func get(_ digest: Digest, _ headers: String = "", method: String = "GET") -> [UInt8] {
         Array("\(method) /v1/blobs/\(digest) HTTP/1.1\r\nHost: localhost\r\n\(headers)\r\n".utf8)
     }
@@ -196,10 +204,7 @@ import Testing
             ]
             try await configured.run(.live) { client in
                 for (request, statuses) in cases {
-                    let socket = try await RawSocket.connect(port: try #require(client.port))
-                    try await socket.send(request)
-                    let responses = try Self.parse(try await socket.receiveAll())
-                    socket.close()
+                    let responses = try await Self.responses(port: try #require(client.port), to: request)
                     #expect(responses.map(\.status) == statuses, "\(String(decoding: request.prefix(40), as: UTF8.self))")
                     #expect(responses.last?.headers["connection"] == "close")
                     #expect(responses.dropLast().allSatisfy { $0.body == bytes })

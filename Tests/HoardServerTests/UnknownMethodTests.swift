@@ -24,10 +24,7 @@ import Testing
             ]
             try await app.test(.live) { client in
                 for (request, statuses) in cases {
-                    let socket = try await RawSocket.connect(port: try #require(client.port))
-                    try await socket.send(request)
-                    let responses = try BlobFastPathTests.parse(try await socket.receiveAll())
-                    socket.close()
+                    let responses = try await BlobFastPathTests.responses(port: try #require(client.port), to: request)
                     #expect(responses.map(\.status) == statuses, "\(String(decoding: request.suffix(40), as: UTF8.self))")
                     #expect(responses.last?.headers["connection"] == "close")
                 }
