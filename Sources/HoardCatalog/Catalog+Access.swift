@@ -116,12 +116,21 @@ public struct AccessChange: Sendable, Hashable {
 }
 
 extension Catalog {
-    /// Creates a group; throws `conflict` when the name is taken.
+    /// Creates a group; throws `invalid` when the name cannot name a group (``GroupName/problem(with:)``) and
+    /// `conflict` when it is taken, also by a name that differs from it only in case or Unicode form.
     @discardableResult
     public func createGroup(named name: String, quotaBytes: Int64? = nil) throws(CatalogError) -> GroupRecord {
-        try write { db in
-            if try GroupRecord.filter(GroupRecord.Columns.name == name).fetchOne(db) != nil {
-                throw CatalogError(.conflict, "a group named '\(name)' already exists")
+        if let problem = GroupName.problem(with: name) { throw CatalogError(.invalid, problem) }
+        return try write { db in
+            if let existing = try GroupRecord.filter(GroupRecord.Columns.name == name).fetchOne(db) {
+                throw CatalogError(.conflict, "a group named '\(existing.name)' already exists; choose another name")
+            }
+            let key = GroupName.key(name)
+            if let existing = try GroupRecord.fetchAll(db).first(where: { GroupName.key($0.name) == key }) {
+                throw CatalogError(
+                    .conflict,
+                    "a group named '\(existing.name)' already exists, and '\(name)' differs from it only in case or accents; "
+                        + "choose another name")
             }
             var group = GroupRecord(id: nil, name: name, createdAt: Date(), quotaBytes: quotaBytes)
             try group.insert(db)
@@ -183,6 +192,12 @@ extension Catalog {
     /// The group record by name.
     public func group(named name: String) throws(CatalogError) -> GroupRecord? {
         try read { db in try GroupRecord.filter(GroupRecord.Columns.name == name).fetchOne(db) }
+    }
+
+    /// The group an import into `name` goes to: exactly that name, else the one name that is the same under
+    /// ``GroupName/key(_:)`` ("ÉCLAIR" finds "éclair"); nil when the import would create it.
+    public func group(matching name: String) throws(CatalogError) -> GroupRecord? {
+        try read { db in try Self.existingGroup(named: name, db) }
     }
 
     /// Which group owns a pack, and whether it is public; nil when absent.

@@ -8,6 +8,8 @@ public struct PackSummary: Sendable, Hashable, Codable {
     public var name: String
     /// Owning group.
     public var group: String
+    /// Owning group's id: what access decisions compare (not on the wire; 0 when decoded).
+    public var groupId: Int64 = 0
     /// Whether members of every group may see it.
     public var isPublic: Bool
     /// Current version.
@@ -22,6 +24,10 @@ public struct PackSummary: Sendable, Hashable, Codable {
     public var totalBytes: Int64
     /// When the current version was imported.
     public var importedAt: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case name, group, isPublic, version, versionCount, manifestDigest, assetCount, totalBytes, importedAt
+    }
 }
 
 /// One asset as listed by `hoard assets --json` (shape in Schemas/asset-listing.schema.json).
@@ -47,14 +53,14 @@ extension Catalog {
     public func packs() throws(CatalogError) -> [PackSummary] {
         try read { db in
             let rows = try Row.fetchAll(db, sql: """
-                SELECT p.name, g.name AS groupName, p.isPublic, v.version, v.manifestDigest, v.assetCount, v.totalBytes,
+                SELECT p.name, g.name AS groupName, p.groupId, p.isPublic, v.version, v.manifestDigest, v.assetCount, v.totalBytes,
                        v.importedAt, (SELECT COUNT(*) FROM packVersion WHERE packId = p.id) AS versionCount
                 FROM pack p JOIN "group" g ON g.id = p.groupId LEFT JOIN packVersion v ON v.id = p.currentVersionId
                 ORDER BY p.name
                 """)
             return rows.map { row in
                 PackSummary(
-                    name: row["name"], group: row["groupName"], isPublic: row["isPublic"], version: row["version"],
+                    name: row["name"], group: row["groupName"], groupId: row["groupId"], isPublic: row["isPublic"], version: row["version"],
                     versionCount: row["versionCount"], manifestDigest: row["manifestDigest"], assetCount: row["assetCount"] ?? 0,
                     totalBytes: row["totalBytes"] ?? 0, importedAt: row["importedAt"])
             }

@@ -90,10 +90,25 @@ public struct Catalog: Sendable {
     }
 
     static func ensureGroup(named name: String, _ db: Database) throws -> GroupRecord {
-        if let group = try GroupRecord.filter(GroupRecord.Columns.name == name).fetchOne(db) { return group }
+        if let group = try existingGroup(named: name, db) { return group }
+        if let problem = GroupName.problem(with: name) { throw CatalogError(.invalid, problem) }
         var group = GroupRecord(id: nil, name: name, createdAt: Date(), quotaBytes: nil)
         try group.insert(db)
         return group
+    }
+
+    /// The group `name` names: the one of exactly that name (ASCII case aside, as the column compares), else the
+    /// one whose ``GroupName/key(_:)`` is the same; nil when there is none. Throws `conflict` when an old catalog
+    /// holds several groups of that key and none of exactly that name.
+    static func existingGroup(named name: String, _ db: Database) throws -> GroupRecord? {
+        if let group = try GroupRecord.filter(GroupRecord.Columns.name == name).fetchOne(db) { return group }
+        let key = GroupName.key(name)
+        let alike = try GroupRecord.order(Column("id")).fetchAll(db).filter { GroupName.key($0.name) == key }
+        guard alike.count <= 1 else {
+            let names = alike.map { "'\($0.name)'" }.joined(separator: ", ")
+            throw CatalogError(.conflict, "'\(name)' could be any of the groups \(names); give one of them exactly")
+        }
+        return alike.first
     }
 
     /// What the catalog knows of a pack before an import: its owner and its versions.
@@ -137,6 +152,8 @@ public struct CatalogError: Error, Sendable, CustomStringConvertible {
         case conflict = "PACK_CONFLICT"
         /// A named thing does not exist.
         case notFound = "NOT_FOUND"
+        /// A name or value the catalog does not take (an empty group name).
+        case invalid = "BAD_REQUEST"
     }
 
     /// What failed.

@@ -61,6 +61,12 @@ public struct APIError: HTTPResponseError, Sendable {
     public static func rateLimited(_ message: String) -> APIError { APIError("RATE_LIMITED", .tooManyRequests, message) }
     /// The method is not allowed on this path.
     public static func methodNotAllowed(_ message: String) -> APIError { APIError("METHOD_NOT_ALLOWED", .methodNotAllowed, message) }
+    /// A method no path of this server is served with (`PROPFIND`, `TRACE`, …).
+    public static func notImplemented(_ method: String) -> APIError {
+        APIError(
+            "NOT_IMPLEMENTED", .notImplemented,
+            "this server does not implement \(method.prefix(40)); it serves GET, HEAD, POST, PUT, PATCH and DELETE")
+    }
     /// A map references blobs the server lacks or the caller cannot read.
     public static func missingBlobs(_ digests: [Digest]) -> APIError {
         var error = APIError(
@@ -108,7 +114,7 @@ public struct APIError: HTTPResponseError, Sendable {
         ("RANGE_NOT_SATISFIABLE", 416), ("RATE_LIMITED", 429), ("INTERNAL", 500), ("QUOTA_EXCEEDED", 507),
         ("MISSING_BLOBS", 409), ("UNKNOWN_CODE", 404), ("MAP_EXISTS", 409), ("CORRUPT_BLOB", 500),
         ("NOT_A_PICTURE", 415), ("REF_CONFLICT", 412),
-        ("UNREADABLE_BLOB", 500), ("UPGRADE_REQUIRED", 426),
+        ("UNREADABLE_BLOB", 500), ("UPGRADE_REQUIRED", 426), ("NOT_IMPLEMENTED", 501),
     ] + ProblemCode.allCases.map { ($0.rawValue, $0 == .packConflict ? 409 : $0 == .storageFailure ? 507 : 422) }
 
     struct Body: Encodable {
@@ -134,13 +140,24 @@ public struct APIError: HTTPResponseError, Sendable {
 /// Turns every error into the one JSON error body: ours as they are, Hummingbird's by status, anything else as a
 /// logged 500 that reveals nothing.
 enum ErrorMapping {
-    static func apiError(for error: any Error, request: Request, logger: Logger) -> APIError {
+    /// The methods some path is served with; the router's 404 for any other method becomes 501.
+    static let servedMethods: Set<HTTPRequest.Method> = [.get, .head, .post, .put, .patch, .delete]
+
+    /// `endpoints` tells which methods a path is served with, for the router's 404 to a method no path is served
+    /// with: 405 with `Allow` on a served path, 501 on any other.
+    static func apiError(for error: any Error, request: Request, logger: Logger, endpoints: Endpoints) -> APIError {
         switch error {
         case let error as APIError:
             return error
         case let error as HTTPError:
             let message = error.body ?? error.status.reasonPhrase.lowercased()
             switch error.status {
+            case .notFound where !servedMethods.contains(request.method):
+                let allowed = endpoints.methods(at: request.uri.path)
+                guard !allowed.isEmpty else { return .notImplemented(request.method.rawValue) }
+                var refusal = APIError.methodNotAllowed("\(request.method.rawValue.prefix(40)) is not allowed on \(request.uri.path)")
+                refusal.headers[.allow] = allowed.joined(separator: ", ")
+                return refusal
             case .notFound: return .notFound("no such resource: \(request.method) \(request.uri.path)")
             case .methodNotAllowed: return .methodNotAllowed("\(request.method) is not allowed on \(request.uri.path)")
             case .contentTooLarge: return .tooLarge(message)
@@ -153,6 +170,8 @@ enum ErrorMapping {
             return .badRequest("the body is not JSON: \(error)")
         case is NIOTooManyBytesError:
             return .tooLarge("the JSON body is over its limit of \(HoardRequestContext.maxJSONBody >> 20) MiB (a map's: \(SessionRoutes.maxMapBody >> 20) MiB)")
+        case let error as CatalogError where error.code == .invalid:
+            return .badRequest(error.message)
         case let error as CatalogError where error.code == .database:
             logger.error("catalog failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             return .storageFailure()

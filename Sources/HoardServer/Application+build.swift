@@ -7,6 +7,7 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 
 /// Builds the whole Hoard HTTP application for a configuration: what `hoard serve` runs and what the tests drive.
 public func buildApplication(_ configuration: ServerConfiguration, logger: Logger? = nil) async throws -> some ApplicationProtocol {
@@ -51,7 +52,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         server: server,
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: serverName, backlog: configuration.backlog),
-        services: [refresher, TableLoadingService(hub: hub)],
+        services: [refresher, TableLoadingService(hub: hub)] + metricsService(configuration, metrics: metrics, logger: logger),
         onServerRunning: { channel in
             logger.info("Hoard is serving", metadata: [
                 "url": "http://\(configuration.host):\(channel.localAddress?.port ?? configuration.port)",
@@ -64,19 +65,37 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     return app
 }
 
+/// The server of `/metrics` alone on ``ServerConfiguration/metricsAddress``, without a token; none when it is nil.
+private func metricsService(_ configuration: ServerConfiguration, metrics: ServerMetrics, logger: Logger) -> [any Service] {
+    guard let address = configuration.metricsAddress else { return [] }
+    let router = Router()
+    router.get("/metrics") { _, _ in metrics.response() }
+    return [
+        Application(
+            router: router, configuration: .init(address: .hostname(address.host, port: address.port), serverName: "Hoard"),
+            onServerRunning: { channel in
+                logger.info("Hoard serves its metrics", metadata: [
+                    "url": "http://\(address.host):\(channel.localAddress?.port ?? address.port)/metrics"
+                ])
+            }, logger: logger)
+    ]
+}
+
 /// The router with every middleware and route, and the list of operations it serves.
 func buildRouter(
     hoard: Hoard, access: AccessIndex, metrics: ServerMetrics, reader: BlobReader, limiter: RateLimiter, hub: SessionHub,
     configuration: ServerConfiguration
 ) -> (Router<HoardRequestContext>, [Endpoints.Operation]) {
     let router = Router(context: HoardRequestContext.self)
-    router.add(middleware: HoardMiddleware(access: access, metrics: metrics))
     let endpoints = Endpoints(router: router)
+    router.add(middleware: HoardMiddleware(access: access, metrics: metrics, endpoints: endpoints))
     endpoints.on(.get, "/healthz") { _, _ in try JSONBody.response(["status": "ok"]) }
-    endpoints.on(.get, "/metrics") { _, _ in
-        Response(
-            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer())))
+    let hasMetricsAddress = configuration.metricsAddress != nil
+    endpoints.on(.get, "/metrics") { request, context in
+        // Request counts and paths tell an outsider how busy the server is and what it serves.
+        guard !hasMetricsAddress else { throw APIError.notFound("no such resource: GET \(request.uri.path)") }
+        guard try context.requireMember().isAdmin else { throw APIError.forbidden("metrics need an admin token") }
+        return metrics.response()
     }
     WebRoutes().register(on: endpoints)
     PackRoutes(hoard: hoard, access: access, limits: limiter, metrics: metrics, configuration: configuration).register(on: endpoints)

@@ -4,12 +4,15 @@ import NIOCore
 import NIOHTTP1
 
 /// Answers a request that NIO's HTTP decoder cannot read (bare LF line ends, a request line that is not one, …)
-/// with `400 Bad Request` and closes the connection — after the answers to the requests before it, which it lets
-/// finish (it counts request heads going in and response ends going out).
+/// with `400 Bad Request` — `501 Not Implemented` for a method the decoder does not know — and closes the
+/// connection, after the answers to the requests before it, which it lets finish (it counts request heads going in
+/// and response ends going out).
 ///
 /// Without it such a request got no answer at all: on a connection that may still become a WebSocket, the upgrade
 /// handler waits for a request head that never comes and swallows the decoder's error, so the client hung until
-/// it gave up, holding a connection.
+/// it gave up, holding a connection. A refusal between requests is not passed on as an error: the handlers after
+/// this one are told the input closed (no request follows), so nothing logs an error for what any client may send
+/// unauthenticated.
 final class BadRequestAnswerer: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -22,14 +25,20 @@ final class BadRequestAnswerer: ChannelDuplexHandler, RemovableChannelHandler {
     private var failed = false
     /// Whether a response to the unreadable request went out (ours, or the router's own when it saw the error).
     private var answered = false
+    /// Whether a request's head was passed on and its end was not yet: the decoder failed in its body.
+    private var isInRequest = false
+    /// What the unreadable request is answered with.
+    private var status: HTTPResponseStatus = .badRequest
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !failed else { return }
         guard case .head(let head) = unwrapInboundIn(data) else {
+            if case .end = unwrapInboundIn(data) { isInRequest = false }
             context.fireChannelRead(data)
             return
         }
         unanswered += 1
+        isInRequest = true
         context.fireChannelRead(data)
         if head.headers.contains(name: "upgrade") {
             // The connection may become a WebSocket: once the decoder leaves, what arrives is not HTTP, so this
@@ -60,19 +69,29 @@ final class BadRequestAnswerer: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // Passed on either way: a request whose body the decoder could not finish must fail where it is read.
-        context.fireErrorCaught(error)
-        guard error is HTTPParserError, !failed else { return }
+        guard let error = error as? HTTPParserError, !failed else {
+            context.fireErrorCaught(error)
+            return
+        }
         failed = true
+        status = error == .invalidMethod ? .notImplemented : .badRequest
+        // A request whose body the decoder could not finish must fail where it is read.
+        if isInRequest { context.fireErrorCaught(error) }
         if unanswered == 0 { answer(context: context) }
     }
 
     private func answer(context: ChannelHandlerContext) {
         guard !answered else { return }
         answered = true
-        let head = HTTPResponseHead(version: .http1_1, status: .badRequest, headers: ["Connection": "close", "Content-Length": "0"])
+        let head = HTTPResponseHead(version: .http1_1, status: status, headers: ["Connection": "close", "Content-Length": "0"])
         context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+        let closesInput = !isInRequest
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+            // The WebSocket upgrade handler, still waiting for a first request, gives up quietly on this (and logs an
+            // error on a closed channel).
+            if closesInput { context.fireUserInboundEventTriggered(ChannelEvent.inputClosed) }
+            context.close(promise: nil)
+        }
     }
 }
 

@@ -94,19 +94,19 @@ struct BlobRoutes: Sendable {
         let mediaType = (try? ImageHeader.read(writer.prefix, isComplete: size <= Int64(writer.prefix.count)).mediaType.rawValue)
             ?? "application/octet-stream"
         // Publish and record under the data directory's shared lock, so garbage collection cannot run in between.
-        let summary = try await hoard.directory.withLock(exclusive: false) {
-            let summary = try await hoard.store.publish([staged])
+        try await hoard.directory.withLock(exclusive: false) {
+            _ = try await hoard.store.publish([staged])
             try hoard.catalog.recordUpload(BlobRecord(digest: digest, size: size, mediaType: mediaType), groupId: principal.groupId)
-            return summary
         }
         try await access.catchUp()
         context.logger.info("blob uploaded", metadata: ["digest": "\(digest)", "size": "\(size)", "group": "\(principal.group)"])
-        let isNew = !summary.newBlobs.isEmpty
         struct Stored: Encodable {
             var digest: Digest
             var size: Int64
         }
-        return try JSONBody.response(Stored(digest: digest, size: size), status: isNew ? .created : .ok)
+        // 201 whether or not the bytes were stored before: a 200 for bytes already there would tell the sender that
+        // someone (perhaps another group) holds them.
+        return try JSONBody.response(Stored(digest: digest, size: size), status: .created)
     }
 
     /// POST batch: many small blobs in one streamed response. Framing (Schemas/openapi.yaml, DESIGN.md): for each

@@ -30,6 +30,19 @@ public final class Endpoints: @unchecked Sendable {
         operations.append(Operation(method: method.rawValue, path: path))
     }
 
+    /// The methods a request's path is served with (a `{parameter}` matches any one non-empty segment), sorted;
+    /// empty when no operation has that path.
+    func methods(at path: String) -> [String] {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        let methods = operations.filter { operation in
+            let template = operation.path.split(separator: "/", omittingEmptySubsequences: false)
+            return template.count == segments.count && zip(template, segments).allSatisfy { part, segment in
+                part == segment || (part.hasPrefix("{") && part.hasSuffix("}") && !segment.isEmpty)
+            }
+        }.map(\.method)
+        return Set(methods).sorted()
+    }
+
     /// Registers a handler for a method and a path written `/v1/blobs/{digest}`.
     func on(
         _ method: HTTPRequest.Method, _ path: String,

@@ -75,6 +75,8 @@ struct HoardMiddleware: RouterMiddleware {
     typealias Context = HoardRequestContext
     let access: AccessIndex
     let metrics: ServerMetrics
+    /// The operations served, for the answer to a method no path is served with.
+    let endpoints: Endpoints
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
@@ -85,7 +87,7 @@ struct HoardMiddleware: RouterMiddleware {
             metrics.record(method: request.method.rawValue, status: response.status.code, since: start)
             return response
         } catch {
-            let mapped = ErrorMapping.apiError(for: error, request: request, logger: context.logger)
+            let mapped = ErrorMapping.apiError(for: error, request: request, logger: context.logger, endpoints: endpoints)
             metrics.record(method: request.method.rawValue, status: mapped.status.code, since: start)
             throw mapped
         }

@@ -24,7 +24,7 @@ struct PackRoutes: Sendable {
     }
 
     static func isVisible(_ pack: PackSummary, to principal: Principal?) -> Bool {
-        pack.isPublic || principal.map { $0.isAdmin || $0.group.lowercased() == pack.group.lowercased() } ?? false
+        pack.isPublic || principal.map { $0.isAdmin || ($0.isMember && $0.groupId == pack.groupId) } ?? false
     }
 
     func visiblePacks(_ principal: Principal?) throws -> [PackSummary] {
@@ -69,7 +69,7 @@ struct PackRoutes: Sendable {
     func ownedPack(_ context: HoardRequestContext) throws -> PackSummary {
         let principal = try context.requireMember()
         let pack = try pack(context)
-        guard principal.isAdmin || principal.group.lowercased() == pack.group.lowercased() else {
+        guard principal.isAdmin || principal.groupId == pack.groupId else {
             throw APIError.forbidden("pack '\(pack.name)' belongs to group '\(pack.group)'; only its members or an admin may change it")
         }
         return pack
@@ -102,16 +102,23 @@ struct PackRoutes: Sendable {
         try limits.admit(principal)
         let query = request.uri.queryParameters
         var options = Importer.Options()
-        options.group = query["group"].map(String.init) ?? principal.group
+        let named = query["group"].map(String.init) ?? principal.group
         // The import creates the group when it is new: refuse names no one could type or see ("", "\n", NUL…).
-        guard !options.group.isEmpty, options.group.utf8.count <= 128,
-              !options.group.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else { throw APIError.badRequest("group must be 1 to 128 characters without control characters") }
+        if let problem = GroupName.problem(with: named) { throw APIError.badRequest(problem) }
+        // The group is the one the name finds ("ÉCLAIR" finds "éclair"); only an admin may import into another.
+        let forbidden = APIError.forbidden("only an admin may import into group '\(named.prefix(128))'")
+        let target: GroupRecord?
+        switch Result(catching: { () throws(CatalogError) -> GroupRecord? in try hoard.catalog.group(matching: named) }) {
+        case .success(let group): target = group
+        case .failure(let error) where error.code == .conflict:
+            // An older catalog's look-alike groups: an admin is told to spell one exactly, a member is refused.
+            throw principal.isAdmin ? APIError.badRequest(error.message) : forbidden
+        case .failure(let error): throw error
+        }
+        guard principal.isAdmin || (target != nil && target?.id == principal.groupId) else { throw forbidden }
+        options.group = target?.name ?? named
         options.packName = query["name"].map(String.init)
         options.namesFromFileName = false
-        guard principal.isAdmin || options.group.lowercased() == principal.group.lowercased() else {
-            throw APIError.forbidden("only an admin may import into group '\(options.group)'")
-        }
         let limit = configuration.maxPackUpload
         if let declared = request.headers[.contentLength].flatMap(Int64.init), declared > limit {
             throw APIError.tooLarge("the archive is \(declared) bytes; the limit is \(limit)")

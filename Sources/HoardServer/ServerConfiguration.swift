@@ -42,6 +42,9 @@ public struct ServerConfiguration: Sendable {
     public var accessCacheEntries: Int = 262_144
     /// On shutdown, how long live sockets have to answer their close frame before their connections are aborted.
     public var liveCloseDeadline: Duration = .seconds(5)
+    /// Where `/metrics` is served alone, without a token (a Prometheus scraper on a private interface); on the API
+    /// address it then answers 404. Nil serves `/metrics` on the API address, to admin tokens only.
+    public var metricsAddress: (host: String, port: Int)?
     /// Log level.
     public var logLevel: Logger.Level = .info
     /// Network threads (NIO event loops); nil for one per core.

@@ -15,6 +15,13 @@ public struct ServerMetrics: Sendable {
     private let gets: [Int: Counter]
     private let heads: [Int: Counter]
 
+    /// The registry rendered as Prometheus text.
+    func response() -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+    }
+
     private static func name(_ metric: String, unit: String, _ help: String) -> MetricNameDescriptor {
         MetricNameDescriptor(namespace: "hoard", metricName: metric, unitName: unit, helpText: help)
     }

@@ -117,7 +117,8 @@ struct UploadRoutes: Sendable {
 
     func fetch(_ context: HoardRequestContext) async throws -> Response {
         let digest = try BlobRoutes.digest(context)
-        guard let principal = context.principal, let upload = try hoard.catalog.privateUpload(digest),
+        let principal = try Self.requirePrincipal(context)
+        guard let upload = try hoard.catalog.privateUpload(digest),
               try Self.mayRead(scopes: upload.scopes, principal, catalog: hoard.catalog),
               // A participant reads what their view of the table shows, as through the blob API.
               principal.participantId == nil || access.readable(digest, by: principal) != nil

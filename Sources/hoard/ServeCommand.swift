@@ -28,6 +28,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Network threads (default: one per core).") var threads: Int?
     @Flag(inversion: .prefixedNo, help: "Answer hot blobs on the network threads, before the router (default on).")
     var blobFastPath = true
+    @Option(
+        help: ArgumentHelp(
+            "Serve /metrics only on this address, without a token (for a Prometheus scraper on a private interface).",
+            discussion: "Without it, /metrics is served on --host/--port to admin tokens only.", valueName: "host:port"))
+    var metricsAddress: String?
 
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("unknown log level '\(logLevel)'") }
@@ -44,6 +49,13 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.logLevel = level
         configuration.networkThreads = threads
         configuration.hasBlobFastPath = blobFastPath
+        if let metricsAddress {
+            guard let colon = metricsAddress.lastIndex(of: ":"), let port = Int(metricsAddress[metricsAddress.index(after: colon)...]),
+                  (0...65535).contains(port), colon > metricsAddress.startIndex
+            else { throw ValidationError("--metrics-address takes host:port, e.g. 10.0.0.5:9090; not '\(metricsAddress)'") }
+            let host = metricsAddress[..<colon]
+            configuration.metricsAddress = (String(host.hasPrefix("[") && host.hasSuffix("]") ? host.dropFirst().dropLast() : host), port)
+        }
         let app = try await buildApplication(configuration)
         try await app.runService()
     }

@@ -5,6 +5,8 @@ import HoardCore
 import HoardImport
 import HoardServer
 import HummingbirdTesting
+import NIOCore
+import NIOPosix
 import Testing
 
 /// Who sees what: groups, public packs, admins, tokens, and the in-memory access index.
@@ -229,13 +231,46 @@ import Testing
         }
     }
 
+    @Test func metricsNeedAnAdminTokenOnTheAPIAddress() async throws {
+        try await Fixture.with { fixture in
+            try await fixture.run { client in
+                try await client.execute(uri: "/metrics", method: .get) { $0.expectError(.unauthorized, "UNAUTHORIZED") }
+                try await client.execute(uri: "/metrics", method: .get, headers: auth(fixture.red)) { $0.expectError(.forbidden, "FORBIDDEN") }
+                try await client.execute(uri: "/metrics", method: .get, headers: auth(fixture.admin)) { #expect($0.status == .ok) }
+            }
+        }
+    }
+
+    @Test func metricsAddressServesMetricsThereAloneWithoutAToken() async throws {
+        try await Fixture.with { fixture in
+            var configured = fixture
+            let port = try await freePort()
+            configured.configuration.metricsAddress = ("127.0.0.1", port)
+            try await configured.run(.live) { client in
+                try await client.execute(uri: "/metrics", method: .get, headers: auth(fixture.admin)) { $0.expectError(.notFound, "NOT_FOUND") }
+                let request = Array("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8)
+                var responses: [BlobFastPathTests.RawResponse] = []
+                for _ in 0..<50 where responses.isEmpty {  // the metrics listener may start a moment after the API's
+                    if let answered = try? await BlobFastPathTests.responses(port: port, to: request) {
+                        responses = answered
+                    } else {
+                        try await Task.sleep(for: .milliseconds(100))
+                    }
+                }
+                #expect(responses.map(\.status) == [200])
+                let text = String(decoding: responses.first?.body ?? [], as: UTF8.self)
+                #expect(text.contains("hoard_http_requests_total"))
+            }
+        }
+    }
+
     @Test func metricsAreRenderedAsPrometheusTextWithRequestCounts() async throws {
         try await Fixture.with { fixture in
             let (digest, bytes) = try await fixture.picture(in: Fixture.dungeon)
             try await fixture.run { client in
                 try await client.execute(uri: "/v1/blobs/\(digest)", method: .get, headers: auth(fixture.red))
                 try await client.execute(uri: "/v1/nothing-here", method: .get)
-                try await client.execute(uri: "/metrics", method: .get) { response in
+                try await client.execute(uri: "/metrics", method: .get, headers: auth(fixture.admin)) { response in
                     #expect(response.status == .ok)
                     #expect(response.headers[.contentType]?.hasPrefix("text/plain") == true)
                     let lines = response.text.split(separator: "\n")
@@ -261,4 +296,12 @@ import Testing
             }
         }
     }
+}
+
+/// A TCP port on the loopback interface that nothing listens on (free a moment ago).
+func freePort() async throws -> Int {
+    let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+    let port = try #require(channel.localAddress?.port)
+    try await channel.close()
+    return port
 }

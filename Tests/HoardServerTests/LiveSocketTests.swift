@@ -112,7 +112,7 @@ private func systemClose(_ fd: Int32) -> Int32 { close(fd) }
                     #expect(response.headers[.contentLength] == String(bytes.count))
                 }
                 try await client.execute(uri: "/v1/blobs/\(name)", method: .put, headers: auth(fixture.red), body: buffer(bytes)) { response in
-                    #expect(response.status == .ok)
+                    #expect(response.status == .created)
                 }
             }
         }

@@ -135,9 +135,10 @@ import Testing
         #expect(missing.isEmpty, "error codes not in Schemas/openapi.yaml: \(missing.joined(separator: ", "))")
     }
 
-    /// Statuses answered only to requests that are no operation: 405 is for a served path with another method
-    /// (the router answers those 404 today). The document names them in prose, not as an operation's response.
-    static let statusesOutsideOperations: Set<Int> = [405]
+    /// Statuses answered only to requests that are no operation: 405 (with `Allow`) and 501 for a method no path
+    /// is served with, on a served path and on another. The document names them in prose, not as an operation's
+    /// response.
+    static let statusesOutsideOperations: Set<Int> = [405, 501]
 
     @Test func everyErrorStatusIsAResponseOfSomeOperation() throws {
         let document = try Self.document()

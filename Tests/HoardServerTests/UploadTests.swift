@@ -20,9 +20,12 @@ import Testing
                 #expect(digest == HoardServerTests.digest(of: picture).description)
                 #expect(try await client.fetch("/v1/uploads/\(digest)", token: fixture.red) == (HTTPResponse.Status.ok, picture))
                 #expect(try await client.fetch("/v1/uploads/\(digest)", token: otherDevice).status == .ok)
-                for stranger in [otherMember, fixture.blue, nil] {
+                for stranger in [otherMember, fixture.blue] {
                     #expect(try await client.fetch("/v1/uploads/\(digest)", token: stranger).status == .notFound)
                 }
+                // No token at all: 401, as the API declares, for a stored upload and an absent one alike.
+                #expect(try await client.fetch("/v1/uploads/\(digest)", token: nil).status == .unauthorized)
+                #expect(try await client.fetch("/v1/uploads/\(HoardServerTests.digest(of: [1, 2, 3]))", token: nil).status == .unauthorized)
                 // Knowing the digest is not enough through the blob API either.
                 #expect(try await client.fetch("/v1/blobs/\(digest)", token: otherMember).status == .notFound)
             }
