@@ -13,9 +13,11 @@ public func fuzzNaming(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     for convention in registry.conventions {
         guard let naming = try? convention.interpret(path, context: context) else { continue }
         precondition(AssetNaming.allowedScales.contains(naming.scale), "scale \(naming.scale) for \(path)")
-        precondition((1...32).contains(naming.footprint.width) && (1...32).contains(naming.footprint.height), "footprint for \(path)")
+        guard let definition = context.definition(of: naming.kind) else { preconditionFailure("unregistered kind for \(path)") }
+        // Each kind caps its footprints: 32 tiles a side for what is placed, the largest grid for map art.
+        let sides = 1...definition.maxFootprintSide
+        precondition(sides.contains(naming.footprint.width) && sides.contains(naming.footprint.height), "footprint for \(path)")
         precondition(!naming.name.isEmpty, "empty name for \(path)")
-        precondition(context.definition(of: naming.kind) != nil, "unregistered kind for \(path)")
     }
     return 0
 }
