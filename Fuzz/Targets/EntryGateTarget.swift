@@ -14,7 +14,7 @@ public func fuzzEntryGate(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
         guard let entry = try? gate.admit(rawName: name, declaredSize: declared, isDirectory: flags & 2 != 0) else { return 0 }
         for component in entry.path.components {
             precondition(!component.isEmpty && component != "." && component != "..", "unsafe component in \(entry.path)")
-            precondition(!component.contains("/") && !component.contains("\\"), "separator in \(entry.path)")
+            precondition(!component.utf8.contains(UInt8(ascii: "/")) && !component.utf8.contains(UInt8(ascii: "\\")), "separator in \(entry.path)")
         }
         if (try? gate.count(Int(flags) * 1000)) == nil { return 0 }
         if (try? gate.finishEntry()) == nil { return 0 }

@@ -47,10 +47,13 @@ public struct EntryPathPolicy: Sendable {
             return .failure(Problem(
                 .invalidName, "the name holds the control or bidirectional character U+\(code); remove it", entry: escaped(name)))
         }
-        if name.contains("\\") {
+        // Separators are found in the bytes, not among Characters: a Prepend character (U+0600…U+0605) or a combining
+        // mark makes one grapheme of itself and a "/" or "\\" next to it, which Character matching would not see.
+        let slash = UInt8(ascii: "/")
+        if name.utf8.contains(UInt8(ascii: "\\")) {
             return .failure(Problem(.unsafePath, "backslashes are not allowed in names; use / between folders", entry: name))
         }
-        if name.hasPrefix("/") {
+        if name.utf8.first == slash {
             return .failure(Problem(.unsafePath, "absolute paths are not allowed; store paths relative to the pack", entry: name))
         }
         let scalars = Array(name.unicodeScalars.prefix(2))
@@ -61,9 +64,10 @@ public struct EntryPathPolicy: Sendable {
         if byteCount > limits.maxPathBytes {
             return .failure(Problem(.nameTooLong, "the path is \(byteCount) bytes, over the limit of \(limits.maxPathBytes)", entry: name))
         }
-        let isDirectory = name.hasSuffix("/")
+        let isDirectory = name.utf8.last == slash
         var components: [String] = []
-        for part in name.split(separator: "/", omittingEmptySubsequences: true) {
+        for bytes in name.utf8.split(separator: slash, omittingEmptySubsequences: true) {
+            let part = String(decoding: bytes, as: UTF8.self)
             if part == "." { continue }
             if part == ".." {
                 return .failure(Problem(.unsafePath, "'..' would leave the pack; remove it from the path", entry: name))

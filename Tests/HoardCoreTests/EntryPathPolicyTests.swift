@@ -213,3 +213,13 @@ extension Result {
         if case .failure(let error) = self { error } else { nil }
     }
 }
+
+/// A Prepend character (U+0600…U+0605) or a combining mark makes one grapheme with the separator next to it; the
+/// separators are found in the bytes, so no component holds one and `..` cannot hide behind it (found by the fuzzer).
+@Test func separatorsNextToGraphemeExtendersStillSeparate() throws {
+    #expect(try path("t\u{0601}/<-<<<").components == ["t\u{0601}", "<-<<<"])
+    #expect(refusal("a/\u{0601}/../../etc/passwd")?.code == .unsafePath)
+    #expect(refusal("/\u{0301}etc/passwd")?.code == .unsafePath, "a leading slash with a combining mark is still absolute")
+    #expect(refusal("tokens\u{0601}\\goblin.png")?.code == .unsafePath, "a backslash after a Prepend character is still one")
+    #expect(try path("tokens/\u{0601}/").isDirectory)
+}
