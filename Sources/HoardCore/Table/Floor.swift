@@ -146,26 +146,29 @@ struct Floor: Sendable {
     func json(under fog: Fog?) -> JSONValue {
         let visible = visibleCells(fog)
         var members = fields
-        if let fog, members["texture"] != nil, !cells.indices.contains(where: { fog.revealed[$0] && cells[$0] < 0 }) {
-            members["texture"] = nil
-        }
+        if fog != nil, !shown(under: fog).showsDefault { members["texture"] = nil }
         let (used, rects) = MapPalette.floor(visible, width: width, height: height)
         members["palette"] = .array(used.map { .string(palette[Int($0)]) })
         members["rects"] = .array(rects)
         return .object(members)
     }
 
+    /// Which textures show (by palette index), and whether the default does, in the tiles `fog` lets be seen (nil:
+    /// all, from the counts).
+    private func shown(under fog: Fog?) -> (indices: [Bool], showsDefault: Bool) {
+        guard let fog else { return shown }
+        var inUse = [Bool](repeating: false, count: palette.count)
+        var showsDefault = false
+        for tile in cells.indices where fog.revealed[tile] {
+            let value = cells[tile]
+            if value >= 0 { inUse[Int(value)] = true } else { showsDefault = true }
+        }
+        return (inUse, showsDefault)
+    }
+
     /// The textures that show in the tiles `fog` lets be seen (nil: all), the default texture included.
     func textures(under fog: Fog?) -> Set<Digest> {
-        var (inUse, showsDefault) = shown
-        if let fog {
-            inUse = [Bool](repeating: false, count: palette.count)
-            showsDefault = false
-            for tile in cells.indices where fog.revealed[tile] {
-                let value = cells[tile]
-                if value >= 0 { inUse[Int(value)] = true } else { showsDefault = true }
-            }
-        }
+        let (inUse, showsDefault) = shown(under: fog)
         var digests = Set(palette.indices.filter { inUse[$0] }.compactMap { Digest(palette[$0]) })
         if showsDefault, let texture = fields["texture"]?.stringValue.flatMap(Digest.init) { digests.insert(texture) }
         return digests
