@@ -8,6 +8,7 @@ import HummingbirdWebSocket
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOWebSocket
 import ServiceLifecycle
 
 /// `GET /v1/sessions/{id}/live?since=SEQ`: the WebSocket that carries a session's ordered events.
@@ -85,7 +86,7 @@ struct LiveRoutes: Sendable {
                     }
                     // The hub finished the stream: the socket was dropped (its connection is aborted already), the
                     // session ended, or the socket is closing.
-                    if link.isEnded { try await outbound.close(.goingAway, reason: "the session ended") }
+                    if let ending = link.ending { try await outbound.close(ending.closeCode, reason: ending.reason) }
                 }
                 group.addTask {
                     try await read(inbound, outbound: outbound, session: session, principal: principal, participantId: participantId,
@@ -296,4 +297,10 @@ struct FloodWatch {
         }
         return floodedWindows >= seconds ? .close : .drop
     }
+}
+
+extension LiveLink.Ending {
+    /// The close frame that tells the client why (4403 is in the range kept for applications).
+    var closeCode: WebSocketErrorCode { self == .removed ? .unknown(4403) : .goingAway }
+    var reason: String { self == .removed ? "the host removed you from the session" : "the session ended" }
 }
