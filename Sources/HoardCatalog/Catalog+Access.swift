@@ -200,10 +200,10 @@ extension Catalog {
         try read { db in try Self.existingGroup(named: name, db) }
     }
 
-    /// Which group owns a pack, and whether it is public; nil when absent.
-    public func packOwner(named name: String) throws(CatalogError) -> (groupId: Int64, isPublic: Bool)? {
+    /// Which group owns a pack, and whether it is public; nil when absent (`group` as for ``packRecord(named:group:_:)``).
+    public func packOwner(named name: String, group: String? = nil) throws(CatalogError) -> (groupId: Int64, isPublic: Bool)? {
         try read { db in
-            try PackRecord.filter(PackRecord.Columns.name == name).fetchOne(db).map { ($0.groupId, $0.isPublic) }
+            try Self.packRecord(named: name, group: group, db).map { ($0.groupId, $0.isPublic) }
         }
     }
 

@@ -181,6 +181,9 @@ extension Catalog {
         migrator.registerMigration("v9-member-search") { db in
             try Self.migrateMemberSearch(db)
         }
+        migrator.registerMigration("v10-group-pack-names") { db in
+            try Self.migrateGroupPackNames(db)
+        }
         return migrator
     }
 }

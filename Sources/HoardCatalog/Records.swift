@@ -135,6 +135,7 @@ struct PackRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersista
     public enum Columns {
         static let id = Column(CodingKeys.id)
         static let name = Column(CodingKeys.name)
+        static let groupId = Column(CodingKeys.groupId)
     }
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }

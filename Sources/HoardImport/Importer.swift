@@ -204,7 +204,7 @@ public struct Importer: Sendable {
     ) async throws -> (ImportCommit, PublishSummary, RecordOutcome) {
         var attempt = 1
         while true {
-            let state = try catalog.packState(named: packName)
+            let state = try catalog.packState(named: packName, group: group)
             let prepared = try await offloaded { try PackWriter(plan: plan).prepare(packName: packName, group: group, state: state) }
             phase(.publishing)
             let (summary, recording) = if let store = store as? any BlockingPublisher {

@@ -17,10 +17,10 @@ struct PackRoutes: Sendable {
     func register(on endpoints: Endpoints) {
         endpoints.on(.get, "/v1/packs") { _, context in try JSONBody.response(["packs": try visiblePacks(context.principal)]) }
         endpoints.on(.post, "/v1/packs") { request, context in try await upload(request, context) }
-        endpoints.on(.get, "/v1/packs/{name}") { _, context in try JSONBody.response(try await detail(context)) }
-        endpoints.on(.get, "/v1/packs/{name}/documents/{file}") { _, context in try await document(context) }
+        endpoints.on(.get, "/v1/packs/{name}") { request, context in try JSONBody.response(try await detail(try pack(request, context))) }
+        endpoints.on(.get, "/v1/packs/{name}/documents/{file}") { request, context in try await document(request, context) }
         endpoints.on(.patch, "/v1/packs/{name}") { request, context in try await patch(request, context) }
-        endpoints.on(.delete, "/v1/packs/{name}") { _, context in try await delete(context) }
+        endpoints.on(.delete, "/v1/packs/{name}") { request, context in try await delete(request, context) }
     }
 
     static func isVisible(_ pack: PackSummary, to principal: Principal?) -> Bool {
@@ -31,32 +31,44 @@ struct PackRoutes: Sendable {
         try hoard.catalog.packs().filter { Self.isVisible($0, to: principal) }
     }
 
-    func pack(_ context: HoardRequestContext) throws -> PackSummary {
-        // Path parameters arrive percent-encoded (`My%20Pack`).
+    /// The pack the path names, as the caller sees it. Pack names are unique within a group only: `?group=` names the
+    /// owner; without it the caller's own group's pack comes first, then the one other visible pack of that name
+    /// (several, which only public packs can be: 400 asking for `?group=`). Packs the caller may not see answer 404
+    /// like absent ones.
+    func pack(_ request: Request, _ context: HoardRequestContext) throws -> PackSummary {
         let name = context.parameter("name")
-        guard let pack = try hoard.catalog.packs().first(where: { $0.name.lowercased() == name.lowercased() }),
-              Self.isVisible(pack, to: context.principal)
-        else { throw APIError.notFound("no pack named '\(name)'") }
+        let owner = request.uri.queryParameters.get("group").map(GroupName.key)
+        let visible = try hoard.catalog.packs().filter { pack in
+            pack.name.lowercased() == name.lowercased() && Self.isVisible(pack, to: context.principal)
+                && owner.map { $0 == GroupName.key(pack.group) } != false
+        }
+        if let principal = context.principal, principal.isMember, let own = visible.first(where: { $0.groupId == principal.groupId }) {
+            return own
+        }
+        guard let pack = visible.first else { throw APIError.notFound("no pack named '\(name.prefix(128))'") }
+        guard visible.count == 1 else {
+            let groups = visible.map { "'\($0.group)'" }.joined(separator: ", ")
+            throw APIError.badRequest("the groups \(groups) each publish a pack named '\(pack.name)'; say which with ?group=NAME")
+        }
         return pack
     }
 
     /// The pack with its documents, author and licence.
-    func detail(_ context: HoardRequestContext) async throws -> PackDetail {
-        let summary = try pack(context)
+    func detail(_ summary: PackSummary) async throws -> PackDetail {
         var manifest: PackManifest?
         if let digest = summary.manifestDigest, let bytes = try await hoard.store.read(digest, range: nil) {
             manifest = try? JSONDecoder().decode(PackManifest.self, from: Data(bytes))
         }
         return PackDetail(
-            summary: summary, documents: try hoard.catalog.documents(ofPack: summary.name), author: manifest?.author,
+            summary: summary, documents: try hoard.catalog.documents(ofPack: summary.name, group: summary.group), author: manifest?.author,
             license: manifest?.license)
     }
 
     /// One of the pack's documents (its licence, readme or credits), with its media type.
-    func document(_ context: HoardRequestContext) async throws -> Response {
-        let summary = try pack(context)
+    func document(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
+        let summary = try pack(request, context)
         let file = context.parameter("file")
-        guard let document = try hoard.catalog.documents(ofPack: summary.name).first(where: { $0.name == file }),
+        guard let document = try hoard.catalog.documents(ofPack: summary.name, group: summary.group).first(where: { $0.name == file }),
               let bytes = try await hoard.store.read(document.digest, range: nil)
         else { throw APIError.notFound("pack '\(summary.name)' has no document named '\(file)'") }
         return Response(
@@ -66,9 +78,9 @@ struct PackRoutes: Sendable {
     }
 
     /// The pack, when the caller may change it: its owner's members and admins.
-    func ownedPack(_ context: HoardRequestContext) throws -> PackSummary {
+    func ownedPack(_ request: Request, _ context: HoardRequestContext) throws -> PackSummary {
         let principal = try context.requireMember()
-        let pack = try pack(context)
+        let pack = try pack(request, context)
         guard principal.isAdmin || principal.groupId == pack.groupId else {
             throw APIError.forbidden("pack '\(pack.name)' belongs to group '\(pack.group)'; only its members or an admin may change it")
         }
@@ -80,17 +92,19 @@ struct PackRoutes: Sendable {
     }
 
     func patch(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
-        let pack = try ownedPack(context)
+        let pack = try ownedPack(request, context)
         let change = try await request.decode(as: Patch.self, context: context)
-        try hoard.catalog.setPublic(change.isPublic, pack: pack.name)
+        try hoard.catalog.setPublic(change.isPublic, pack: pack.name, group: pack.group)
         try await access.catchUp()
         context.logger.info("pack visibility changed", metadata: ["pack": "\(pack.name)", "isPublic": "\(change.isPublic)"])
-        return try JSONBody.response(try await detail(context))
+        var changed = pack
+        changed.isPublic = change.isPublic
+        return try JSONBody.response(try await detail(changed))
     }
 
-    func delete(_ context: HoardRequestContext) async throws -> Response {
-        let pack = try ownedPack(context)
-        try hoard.catalog.deletePack(named: pack.name)
+    func delete(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
+        let pack = try ownedPack(request, context)
+        try hoard.catalog.deletePack(named: pack.name, group: pack.group)
         try await access.catchUp()
         context.logger.info("pack deleted", metadata: ["pack": "\(pack.name)"])
         return Response(status: .noContent)
