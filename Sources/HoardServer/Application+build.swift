@@ -107,6 +107,7 @@ func buildRouter(
     UploadRoutes(hoard: hoard, access: access, reader: reader, limits: limiter, configuration: configuration, hub: hub).register(on: endpoints)
     RefRoutes(hoard: hoard, access: access).register(on: endpoints)
     ShareRoutes(hoard: hoard, access: access, reader: reader).register(on: endpoints)
+    GroupRoutes(hoard: hoard, access: access).register(on: endpoints)
     return (router, endpoints.operations)
 }
 

@@ -77,12 +77,12 @@ struct PackRoutes: Sendable {
             body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
-    /// The pack, when the caller may change it: its owner's members and admins.
+    /// The pack, when the caller may change it: its group's owners and operators.
     func ownedPack(_ request: Request, _ context: HoardRequestContext) throws -> PackSummary {
         let principal = try context.requireMember()
         let pack = try pack(request, context)
-        guard principal.isAdmin || principal.groupId == pack.groupId else {
-            throw APIError.forbidden("pack '\(pack.name)' belongs to group '\(pack.group)'; only its members or an admin may change it")
+        guard principal.isAdmin || (principal.groupId == pack.groupId && principal.managesGroup) else {
+            throw APIError.forbidden("only an owner of group '\(pack.group)' may delete or publish its pack '\(pack.name)'; ask one of them")
         }
         return pack
     }
