@@ -233,6 +233,11 @@ extension Catalog {
         try read { db in try ParticipantRecord.filter(Column("sessionId") == id).order(Column("joinedAt")).fetchAll(db) }
     }
 
+    /// How many participants a session has.
+    public func participantCount(session id: String) throws(CatalogError) -> Int {
+        try read { db in try ParticipantRecord.filter(Column("sessionId") == id).fetchCount(db) }
+    }
+
     /// Records a participant.
     public func addParticipant(_ participant: ParticipantRecord) throws(CatalogError) {
         try write { db in try participant.insert(db) }

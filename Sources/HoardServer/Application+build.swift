@@ -22,7 +22,9 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let cache = BlobCache(
         capacity: configuration.cacheBytes, maxEntry: configuration.cacheMaxBlob, minFileSize: configuration.sendFileFrom)
     let reader = BlobReader(store: hoard.store, cache: cache, metrics: metrics)
-    let limiter = RateLimiter(perMinute: configuration.uploadsPerMinute)
+    let limiter = RateLimiter(
+        perMinute: configuration.uploadsPerMinute, perParticipant: configuration.uploadsPerParticipant,
+        joinsPerSession: configuration.joinsPerSession)
 
     let hub = SessionHub(catalog: hoard.catalog, storage: StoredTables(hoard: hoard), access: access, logger: logger)
     let (router, _) = buildRouter(
@@ -102,7 +104,9 @@ func buildRouter(
     AssetRoutes(hoard: hoard, access: access, reader: reader).register(on: endpoints)
     BlobRoutes(hoard: hoard, access: access, reader: reader, limits: limiter, configuration: configuration).register(on: endpoints)
     let manifests = BlobCache(capacity: configuration.cacheBytes / 4, maxEntry: configuration.cacheBytes / 16)
-    SessionRoutes(hoard: hoard, access: access, hub: hub, reader: reader, manifests: manifests).register(on: endpoints)
+    SessionRoutes(
+        hoard: hoard, access: access, hub: hub, reader: reader, manifests: manifests, limits: limiter,
+        maxParticipants: configuration.maxParticipants).register(on: endpoints)
     LiveRoutes(hoard: hoard, access: access, hub: hub, closeDeadline: configuration.liveCloseDeadline).register(on: endpoints)
     UploadRoutes(hoard: hoard, access: access, reader: reader, limits: limiter, configuration: configuration, hub: hub).register(on: endpoints)
     RefRoutes(hoard: hoard, access: access).register(on: endpoints)
@@ -119,7 +123,7 @@ public func apiOperations(dataDirectory: String) throws -> [Endpoints.Operation]
     let cache = BlobCache(capacity: 0, maxEntry: 0)
     let (_, operations) = buildRouter(
         hoard: hoard, access: access, metrics: metrics,
-        reader: BlobReader(store: hoard.store, cache: cache, metrics: metrics), limiter: RateLimiter(perMinute: 1),
+        reader: BlobReader(store: hoard.store, cache: cache, metrics: metrics), limiter: RateLimiter(perMinute: 1, perParticipant: 1, joinsPerSession: 1),
         hub: SessionHub(catalog: hoard.catalog, storage: StoredTables(hoard: hoard), access: access, logger: Logger(label: "hoard")), configuration: ServerConfiguration(dataDirectory: dataDirectory))
     return operations
 }

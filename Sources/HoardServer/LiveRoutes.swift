@@ -26,6 +26,9 @@ struct LiveRoutes: Sendable {
     var closeDeadline: Duration = .seconds(5)
     /// Each participant's message budget, shared by all their sockets.
     let rates = LiveRates(rate: LiveRoutes.rate, burst: LiveRoutes.burst)
+    /// Each session's message budget, shared by all its participants: one table's crowd cannot take the server's
+    /// time from another table.
+    let sessionRates = LiveRates(rate: LiveRoutes.sessionRate, burst: 2 * LiveRoutes.sessionRate)
 
     /// Largest message a client may send: room for a stroke of ``TableOp/maxPoints`` points written at full precision.
     static let maxMessage = 1 << 20
@@ -34,6 +37,8 @@ struct LiveRoutes: Sendable {
     /// Sustained messages per second per participant, across their sockets, and the burst allowed above it.
     static let rate = 50.0
     static let burst = 100.0
+    /// Sustained messages per second per session, all its participants together (ten players at the full rate).
+    static let sessionRate = 500.0
     /// Seconds in a row a socket may send more than twice the rate before it is closed (1008).
     static let floodSeconds = 3
     /// How long the server waits for a client's close frame after sending its own.
@@ -127,10 +132,11 @@ struct LiveRoutes: Sendable {
             case .text(let message): text = message
             }
             guard !link.isDropped else { return }
-            switch flood.admit(rates.take(key)) {
+            switch flood.admit(rates.take(key) && sessionRates.take(session.id)) {
             case .handle: break
             case .dropAndWarn:
-                let warning = "more than \(Int(Self.rate)) messages a second; slow down (the excess is dropped)"
+                let warning = "more than \(Int(Self.rate)) messages a second from you, or \(Int(Self.sessionRate)) from your table; "
+                    + "slow down (the excess is dropped)"
                 await reply(session.id, connection, "RATE_LIMITED", warning)
                 continue
             case .drop: continue

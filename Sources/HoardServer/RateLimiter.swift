@@ -2,28 +2,55 @@ import Foundation
 import HoardCatalog
 import NIOConcurrencyHelpers
 
-/// A fixed-window limit on uploads per group and minute: a runaway client gets 429, not the disk.
+/// Fixed-window limits per minute on what callers start, each counted under its own key, so one caller's excess
+/// never spends another's: uploads per group for members; for a participant, per participant and per session (one
+/// session's players cannot exhaust another's, nor one player their table's); joins per session. A runaway client
+/// gets 429, not the disk or the catalog.
 final class RateLimiter: Sendable {
+    /// Uploads a group's members may start a minute (all of them together).
     private let perMinute: Int
+    /// Uploads one participant may start a minute.
+    let perParticipant: Int
+    /// Joins one session may take a minute (its code may have leaked).
+    let joinsPerSession: Int
+
     private struct Window {
         var minute = 0
-        var counts: [Int64: Int] = [:]
+        var counts: [String: Int] = [:]
     }
 
     private let window = NIOLockedValueBox(Window())
 
-    init(perMinute: Int) { self.perMinute = perMinute }
+    init(perMinute: Int, perParticipant: Int, joinsPerSession: Int) {
+        self.perMinute = perMinute
+        self.perParticipant = perParticipant
+        self.joinsPerSession = joinsPerSession
+    }
 
-    /// Counts one upload for the principal's group; throws RATE_LIMITED past the limit.
+    /// Counts one upload: a member's under its group, a participant's under them and under their session (a
+    /// session's players together get a group's allowance). Throws RATE_LIMITED past a limit.
     func admit(_ principal: Principal) throws {
+        if let session = principal.sessionId, let participant = principal.participantId {
+            try count("p \(participant)", limit: perParticipant, "you started more than \(perParticipant) uploads this minute; wait and retry")
+            try count("s \(session)", limit: perMinute, "this session's players started more than \(perMinute) uploads this minute; wait and retry")
+        } else {
+            try count("g \(principal.groupId)", limit: perMinute,
+                      "group '\(principal.group)' started more than \(perMinute) uploads this minute; wait and retry")
+        }
+    }
+
+    /// Counts one join of a session. Throws RATE_LIMITED past ``joinsPerSession``.
+    func admitJoin(session: String) throws {
+        try count("j \(session)", limit: joinsPerSession, "more than \(joinsPerSession) people joined this session this minute; wait and retry")
+    }
+
+    private func count(_ key: String, limit: Int, _ refusal: @autoclosure () -> String) throws {
         let minute = Int(Date().timeIntervalSince1970 / 60)
         let count = window.withLockedValue { state in
             if state.minute != minute { state = Window(minute: minute) }
-            state.counts[principal.groupId, default: 0] += 1
-            return state.counts[principal.groupId] ?? 0
+            state.counts[key, default: 0] += 1
+            return state.counts[key] ?? 0
         }
-        if count > perMinute {
-            throw APIError.rateLimited("group '\(principal.group)' started more than \(perMinute) uploads this minute; wait and retry")
-        }
+        if count > limit { throw APIError.rateLimited(refusal()) }
     }
 }

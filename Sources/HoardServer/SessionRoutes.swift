@@ -14,6 +14,10 @@ struct SessionRoutes: Sendable {
     let reader: BlobReader
     /// Encoded manifests by map digest (``encodedManifest(of:map:)``).
     let manifests: BlobCache
+    /// Joins per session and minute.
+    let limits: RateLimiter
+    /// Most participants a session holds at once: a leaked code fills one session's table, not the catalog.
+    let maxParticipants: Int
     /// Encoded views of tables, by session, sequence number and what the viewer does not see.
     var views: TableViews { hub.views }
 
@@ -164,6 +168,10 @@ struct SessionRoutes: Sendable {
         let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty, name.count <= 64 else { throw APIError.badRequest("name must be 1 to 64 characters") }
         guard let session = try hoard.catalog.session(code: Self.normalize(code: body.code)) else { throw APIError.unknownCode() }
+        try limits.admitJoin(session: session.id)
+        guard try hoard.catalog.participantCount(session: session.id) < maxParticipants else {
+            throw APIError.forbidden("the session is full (\(maxParticipants) players); ask the host to remove someone")
+        }
         let token = "hoard_p_" + Hoard.randomSecret()
         let participant = ParticipantRecord(
             id: UUID().uuidString.lowercased(), sessionId: session.id, name: name, tokenHash: Hoard.hashToken(token), joinedAt: Date())
