@@ -27,6 +27,9 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         joinsPerSession: configuration.joinsPerSession)
 
     let hub = SessionHub(catalog: hoard.catalog, storage: StoredTables(hoard: hoard), access: access, logger: logger)
+    // Every table is loaded before the server answers, so what each participant may fetch is known from the first
+    // request on (a participant who reconnects after a restart is not told 404 for their table's art meanwhile).
+    await hub.loadAll()
     let (router, _) = buildRouter(
         hoard: hoard, access: access, metrics: metrics, reader: reader, limiter: limiter, hub: hub, configuration: configuration)
     let refresher = AccessRefreshService(
@@ -54,7 +57,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         server: server,
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: serverName, backlog: configuration.backlog),
-        services: [refresher, TableLoadingService(hub: hub)] + metricsService(configuration, metrics: metrics, logger: logger),
+        services: [refresher] + metricsService(configuration, metrics: metrics, logger: logger),
         onServerRunning: { channel in
             logger.info("Hoard is serving", metadata: [
                 "url": "http://\(configuration.host):\(channel.localAddress?.port ?? configuration.port)",
