@@ -24,7 +24,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let reader = BlobReader(store: hoard.store, cache: cache, metrics: metrics)
     let limiter = RateLimiter(
         perMinute: configuration.uploadsPerMinute, perParticipant: configuration.uploadsPerParticipant,
-        joinsPerSession: configuration.joinsPerSession)
+        joinsPerSession: configuration.joinsPerSession, windowSeconds: configuration.limitWindowSeconds)
 
     let hub = SessionHub(catalog: hoard.catalog, storage: StoredTables(hoard: hoard), access: access, logger: logger)
     // Every table is loaded before the server answers, so what each participant may fetch is known from the first

@@ -41,6 +41,8 @@ public struct ServerConfiguration: Sendable {
     public var joinsPerSession: Int = 60
     /// Most participants one session holds.
     public var maxParticipants: Int = 500
+    /// The length of the windows those per-minute limits count in, in seconds (tests lengthen it).
+    public var limitWindowSeconds: Double = 60
     /// How often the access index reads the catalog's change log for other processes' changes (one indexed query).
     public var refreshInterval: Duration = .milliseconds(250)
     /// How often the access index compares itself with the catalog in the background.

@@ -11,6 +11,7 @@ import Testing
         try await Fixture.with(packs: false, { configuration in
             configuration.uploadsPerMinute = 5
             configuration.uploadsPerParticipant = 3
+            configuration.limitWindowSeconds = 86_400  // no window turns during the test
         }) { fixture in
             let picture = try await fixture.freshPicture()
             try await fixture.run { client in
@@ -35,6 +36,7 @@ import Testing
         try await Fixture.with(packs: false, { configuration in
             configuration.joinsPerSession = 4
             configuration.maxParticipants = 3
+            configuration.limitWindowSeconds = 86_400
         }) { fixture in
             try await fixture.run { client in
                 let room = try await client.makeSession(token: fixture.red)
