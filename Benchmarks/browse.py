@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""The browse grid in headless Chromium: bytes of the first screen, and time to a complete grid of 1,000 assets.
+
+Usage: Benchmarks/browse.py PATH/TO/hoard [--count 1000] [--side 1024] [--padding 190000]
+
+Makes a pack of COUNT SIDE×SIDE pictures (each padded to about 190 kB, the size of a painted 1024 px token, with a
+private PNG chunk: the pixels and so the thumbnails stay as they are), imports it, restarts the server (its blob
+cache cold) and opens the page in a fresh browser (its cache cold) for each measurement:
+
+- first screen: on a desktop (1440×900, 1×) and a tablet (820×1180, 2×), the bytes of pictures downloaded until
+  every tile on the first screen shows its picture, against the bytes of those tiles' originals;
+- complete grid (desktop): from opening the pack's address to all COUNT tiles shown with their pictures, the page
+  scrolled one screen further each time the screen's pictures have shown (as fast as the page keeps up).
+
+Needs: scripts/setup.sh --browser.
+"""
+import argparse
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+import zlib
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchlib import call, free_port, wait_healthy  # noqa: E402
+
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+
+def png(side, seed, padding):
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    row = b"\x00" + bytes((x * 255 // side + seed * 37 + x % 3 * 80) % 256 for x in range(side * 3))
+    raw = row * side
+    body = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(raw, 1))
+    pad = max(0, padding - len(body) - 24)
+    return body + (chunk(b"hoRd", os.urandom(pad)) if pad else b"") + chunk(b"IEND", b"")
+
+
+def browser(width, height, scale):
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", f"--window-size={width},{height}",
+                     f"--force-device-scale-factor={scale}"):
+        options.add_argument(argument)
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+SCREEN_DONE = """
+    const tiles = [...document.querySelectorAll('#grid .tile')].filter((t) => {
+      const r = t.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight; });
+    return tiles.length > 0 && tiles.every((t) => { const i = t.querySelector('img'); return i.src && i.complete; })
+      ? tiles.map((t) => t.dataset.digest) : null;"""
+
+PICTURE_BYTES = """
+    return performance.getEntriesByType('resource').filter((e) => e.name.includes('/v1/blobs/'))
+      .reduce((sum, e) => sum + e.encodedBodySize, 0);"""
+
+
+class Server:
+    def __init__(self, hoard, data):
+        self.hoard, self.data = hoard, data
+        self.process = None
+
+    def start(self):
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.process = subprocess.Popen([self.hoard, "serve", "--data-dir", self.data, "--port", str(self.port), "--log-level", "error"])
+        wait_healthy(self.base)
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=20)
+
+
+def open_pack(server, token, size):
+    driver = browser(*size)
+    driver.get(server.base + "/")
+    driver.execute_script("sessionStorage.setItem('hoard.token', arguments[0])", token)
+    started = time.perf_counter()
+    driver.get(server.base + "/?cold#/?pack=pictures")
+    return driver, started
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("hoard")
+    parser.add_argument("--count", type=int, default=1000)
+    parser.add_argument("--side", type=int, default=1024)
+    parser.add_argument("--padding", type=int, default=190_000)
+    arguments = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="hoard-bench-browse-"))
+    data = str(work / "data")
+    hoard = os.path.abspath(arguments.hoard)
+    run = lambda *a: subprocess.run([hoard, *a, "--data-dir", data], check=True, capture_output=True, text=True).stdout
+    archive = work / "pictures.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("pack.json", json.dumps({"name": "pictures", "version": "1.0.0", "tilePixels": arguments.side}))
+        for i in range(arguments.count):
+            z.writestr(f"tokens/picture-{i:04d}.png", png(arguments.side, i, arguments.padding))
+    run("group", "create", "default")
+    began = time.perf_counter()
+    run("import", "--group", "default", str(archive))
+    print(f"pack: {arguments.count} pictures of {arguments.side} px, {archive.stat().st_size / 1e6:.1f} MB, "
+          f"imported in {time.perf_counter() - began:.1f} s")
+    token = run("token", "create", "--group", "default", "--name", "bench").strip().splitlines()[-1]
+    server = Server(hoard, data)
+    results = {}
+    try:
+        server.start()
+        listing = call(server.base, "GET", "/v1/assets?pack=pictures&limit=1000", token=token)["assets"]
+        originals = {a["digest"]: max(v["size"] for v in a["variants"]) for a in listing}
+        server.stop()
+        for label, size in (("desktop", (1440, 900, 1)), ("tablet 2x", (820, 1180, 2))):
+            server.start()
+            driver, started = open_pack(server, token, size)
+            try:
+                shown = WebDriverWait(driver, 60, poll_frequency=0.02).until(lambda d: d.execute_script(SCREEN_DONE))
+                seconds = time.perf_counter() - started
+                fetched = driver.execute_script(PICTURE_BYTES)
+                full = sum(originals[d] for d in shown)
+                results[label] = (len(shown), fetched, full, seconds)
+                print(f"first screen, {label}: {len(shown)} tiles in {seconds:.2f} s; pictures {fetched / 1e6:.2f} MB "
+                      f"against {full / 1e6:.2f} MB of originals ({100 * fetched / full:.1f} %)")
+            finally:
+                driver.quit()
+                server.stop()
+        server.start()
+        driver, started = open_pack(server, token, (1440, 900, 1))
+        try:
+            wait = WebDriverWait(driver, 120, poll_frequency=0.01)
+            while True:
+                wait.until(lambda d: d.execute_script(SCREEN_DONE))
+                done = driver.execute_script("""
+                    const tiles = document.querySelectorAll('#grid .tile');
+                    return tiles.length >= arguments[0] && [...tiles].every((t) => t.querySelector('img').complete && t.querySelector('img').src)""",
+                                             arguments.count)
+                if done:
+                    break
+                driver.execute_script("window.scrollBy(0, innerHeight)")
+            seconds = time.perf_counter() - started
+            fetched = driver.execute_script(PICTURE_BYTES)
+            requests = driver.execute_script("return performance.getEntriesByType('resource').filter((e) => e.name.includes('/v1/')).length")
+            print(f"complete grid, desktop: {arguments.count} tiles with their pictures in {seconds:.2f} s; "
+                  f"{fetched / 1e6:.2f} MB of pictures (originals {sum(originals.values()) / 1e6:.1f} MB) in {requests} API requests")
+        finally:
+            driver.quit()
+            server.stop()
+    finally:
+        if server.process and server.process.poll() is None:
+            server.stop()
+        subprocess.run(["rm", "-rf", str(work)])
+
+
+if __name__ == "__main__":
+    main()
