@@ -209,7 +209,8 @@ def main():
         accessible("the browse view")
         check.that(not driver.execute_script("return document.getElementById('main').hasAttribute('aria-live')"),
                    "the view itself is not a live region (only status messages are)")
-        driver.execute_script("document.activeElement.blur(); window.scrollTo(0, 0)")
+        driver.refresh()
+        visible("#grid .tile")
         ActionChains(driver).send_keys(Keys.TAB).perform()
         check.that(focused() == "skip", "the first Tab stop is the skip link")
         ActionChains(driver).send_keys(Keys.ENTER).perform()
@@ -269,7 +270,11 @@ def main():
         visible("#upload-button")
         driver.find_element(By.ID, "pack-file").send_keys(str(hostile))
         driver.find_element(By.ID, "upload-button").click()
-        check.that(HOSTILE in visible("#report").text, "the upload report shows the hostile pack name as text")
+        try:
+            wait.until(lambda d: HOSTILE in d.find_element(By.ID, "report").text)
+            check.that(True, "the upload report shows the hostile pack name as text")
+        except TimeoutException:
+            check.that(False, "the upload report shows the hostile pack name as text")
         driver.get(server.base + "/#/")
         chip = wait.until(lambda d: next((c for c in d.find_elements(By.CSS_SELECTOR, ".chips.packs .chip") if HOSTILE in c.text), None))
         check.that(chip is not None, "the hostile pack name is a chip whose text is the markup itself")
@@ -354,11 +359,13 @@ def main():
         # ...and each picture the grid shows covers its tile in device pixels, or is the largest there is.
         driver.get(server.base + "/#/?pack=dungeon-basics")
         visible("#grid .tile")
-        wait.until(lambda d: all(i.get_attribute("src") for i in d.find_elements(By.CSS_SELECTOR, "#grid .tile img")))
-        blurry = driver.execute_script("""
-            return [...document.querySelectorAll('#grid .tile img')].filter((img) => {
+        driver.execute_script("document.getElementById('grid').scrollIntoView()")
+        on_screen = "[...document.querySelectorAll('#grid .tile img')].filter((i) => i.getBoundingClientRect().top < innerHeight)"
+        wait.until(lambda d: d.execute_script(f"return {on_screen}.every((i) => i.src)"))
+        blurry = driver.execute_script(f"""
+            return {on_screen}.filter((img) => {{
               const need = img.getBoundingClientRect().width * devicePixelRatio;
-              return Number(img.dataset.side) < Math.min(need, Number(img.dataset.largest)) - 1; }).length""")
+              return Number(img.dataset.side) < Math.min(need, Number(img.dataset.largest)) - 1; }}).length""")
         check.that(blurry == 0 and driver.execute_script("return devicePixelRatio") == 2, f"every thumbnail is sharp on a 2× tablet ({blurry} blurry)")
         # Drag a tile out: its picture's URL (and the asset, for the map preview).
         dragged = driver.execute_script("""
@@ -380,6 +387,7 @@ def main():
         driver.get(server.base + "/#/?pack=many")
         visible("#grid .tile")
         count = lambda d: len(d.find_elements(By.CSS_SELECTOR, "#grid .tile"))
+        wait.until(lambda d: count(d) >= 100)
         check.that(count(driver) == 100, f"the first page shows 100 tiles ({count(driver)})")
         wait.until(lambda d: d.execute_script("window.scrollTo(0, document.body.scrollHeight)") or count(d) == 260)
         check.that(True, "scrolling down loads the rest of the pack's 260 assets")
@@ -394,6 +402,9 @@ def main():
         wait.until(lambda d: count(d) == 260 and abs(d.execute_script("return scrollY") - before) < 40)
         check.that(True, "coming back from an asset shows the same 260 tiles at the same place")
         shot("07d-scrolled-back")
+        driver.get(server.base + "/#/?q=drag")
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#grid .tile") and
+                   all("drag" in t.text.lower() for t in d.find_elements(By.CSS_SELECTOR, "#grid .tile .name")))
         driver.find_element(By.CSS_SELECTOR, "#grid .tile").click()
         rows = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "table.variants tbody tr"))
         check.that(len(rows) >= 2 and "×" in rows[0].text and "sha256:" in rows[0].text, "the asset page lists variants with pixel sizes and digests")
@@ -513,7 +524,7 @@ def main():
                                "phone: assets show on the first screen")
                 else:
                     check.that(other.execute_script("return document.querySelectorAll('#grid .tile').length") >= 30 and other.execute_script(
-                        "return [...document.querySelectorAll('#grid .tile')].filter((t) => t.getBoundingClientRect().bottom < innerHeight).length") >= 16,
+                        "return [...document.querySelectorAll('#grid .tile')].filter((t) => t.getBoundingClientRect().bottom <= innerHeight).length") >= 16,
                         "desktop: a screen shows at least 16 whole tiles")
                 accessible(f"the {label} browse view", other)
                 other.save_screenshot(str(shots / f"20-{label}-browse.png"))

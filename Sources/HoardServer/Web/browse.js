@@ -187,7 +187,7 @@ function buildView(main, packs, initial) {
   let state = initial;
   const title = h('h1', {id: 'browse-title'});
   const search = h('input', {type: 'search', id: 'search', placeholder: 'Search names and folders', value: state.q,
-    'aria-label': 'Search assets by name or folder', autocomplete: 'off', spellcheck: 'false'});
+    'aria-label': 'Search assets by name or folder', spellcheck: 'false'});
   let timer;
   search.addEventListener('input', () => {
     clearTimeout(timer);
@@ -223,14 +223,19 @@ function buildView(main, packs, initial) {
     grid.className = `grid size-${size.value}`;
     // Pictures already shown stay; those not yet fetched are chosen for the new size.
   });
+  // On a wide screen the filters are a column beside the grid (CSS); on a narrow one they come first, folded.
   const section = h('section', {class: 'browse'},
-    title,
-    h('div', {class: 'toolbar'}, search, h('label', {class: 'inline', for: 'tile-size'}, 'Show as'), size),
-    packs.length ? filters : h('div', {class: 'card notice'}, h('h2', {}, 'No packs yet'),
-      h('p', {}, 'Upload a pack (a zip of tokens/, objects/, textures/, walls/, backgrounds/) to start. ',
-        h('a', {href: '#/upload'}, 'Upload a pack'))),
-    packSlot, summary, grid, more, sentinel);
+    h('div', {class: 'browse-head'}, title,
+      h('div', {class: 'toolbar'}, search, h('span', {class: 'nowrap'}, h('label', {class: 'inline', for: 'tile-size'}, 'Show as'), ' ', size))),
+    packs.length ? h('div', {class: 'browse-body'}, filters, h('div', {class: 'results'}, packSlot, summary, grid, more, sentinel))
+      : h('div', {class: 'card notice'}, h('h2', {}, 'No packs yet'),
+        h('p', {}, 'Upload a pack (a zip of tokens/, objects/, textures/, walls/, backgrounds/) to start. ',
+          h('a', {href: '#/upload'}, 'Upload a pack'))));
   replace(main, section);
+  document.title = 'Browse · Hoard';
+  title.textContent = 'Browse assets';
+  // Without packs there is no grid: the notice says how to upload one.
+  if (!packs.length) return {section, update: async () => {}};
 
   let listing = null;
   const names = new Map();

@@ -79,8 +79,7 @@ export async function showLobby(main) {
  * next free number, and replaces the session's map (PUT), which every connected table receives.
  */
 function tray(session, canvas, world) {
-  const search = h('input', {type: 'search', id: 'tray-search', placeholder: 'Find a token', 'aria-label': 'Find a token to drag onto the map',
-    autocomplete: 'off'});
+  const search = h('input', {type: 'search', id: 'tray-search', placeholder: 'Find a token', 'aria-label': 'Find a token to drag onto the map'});
   const tiles = h('div', {class: 'grid size-small tray-grid', id: 'tray'});
   let timer;
   const load = async () => {
