@@ -8,7 +8,11 @@ private PNG chunk: the pixels and so the thumbnails stay as they are), imports i
 cache cold) and opens the page in a fresh browser (its cache cold) for each measurement:
 
 - first screen: on a desktop (1440×900, 1×) and a tablet (820×1180, 2×), the bytes of pictures downloaded until
-  every tile on the first screen shows its picture, against the bytes of those tiles' originals;
+  every tile on the first screen shows its picture, against the bytes of those tiles' originals and against
+  originals of PADDING bytes; measured on a second pack of 48 pictures with the detail of painted art (with numpy;
+  else on the padded pictures, whose plain stripes make tiny thumbnails);
+- listed to the end (desktop): from opening the pack's address to all COUNT tiles in the grid and the last screen's
+  pictures shown, the page kept scrolled to its bottom;
 - complete grid (desktop): from opening the pack's address to all COUNT tiles shown with their pictures, the page
   scrolled one screen further each time the screen's pictures have shown (as fast as the page keeps up).
 
@@ -42,6 +46,30 @@ def png(side, seed, padding):
     body = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(raw, 1))
     pad = max(0, padding - len(body) - 24)
     return body + (chunk(b"hoRd", os.urandom(pad)) if pad else b"") + chunk(b"IEND", b"")
+
+
+def painted(side, seed):
+    """A picture with the detail of painted art (smooth colour fields and fine grain; its thumbnail about 10 kB);
+    None without numpy."""
+    try:
+        import numpy as np
+    except ImportError:
+        return None
+    rng = np.random.default_rng(seed)
+
+    def field(cells):
+        corners = rng.integers(0, 256, (cells + 1, cells + 1, 3)).astype(np.float32)
+        x = np.linspace(0, cells, side, endpoint=False)
+        i, f = x.astype(int), (x - x.astype(int))[:, None, None]
+        rows = corners[i] * (1 - f) + corners[i + 1] * f
+        return rows[:, i] * (1 - f.transpose(1, 0, 2)) + rows[:, i + 1] * f.transpose(1, 0, 2)
+    pixels = np.clip(field(8) * 0.7 + field(64) * 0.3 + rng.normal(0, 3, (side, side, 3)), 0, 255).astype(np.uint8)
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    raw = b"".join(b"\x00" + pixels[y].tobytes() for y in range(side))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
 
 
 def browser(width, height, scale):
@@ -80,12 +108,12 @@ class Server:
         self.process.wait(timeout=20)
 
 
-def open_pack(server, token, size):
+def open_pack(server, token, size, pack="pictures"):
     driver = browser(*size)
     driver.get(server.base + "/")
     driver.execute_script("sessionStorage.setItem('hoard.token', arguments[0])", token)
     started = time.perf_counter()
-    driver.get(server.base + "/?cold#/?pack=pictures")
+    driver.get(server.base + f"/?cold#/?pack={pack}")
     return driver, started
 
 
@@ -108,6 +136,15 @@ def main():
     run("group", "create", "default")
     began = time.perf_counter()
     run("import", "--group", "default", str(archive))
+    first_pack = "pictures"
+    sample = painted(64, 0)
+    if sample is not None:
+        first_pack = "painted"
+        with zipfile.ZipFile(work / "painted.zip", "w", zipfile.ZIP_STORED) as z:
+            z.writestr("pack.json", json.dumps({"name": "painted", "version": "1.0.0", "tilePixels": arguments.side}))
+            for i in range(48):
+                z.writestr(f"tokens/painted-{i:02d}.png", painted(arguments.side, i))
+        run("import", "--group", "default", str(work / "painted.zip"))
     print(f"pack: {arguments.count} pictures of {arguments.side} px, {archive.stat().st_size / 1e6:.1f} MB, "
           f"imported in {time.perf_counter() - began:.1f} s")
     token = run("token", "create", "--group", "default", "--name", "bench").strip().splitlines()[-1]
@@ -116,28 +153,49 @@ def main():
     try:
         server.start()
         listing = call(server.base, "GET", "/v1/assets?pack=pictures&limit=1000", token=token)["assets"]
+        listing += call(server.base, "GET", f"/v1/assets?pack={first_pack}&limit=1000", token=token)["assets"]
         originals = {a["digest"]: max(v["size"] for v in a["variants"]) for a in listing}
         server.stop()
         for label, size in (("desktop", (1440, 900, 1)), ("tablet 2x", (820, 1180, 2))):
             server.start()
-            driver, started = open_pack(server, token, size)
+            driver, started = open_pack(server, token, size, first_pack)
             try:
                 shown = WebDriverWait(driver, 60, poll_frequency=0.02).until(lambda d: d.execute_script(SCREEN_DONE))
                 seconds = time.perf_counter() - started
                 fetched = driver.execute_script(PICTURE_BYTES)
                 full = sum(originals[d] for d in shown)
-                results[label] = (len(shown), fetched, full, seconds)
-                print(f"first screen, {label}: {len(shown)} tiles in {seconds:.2f} s; pictures {fetched / 1e6:.2f} MB "
-                      f"against {full / 1e6:.2f} MB of originals ({100 * fetched / full:.1f} %)")
+                print(f"first screen of {first_pack}, {label}: {len(shown)} tiles in {seconds:.2f} s; pictures {fetched / 1e3:.0f} kB "
+                      f"({fetched / 1e3 / len(shown):.1f} kB a tile) against {full / 1e6:.2f} MB of originals ({100 * fetched / full:.1f} %; "
+                      f"{100 * fetched / (len(shown) * arguments.padding):.1f} % of {arguments.padding // 1000} kB originals)")
             finally:
                 driver.quit()
                 server.stop()
         server.start()
         driver, started = open_pack(server, token, (1440, 900, 1))
         try:
+            wait = WebDriverWait(driver, 60, poll_frequency=0.01)
+            while driver.execute_script("return document.querySelectorAll('#grid .tile').length") < arguments.count:
+                driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+            wait.until(lambda d: d.execute_script(SCREEN_DONE))
+            print(f"listed to the end, desktop: {arguments.count} tiles, the last screen's pictures shown, in "
+                  f"{time.perf_counter() - started:.2f} s (jumping to the bottom)")
+        finally:
+            driver.quit()
+            server.stop()
+        server.start()
+        driver, started = open_pack(server, token, (1440, 900, 1))
+        try:
             wait = WebDriverWait(driver, 120, poll_frequency=0.01)
             while True:
-                wait.until(lambda d: d.execute_script(SCREEN_DONE))
+                try:
+                    wait.until(lambda d: d.execute_script(SCREEN_DONE))
+                except Exception:
+                    print("stuck:", driver.execute_script("""return [scrollY, document.querySelectorAll('#grid .tile').length,
+                        ...[...document.querySelectorAll('#grid .tile')].filter((t) => { const r = t.getBoundingClientRect();
+                          return r.bottom > 0 && r.top < innerHeight; }).map((t) => { const i = t.querySelector('img');
+                          return [i.className, (i.src || '').slice(0, 30), i.complete, i.dataset.side]; }).filter((x) => !x[1] || !x[2]).slice(0, 5)]"""))
+                    print(driver.get_log("browser")[-5:])
+                    raise
                 done = driver.execute_script("""
                     const tiles = document.querySelectorAll('#grid .tile');
                     return tiles.length >= arguments[0] && [...tiles].every((t) => t.querySelector('img').complete && t.querySelector('img').src)""",

@@ -154,6 +154,7 @@ async function fetchBatch(jobs) {
       at = end + 1;
       if (digest !== job.digest) throw new Error('the batch answered out of order');
       if (size === '-' || size === '>') {
+        job.done = true;
         pictureURLs.delete(`/v1/blobs/${job.digest}`);
         pictureURL(job.digest).then(job.resolve, job.reject);
         continue;
@@ -163,8 +164,12 @@ async function fetchBatch(jobs) {
       job.done = true;
       at += length + 1;
     }
-  } catch (error) {
-    for (const job of jobs) if (!job.done) job.reject(error);
+  } catch {
+    // A batch that failed (refused, cut short): each picture it did not give is asked for on its own.
+    for (const job of jobs.filter((j) => !j.done)) {
+      pictureURLs.delete(`/v1/blobs/${job.digest}`);
+      pictureURL(job.digest).then(job.resolve, job.reject);
+    }
   }
 }
 

@@ -5,7 +5,7 @@ import {api, batchedPictureURL, pictureFor, pictures, pictureURL, query} from '.
 import {bytes, h, plural, replace, toast} from './dom.js';
 
 const KINDS = ['token', 'object', 'texture', 'wall', 'background'];
-const PAGE = 100;
+const PAGE = 250;
 /** Tile sizes, as Foundry's file picker offers them: a list, and tiles of three widths (CSS pixels). */
 const SIZES = {list: 'List', small: 'Small tiles', medium: 'Tiles', large: 'Large tiles'};
 const SIZE_KEY = 'hoard.tiles';
@@ -13,6 +13,8 @@ const SIZE_KEY = 'hoard.tiles';
 const FOOTPRINTS = 8;
 /** A picture at most this many pixels a side comes in a batch with its neighbours; larger ones on their own. */
 const BATCHED_SIDE = 640;
+/** The next page is asked for when the end of the grid is this many pixels below the screen. */
+const NEAR_END = 1200;
 
 /** The grid as last shown, so coming back from an asset shows the same tiles at the same place. */
 let kept = null;
@@ -24,7 +26,7 @@ export function forgetBrowse() {
 
 const wanted = new WeakMap();
 
-/** Pictures are fetched when they come near the screen, at the size the tile has there in device pixels. */
+/** Pictures are fetched when they come within a screen of being seen, at the size the tile has in device pixels. */
 const observer = new IntersectionObserver((entries) => {
   for (const entry of entries) {
     if (!entry.isIntersecting) continue;
@@ -41,7 +43,7 @@ const observer = new IntersectionObserver((entries) => {
       ? batchedPictureURL(picture.digest, picture.mediaType) : pictureURL(picture.digest);
     url.then((u) => { img.src = u; }, () => img.classList.add('broken'));
   }
-}, {rootMargin: '300px'});
+}, {rootMargin: '100% 0px'});
 
 /** An asset's picture for a tile or list row: chosen and fetched once it nears the screen. */
 export function thumbnail(asset, className = 'thumb') {
@@ -287,9 +289,16 @@ function buildView(main, packs, initial) {
       show(page.assets, true);
     } catch (error) {
       toast(`Cannot load more assets: ${error.message}`, 'error');
+      return;
     } finally {
       current.loading = false;
     }
+    loadIfNearEnd();
+  }
+
+  /** Scrolled on while a page came (or the page is short): the observer may not see the end come near again. */
+  function loadIfNearEnd() {
+    requestAnimationFrame(() => { if (section.isConnected && sentinel.getBoundingClientRect().top < innerHeight + NEAR_END) loadMore(); });
   }
 
   async function update(next, isFirst = false) {
@@ -320,11 +329,12 @@ function buildView(main, packs, initial) {
     summary.textContent = summaryText(state, page.total);
     show(page.assets, false);
     kept = {key, listing: current, facets: page.facets, scrollY: isFirst ? 0 : window.scrollY, packs: null};
+    loadIfNearEnd();
   }
 
   more.addEventListener('click', () => loadMore());
   // Infinite scrolling: the next page is asked for well before the end of the grid shows.
-  const nearEnd = new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) loadMore(); }, {rootMargin: '1200px'});
+  const nearEnd = new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) loadMore(); }, {rootMargin: `${NEAR_END}px`});
   nearEnd.observe(sentinel);
   const onScroll = () => {
     if (section.isConnected && kept?.listing === listing) kept.scrollY = window.scrollY;
