@@ -143,7 +143,10 @@ def browser(width, height, scale=1):
                      f"--force-device-scale-factor={scale}", "--lang=en-GB"):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    if width < 500:  # narrower than Chromium's smallest window: a phone's screen, emulated
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": scale, "mobile": True})
+    return driver
 
 
 def main():
