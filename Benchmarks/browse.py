@@ -19,6 +19,7 @@ cache cold) and opens the page in a fresh browser (its cache cold) for each meas
 Needs: scripts/setup.sh --browser.
 """
 import argparse
+import contextlib
 import json
 import os
 import struct
@@ -108,13 +109,21 @@ class Server:
         self.process.wait(timeout=20)
 
 
-def open_pack(server, token, size, pack="pictures"):
+@contextlib.contextmanager
+def opened(server, token, size, pack="pictures"):
+    """A fresh server (its blob cache cold) and a fresh browser (its cache cold) on the pack's address: yields the
+    driver and the moment the address was opened."""
+    server.start()
     driver = browser(*size)
-    driver.get(server.base + "/")
-    driver.execute_script("sessionStorage.setItem('hoard.token', arguments[0])", token)
-    started = time.perf_counter()
-    driver.get(server.base + f"/?cold#/?pack={pack}")
-    return driver, started
+    try:
+        driver.get(server.base + "/")
+        driver.execute_script("sessionStorage.setItem('hoard.token', arguments[0])", token)
+        started = time.perf_counter()
+        driver.get(server.base + f"/?cold#/?pack={pack}")
+        yield driver, started
+    finally:
+        driver.quit()
+        server.stop()
 
 
 def main():
@@ -149,7 +158,6 @@ def main():
           f"imported in {time.perf_counter() - began:.1f} s")
     token = run("token", "create", "--group", "default", "--name", "bench").strip().splitlines()[-1]
     server = Server(hoard, data)
-    results = {}
     try:
         server.start()
         listing = call(server.base, "GET", "/v1/assets?pack=pictures&limit=1000", token=token)["assets"]
@@ -157,9 +165,7 @@ def main():
         originals = {a["digest"]: max(v["size"] for v in a["variants"]) for a in listing}
         server.stop()
         for label, size in (("desktop", (1440, 900, 1)), ("tablet 2x", (820, 1180, 2))):
-            server.start()
-            driver, started = open_pack(server, token, size, first_pack)
-            try:
+            with opened(server, token, size, first_pack) as (driver, started):
                 shown = WebDriverWait(driver, 60, poll_frequency=0.02).until(lambda d: d.execute_script(SCREEN_DONE))
                 seconds = time.perf_counter() - started
                 fetched = driver.execute_script(PICTURE_BYTES)
@@ -167,35 +173,16 @@ def main():
                 print(f"first screen of {first_pack}, {label}: {len(shown)} tiles in {seconds:.2f} s; pictures {fetched / 1e3:.0f} kB "
                       f"({fetched / 1e3 / len(shown):.1f} kB a tile) against {full / 1e6:.2f} MB of originals ({100 * fetched / full:.1f} %; "
                       f"{100 * fetched / (len(shown) * arguments.padding):.1f} % of {arguments.padding // 1000} kB originals)")
-            finally:
-                driver.quit()
-                server.stop()
-        server.start()
-        driver, started = open_pack(server, token, (1440, 900, 1))
-        try:
-            wait = WebDriverWait(driver, 60, poll_frequency=0.01)
+        with opened(server, token, (1440, 900, 1)) as (driver, started):
             while driver.execute_script("return document.querySelectorAll('#grid .tile').length") < arguments.count:
                 driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
-            wait.until(lambda d: d.execute_script(SCREEN_DONE))
+            WebDriverWait(driver, 60, poll_frequency=0.01).until(lambda d: d.execute_script(SCREEN_DONE))
             print(f"listed to the end, desktop: {arguments.count} tiles, the last screen's pictures shown, in "
                   f"{time.perf_counter() - started:.2f} s (jumping to the bottom)")
-        finally:
-            driver.quit()
-            server.stop()
-        server.start()
-        driver, started = open_pack(server, token, (1440, 900, 1))
-        try:
+        with opened(server, token, (1440, 900, 1)) as (driver, started):
             wait = WebDriverWait(driver, 120, poll_frequency=0.01)
             while True:
-                try:
-                    wait.until(lambda d: d.execute_script(SCREEN_DONE))
-                except Exception:
-                    print("stuck:", driver.execute_script("""return [scrollY, document.querySelectorAll('#grid .tile').length,
-                        ...[...document.querySelectorAll('#grid .tile')].filter((t) => { const r = t.getBoundingClientRect();
-                          return r.bottom > 0 && r.top < innerHeight; }).map((t) => { const i = t.querySelector('img');
-                          return [i.className, (i.src || '').slice(0, 30), i.complete, i.dataset.side]; }).filter((x) => !x[1] || !x[2]).slice(0, 5)]"""))
-                    print(driver.get_log("browser")[-5:])
-                    raise
+                wait.until(lambda d: d.execute_script(SCREEN_DONE))
                 done = driver.execute_script("""
                     const tiles = document.querySelectorAll('#grid .tile');
                     return tiles.length >= arguments[0] && [...tiles].every((t) => t.querySelector('img').complete && t.querySelector('img').src)""",
@@ -208,9 +195,6 @@ def main():
             requests = driver.execute_script("return performance.getEntriesByType('resource').filter((e) => e.name.includes('/v1/')).length")
             print(f"complete grid, desktop: {arguments.count} tiles with their pictures in {seconds:.2f} s; "
                   f"{fetched / 1e6:.2f} MB of pictures (originals {sum(originals.values()) / 1e6:.1f} MB) in {requests} API requests")
-        finally:
-            driver.quit()
-            server.stop()
     finally:
         if server.process and server.process.poll() is None:
             server.stop()

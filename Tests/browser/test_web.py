@@ -183,6 +183,19 @@ def main():
         check.that(bool(heading) and d.title.endswith("· Hoard") and heading.split()[0] in d.title,
                    f"{name} has a heading ({heading!r}) and a title of its own ({d.title!r})")
 
+    def click(find):
+        """Clicks what `find` finds, looking again when the page re-rendered it in between."""
+        def attempt(d):
+            try:
+                element = find(d)
+                if element is None:
+                    return False
+                element.click()
+                return True
+            except StaleElementReferenceException:
+                return False
+        wait.until(attempt)
+
     def focused():
         return driver.execute_script("const e = document.activeElement; return e && (e.id || e.tagName)")
 
@@ -279,9 +292,9 @@ def main():
         except TimeoutException:
             check.that(False, "the upload report shows the hostile pack name as text")
         driver.get(server.base + "/#/")
-        chip = wait.until(lambda d: next((c for c in d.find_elements(By.CSS_SELECTOR, ".chips.packs .chip") if HOSTILE in c.text), None))
-        check.that(chip is not None, "the hostile pack name is a chip whose text is the markup itself")
-        chip.click()
+        hostile_chip = lambda d: next((c for c in d.find_elements(By.CSS_SELECTOR, ".chips.packs .chip") if HOSTILE in c.text), None)
+        check.that(wait.until(hostile_chip) is not None, "the hostile pack name is a chip whose text is the markup itself")
+        click(hostile_chip)
         visible("#grid .tile")
         check.that(driver.find_elements(By.CSS_SELECTOR, "img[src='x']") == [], "no <img src=x> was injected")
         check.that(driver.execute_script("return window.pwned") is None, "no injected handler ran")
@@ -339,17 +352,18 @@ def main():
         check.that("asset" in driver.find_element(By.ID, "summary").text, "a search finds the dragon")
         shot("07-search")
         # Filters work together and live in the URL: the search stays when a kind is picked; each choice shows its count.
-        token_chip = next(c for c in driver.find_elements(By.CSS_SELECTOR, ".kinds .chip") if c.text.lower().startswith("token"))
-        check.that(any(ch.isdigit() for ch in token_chip.text), f"kind filters show counts ({token_chip.text!r})")
-        token_chip.click()
+        token_chip = lambda d: next((c for c in d.find_elements(By.CSS_SELECTOR, ".kinds .chip") if c.text.lower().startswith("token")), None)
+        chip_text = wait.until(lambda d: getattr(token_chip(d), "text", None))
+        check.that(any(ch.isdigit() for ch in chip_text), f"kind filters show counts ({chip_text!r})")
+        click(token_chip)
         wait.until(lambda d: "kind=token" in d.current_url and "q=drag" in d.current_url)
         wait.until(lambda d: all("token" in t.text.lower() and "drag" in t.text.lower() for t in d.find_elements(By.CSS_SELECTOR, "#grid .tile")))
         check.that(driver.find_element(By.ID, "search").get_attribute("value") == "drag", "picking a kind keeps the search")
         driver.get(server.base + "/#/?pack=dungeon-basics")
         visible("#grid .tile")
-        chip = wait.until(lambda d: next((c for c in d.find_elements(By.CSS_SELECTOR, ".footprints .chip") if "Any" not in c.text), None))
-        label = chip.find_element(By.CSS_SELECTOR, ".chip-label").text
-        chip.click()
+        footprint_chip = lambda d: next((c for c in d.find_elements(By.CSS_SELECTOR, ".footprints .chip") if "Any" not in c.text), None)
+        label = wait.until(lambda d: (lambda c: c and c.find_element(By.CSS_SELECTOR, ".chip-label").text)(footprint_chip(d)))
+        click(footprint_chip)
         wait.until(lambda d: "footprint=" in d.current_url and "pack=dungeon-basics" in d.current_url)
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#grid .tile") and all(
             label in t.find_element(By.CSS_SELECTOR, ".meta").text for t in d.find_elements(By.CSS_SELECTOR, "#grid .tile")))
