@@ -277,22 +277,34 @@ function buildView(main, packs, initial) {
     more.hidden = !listing.next;
   }
 
+  /** The page after `cursor`, asked for once: the next page is fetched as soon as one is shown, ready for the scroll. */
+  function pageAfter(current, cursor) {
+    if (current.ahead?.cursor !== cursor) {
+      const promise = api('/v1/assets' + query({...filtersOf(state), cursor, limit: PAGE}));
+      promise.catch(() => {});
+      current.ahead = {cursor, promise};
+    }
+    return current.ahead.promise;
+  }
+
   async function loadMore() {
     if (!listing?.next || listing.loading) return;
     const current = listing;
     current.loading = true;
     try {
-      const page = await api('/v1/assets' + query({...filtersOf(state), cursor: current.next, limit: PAGE}));
+      const page = await pageAfter(current, current.next);
       if (listing !== current) return;
       current.assets.push(...page.assets);
       current.next = page.nextCursor;
       show(page.assets, true);
     } catch (error) {
+      current.ahead = null;
       toast(`Cannot load more assets: ${error.message}`, 'error');
       return;
     } finally {
       current.loading = false;
     }
+    if (current.next) pageAfter(current, current.next);
     loadIfNearEnd();
   }
 
@@ -329,6 +341,7 @@ function buildView(main, packs, initial) {
     summary.textContent = summaryText(state, page.total);
     show(page.assets, false);
     kept = {key, listing: current, facets: page.facets, scrollY: isFirst ? 0 : window.scrollY, packs: null};
+    if (current.next) pageAfter(current, current.next);
     loadIfNearEnd();
   }
 
