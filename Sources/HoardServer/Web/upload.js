@@ -48,9 +48,11 @@ function problemList(problems) {
     h('code', {class: 'code'}, problem.code))));
 }
 
-/** The name pack.json gives, read from a zip in the browser (its central directory, then that one entry); null when
- * the archive is not a zip, has no pack.json at its root or in its one top folder, or names nothing. */
-async function packJSONName(file) {
+/**
+ * What a zip says of itself, read in the browser from its central directory: {entries, name}, the name pack.json
+ * gives (null when it has none at its root or in its one top folder, or names nothing); null for any other file.
+ */
+async function zipFacts(file) {
   if (!/\.zip$/i.test(file.name) || file.size < 22) return null;
   const tailSize = Math.min(file.size, 65557);
   const tail = new DataView(await file.slice(file.size - tailSize).arrayBuffer());
@@ -62,6 +64,7 @@ async function packJSONName(file) {
   const offset = tail.getUint32(end + 16, true);
   if (offset === 0xffffffff || offset + size > file.size) return null;
   const directory = new DataView(await file.slice(offset, offset + size).arrayBuffer());
+  const facts = {entries: count, name: null};
   for (let n = 0, at = 0; n < count && at + 46 <= directory.byteLength; n++) {
     if (directory.getUint32(at, true) !== 0x02014b50) return null;
     const method = directory.getUint16(at + 10, true);
@@ -76,9 +79,10 @@ async function packJSONName(file) {
     const data = file.slice(start, start + compressed).stream();
     const text = await new Response(method === 8 ? data.pipeThrough(new DecompressionStream('deflate-raw')) : data).text();
     const name = JSON.parse(text)?.name;
-    return typeof name === 'string' && name.trim() ? name.trim() : null;
+    facts.name = typeof name === 'string' && name.trim() ? name.trim() : null;
+    break;
   }
-  return null;
+  return facts;
 }
 
 /** `scifi-outpost.zip` → `scifi-outpost`, as the server names a pack from its file. */
@@ -139,6 +143,7 @@ export async function showUpload(main) {
   const out = h('div', {id: 'upload-result'});
   let selected = null;
   let fromPackJSON = null;
+  let entryTotal = 0;
   let upload = null;
 
   /** The name the pack will be filed under, and where it comes from. */
@@ -156,13 +161,17 @@ export async function showUpload(main) {
   async function choose(picked) {
     selected = picked;
     fromPackJSON = null;
+    entryTotal = 0;
     go.disabled = !picked;
     confirmBox.hidden = true;
     replace(chosen, picked ? [h('strong', {}, picked.name), ` · ${bytes(picked.size)}`] : 'No file chosen yet.');
     showFiledAs();
     if (!picked) return;
-    fromPackJSON = await packJSONName(picked).catch(() => null);
-    if (selected === picked) showFiledAs();
+    const facts = await zipFacts(picked).catch(() => null);
+    if (selected !== picked) return;
+    fromPackJSON = facts?.name ?? null;
+    entryTotal = facts?.entries ?? 0;
+    showFiledAs();
   }
 
   /** After each upload: nothing of it is left in the form for the next one. */
@@ -223,16 +232,20 @@ export async function showUpload(main) {
     replace(out);
     const started = performance.now();
     const id = progressId();
+    const entries = entryTotal;
     let following = null;
     const follow = () => {
       importProgressBar.hidden = false;
       following = setInterval(async () => {
         const now = await importProgress(id).catch(() => null);
         if (!now || !upload) return;
-        const percent = now.bytesTotal > 0 ? Math.min(100, Math.round((now.bytesDone / now.bytesTotal) * 100)) : 0;
+        const percent = entries > 0 ? Math.min(100, Math.round((now.entries / entries) * 100))
+          : now.bytesTotal > 0 ? Math.min(100, Math.round((now.bytesDone / now.bytesTotal) * 100)) : 0;
         setBar(importProgressBar, importBar, now.phase === 'reading' ? percent : now.phase === 'receiving' ? 0 : 100);
-        status.textContent = `The server is ${PHASES[now.phase] ?? now.phase}: ${plural(now.entries, 'entry')} read` +
-          (now.phase === 'reading' ? `, ${percent}% of the archive` : '') + '…';
+        const read = entries > 0 ? `${now.entries} of ${entries} entries read` : `${now.entries} entries read, ${percent}% of the archive`;
+        status.textContent = now.phase === 'reading' && entries > 0 && now.entries >= entries
+          ? `The server has read all ${entries} entries and is checking the pictures and making thumbnails…`
+          : `The server is ${PHASES[now.phase] ?? now.phase}: ${read}…`;
       }, 400);
     };
     const setProgress = (sent, total, done) => {
