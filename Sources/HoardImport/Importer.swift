@@ -43,8 +43,9 @@ public struct Importer: Sendable {
         /// Whether an archive of archives (a bundle) may be imported, each inner archive as its own pack
         /// (``Importer/importArchive(at:options:progress:)``); when false a bundle is refused before anything is stored.
         public var acceptsBundles = false
-        /// The archive's name in reports when its path does not give it (an inner archive staged as `N.blob`).
-        var archiveName: String?
+        /// The archive's name in reports (and for naming the pack, with `namesFromFileName`) when its path does not
+        /// give it: an inner archive staged as `N.blob`, an upload's spool file.
+        public var archiveName: String?
         /// The bundle's budgets when this archive is one of its packs.
         var budget: SharedBudget?
         /// Creates default options.

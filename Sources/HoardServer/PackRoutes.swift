@@ -13,6 +13,8 @@ struct PackRoutes: Sendable {
     let limits: RateLimiter
     let metrics: ServerMetrics
     let configuration: ServerConfiguration
+    /// Imports in flight that the uploader asked to follow.
+    let imports = ImportBoard()
 
     func register(on endpoints: Endpoints) {
         endpoints.on(.get, "/v1/packs") { _, context in try JSONBody.response(["packs": try visiblePacks(context.principal)]) }
@@ -21,6 +23,17 @@ struct PackRoutes: Sendable {
         endpoints.on(.get, "/v1/packs/{name}/documents/{file}") { request, context in try await document(request, context) }
         endpoints.on(.patch, "/v1/packs/{name}") { request, context in try await patch(request, context) }
         endpoints.on(.delete, "/v1/packs/{name}") { request, context in try await delete(request, context) }
+        endpoints.on(.get, "/v1/imports/{id}") { _, context in try importProgress(context) }
+    }
+
+    /// GET: how far the upload that named this id has got; 404 before its first byte and after its answer.
+    func importProgress(_ context: HoardRequestContext) throws -> Response {
+        let principal = try context.requireMember()
+        let id = context.parameter("id")
+        guard let entry = imports.entry(id, groupId: principal.groupId, isAdmin: principal.isAdmin) else {
+            throw APIError.notFound("no import in progress with id '\(id.prefix(64))'; it has finished, or never started")
+        }
+        return try JSONBody.response(entry)
     }
 
     static func isVisible(_ pack: PackSummary, to principal: Principal?) -> Bool {
@@ -132,11 +145,20 @@ struct PackRoutes: Sendable {
         guard principal.isAdmin || (target != nil && target?.id == principal.groupId) else { throw forbidden }
         options.group = target?.name ?? named
         options.packName = query["name"].map(String.init)
-        options.namesFromFileName = false
+        // The spool file's name means nothing; the browser may say what the archive was called.
+        options.archiveName = query["fileName"].map { String($0.prefix(255)) }
+        options.namesFromFileName = options.archiveName != nil
         let limit = configuration.maxPackUpload
         if let declared = request.headers[.contentLength].flatMap(Int64.init), declared > limit {
             throw APIError.tooLarge("the archive is \(declared) bytes; the limit is \(limit)")
         }
+        let progressID = query["progress"].map(String.init)
+        if let progressID, !ImportBoard.isValid(progressID) {
+            throw APIError.badRequest("progress must be 8 to 64 letters, digits or dashes")
+        }
+        let declared = request.headers[.contentLength].flatMap(Int64.init) ?? 0
+        let followed = progressID.flatMap { imports.start($0, groupId: principal.groupId, size: declared) ? $0 : nil }
+        defer { if let followed { imports.finish(followed) } }
         let spool = try Spool(directory: hoard.directory.path + "/uploads")
         defer { spool.remove() }
         var size: Int64 = 0
@@ -144,13 +166,16 @@ struct PackRoutes: Sendable {
             size += Int64(buffer.readableBytes)
             guard size <= limit else { throw APIError.tooLarge("the archive is over the limit of \(limit) bytes") }
             try spool.write(buffer)
+            if let followed { imports.received(followed, bytes: size) }
         }
         try spool.finish()
         // Conservative: the archive's size before deduplication.
         try hoard.catalog.requireQuota(group: options.group, adding: size, for: "this archive")
         let outcome: ImportOutcome
         do {
-            outcome = try await hoard.importArchive(at: spool.path, options: options)
+            outcome = try await hoard.importArchive(at: spool.path, options: options) { [imports] progress in
+                if let followed { imports.update(followed, progress) }
+            }
         } catch {
             throw refusal(error, context)
         }

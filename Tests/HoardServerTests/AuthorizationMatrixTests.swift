@@ -51,6 +51,8 @@ import Testing
         "deletePack": "401 401 404 404 403 204 204 403 403 401",
         // Uploading the sample scifi pack: blue has it (200 unchanged), red imports it (201); participants may not.
         "uploadPack": "401 401 200 200 201 201 201 403 403 401",
+        // An import's progress is its group's (BrowseListingTests); an id no import holds is 404 to every member.
+        "getImportProgress": "401 401 404 404 404 404 404 403 403 401",
         "listAssets": "200 401 200 200 200 200 200 200 200 401",
         "getAssetDescriptor": "404 401 404 404 200 200 200 200 404 401",
         // A variant of red's pack: red, operators, and the participant whose table shows it.
@@ -134,6 +136,7 @@ import Testing
         case "loadMap": return (.get, "/v1/maps/cellar", nil, "")
         case "listPacks": return (.get, "/v1/packs", nil, "")
         case "uploadPack": return (.post, "/v1/packs", world.bodies["archive"], "application/zip")
+        case "getImportProgress": return (.get, "/v1/imports/no-such-import", nil, "")
         case "deletePack": return (.delete, pack, nil, "")
         case "getPack": return (.get, pack, nil, "")
         case "setPackVisibility": return (.patch, pack, json(["isPublic": true]), "application/json")
