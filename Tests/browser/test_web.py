@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 import traceback
+import urllib.error
 import urllib.request
 import zipfile
 import zlib
@@ -570,6 +571,43 @@ def main():
         driver.get(server.base + f"/#/sessions/{created['id']}")
         wait.until(lambda d: "Drawn from" in d.find_element(By.ID, "map-status").text)
         shot("14-session-landscape")
+
+        # Members: an invitation link made on the page, redeemed signed out, then revoked by the owner.
+        driver.get(server.base + "/#/members")
+        visible(".member-list")
+        accessible("the members view")
+        Select(visible("#invite-role")).select_by_value("member")
+        click(lambda d: d.find_element(By.CSS_SELECTOR, "form.invite button"))
+        link = wait.until(lambda d: d.find_element(By.ID, "invite-link").get_attribute("value") or None)
+        check.that("/#/invite/hoard_i_" in link, f"the owner gets an invitation link ({link[:40]}…)")
+        shot("15-members")
+        driver.find_element(By.ID, "sign-out").click()
+        visible("#sign-in")
+        driver.get(link)
+        visible("#invite-name").send_keys("Cid's laptop")
+        accessible("the invitation page")
+        driver.find_element(By.CSS_SELECTOR, "#invite button").click()
+        visible("#grid .tile")
+        invited = driver.execute_script("return sessionStorage.getItem('hoard.token')")
+        check.that(bool(invited) and invited != server.token, "redeeming the invitation signs the tab in with a token of its own")
+        driver.get(link)
+        visible("#invite-name").send_keys("Eve")
+        driver.find_element(By.CSS_SELECTOR, "#invite button").click()
+        wait.until(lambda d: "used or has expired" in d.find_element(By.CSS_SELECTOR, "#invite .error").text)
+        check.that(True, "an invitation works once")
+        driver.execute_script("sessionStorage.setItem('hoard.token', arguments[0])", server.token)
+        driver.get(server.base + "/#/members")
+        row = wait.until(lambda d: next((r for r in d.find_elements(By.CSS_SELECTOR, ".member-list li") if "Cid's laptop" in r.text), None))
+        row.find_element(By.CSS_SELECTOR, "button").click()
+        driver.switch_to.alert.accept()
+        wait.until(lambda d: "Revoked" in d.find_element(By.CSS_SELECTOR, ".members [role=status]").text)
+        refused = urllib.request.Request(server.base + "/v1/packs", headers={"Authorization": f"Bearer {invited}"})
+        try:
+            urllib.request.urlopen(refused, timeout=10)
+            status = 200
+        except urllib.error.HTTPError as error:
+            status = error.code
+        check.that(status == 401, f"a revoked token is refused at once ({status})")
 
         # Sign out forgets the token.
         driver.find_element(By.ID, "sign-out").click()

@@ -5,6 +5,7 @@ import {showBrowse} from './browse.js';
 import {showAsset} from './asset.js';
 import {showUpload} from './upload.js';
 import {showLobby, showSession} from './sessions.js';
+import {showInvite, showMembers} from './members.js';
 
 const main = document.getElementById('main');
 
@@ -13,6 +14,7 @@ const routes = [
   [/^#\/upload$/, () => showUpload(main), 'upload', 'upload'],
   [/^#\/sessions$/, () => showLobby(main), 'sessions', 'lobby'],
   [/^#\/sessions\/([0-9a-z-]{1,64})$/, (m) => showSession(main, m[1]), 'sessions', 'session'],
+  [/^#\/members$/, () => showMembers(main), 'members', 'members'],
   [/^#?\/?(\?.*)?$/, (m) => showBrowse(main, new URLSearchParams(m[1] ?? '')), 'browse', 'browse'],
 ];
 
@@ -86,8 +88,16 @@ function render() {
   const signedIn = Boolean(auth.token);
   document.getElementById('nav').hidden = !signedIn;
   document.getElementById('who').hidden = !signedIn;
-  if (!signedIn) return signInForm();
   const hash = location.hash || '#/';
+  // An invitation link works signed out: redeeming it signs this tab in.
+  const invite = hash.match(/^#\/invite\/(hoard_i_[A-Za-z0-9]{1,80})$/);
+  if (invite) {
+    document.getElementById('nav').hidden = true;
+    document.getElementById('who').hidden = true;
+    document.title = 'You are invited · Hoard';
+    return showInvite(main, invite[1], render);
+  }
+  if (!signedIn) return signInForm();
   for (const [pattern, show, tab, route] of routes) {
     const match = hash.match(pattern);
     if (!match) continue;
