@@ -107,13 +107,14 @@ class Server:
         self.log.close()
 
 
-def browser(width, height):
+def browser(width, height, logs=("browser",)):
+    """Headless Chromium at width × height CSS pixels, keeping the log types named (`performance`: CDP events)."""
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", f"--window-size={width},{height}",
                      "--force-device-scale-factor=1", "--lang=en-GB"):
         options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    options.set_capability("goog:loggingPrefs", {name: "ALL" for name in logs})
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
 

@@ -1,0 +1,422 @@
+// The live table: the session's map on a canvas that pans and zooms, kept current by the live channel, and what a
+// player does at it (drag their token, ping, draw on their layer, talk). The host's extra controls are in host.js.
+//
+// Drawing reuses mapview.js's painter; pictures come through blobs.js, every asset's smallest variant first, then,
+// as the player zooms in, the smallest variant at least as wide as the asset on screen.
+import {blobLoader} from './blobs.js';
+import {h, replace, toast} from './dom.js';
+import {LiveChannel} from './live.js';
+import {layers, paint, resolver} from './mapview.js';
+import {applyOp, artOf} from './tablestate.js';
+
+const MIN_TILE = 4;
+const MAX_TILE = 400;
+const PING_MS = 2000;
+
+/** A short random id for a stroke or token. */
+export const newId = (prefix) => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
+
+/**
+ * Opens the table of session `sessionId` with `token` in `main`. `seat`: {participantId, isHost}.
+ * `request(path, options)`: the API with this token (api.js's, or the participant's).
+ */
+export async function openTable(main, {sessionId, token, seat, request, onLeave}) {
+  const session = await request(`/v1/sessions/${encodeURIComponent(sessionId)}`);
+  const me = seat.participantId ?? session.you?.participantId ?? null;
+  const isHost = seat.isHost ?? session.you?.host === true;
+  const state = {
+    map: session.map, manifest: {assets: [], blobs: []}, seq: session.seq, mapDigest: session.mapDigest,
+    people: new Map(), pings: [], selected: null, drag: null, stroke: null, tool: 'move', colour: '#e2483d',
+  };
+  const loader = blobLoader(token);
+  const images = new Map();   // reference → {digest, image, width}
+  let world = layers(state.map);
+  let resolve = resolver(state.manifest);
+
+  const hostId = `host:${session.host}`;
+  state.people.set(hostId, {name: `${session.host} (host)`, online: false});
+  for (const person of session.participants ?? []) state.people.set(person.id, {name: person.name, online: person.connected === 'yes'});
+  const nameOf = (id) => state.people.get(id)?.name ?? (typeof id === 'string' && id.startsWith('host:') ? `${id.slice(5)} (host)` : 'someone');
+
+  // The page.
+  const canvas = h('canvas', {id: 'table-canvas', class: 'table-canvas', role: 'img', 'aria-label': `The table of ${session.name}`, tabindex: '0'});
+  const frame = h('div', {class: 'table-frame'}, canvas);
+  const liveStatus = h('span', {id: 'live-status', class: 'live-status', role: 'status'}, 'Connecting…');
+  const status = h('p', {id: 'table-status', class: 'table-status', role: 'alert'});
+  const presence = h('ul', {id: 'presence', class: 'people presence'});
+  const messages = h('ol', {id: 'messages', class: 'messages'});
+  const toSelect = h('select', {id: 'message-to', 'aria-label': 'Send to'});
+  const text = h('input', {id: 'message-text', type: 'text', maxlength: '2000', placeholder: 'Say something…', autocomplete: 'off', required: true});
+  const messageForm = h('form', {id: 'message-form', class: 'message-form'}, toSelect, text, h('button', {type: 'submit', class: 'primary'}, 'Send'));
+  const tools = ['move', 'ping', 'draw'].map((tool) => h('button', {type: 'button', class: 'tool', dataset: {tool}, 'aria-pressed': String(tool === state.tool)},
+    {move: 'Move', ping: 'Ping', draw: 'Draw'}[tool]));
+  const colour = h('input', {type: 'color', id: 'draw-colour', value: state.colour, 'aria-label': 'Drawing colour'});
+  const clear = h('button', {type: 'button', id: 'clear-drawing', class: 'ghost'}, 'Clear my drawing');
+  const leave = h('button', {type: 'button', id: 'leave-table', class: 'ghost'}, isHost ? 'Close' : 'Leave');
+  const side = h('aside', {class: 'table-side card'},
+    h('h3', {}, 'At the table'), presence,
+    h('h3', {}, 'Messages'), messages, messageForm);
+  replace(main, h('section', {class: 'table-view'},
+    h('div', {class: 'table-head'}, h('h1', {class: 'session-name'}, session.name), liveStatus, leave),
+    h('div', {class: 'table-tools'}, tools, colour, clear),
+    h('div', {class: 'table-body'}, h('div', {class: 'table-column'}, frame, status), side)));
+
+  // The view: `tile` CSS pixels a tile, the map's top-left corner at (x, y) in the canvas.
+  const view = {tile: 32, x: 0, y: 0, ratio: window.devicePixelRatio || 1};
+  const fit = () => {
+    const width = frame.clientWidth || 600;
+    const height = frame.clientHeight || 400;
+    view.tile = Math.max(MIN_TILE, Math.min(96, Math.min(width / world.width, height / world.height)));
+    view.x = (width - world.width * view.tile) / 2;
+    view.y = (height - world.height * view.tile) / 2;
+  };
+  const size = () => {
+    view.ratio = window.devicePixelRatio || 1;
+    canvas.width = Math.max(1, Math.round(frame.clientWidth * view.ratio));
+    canvas.height = Math.max(1, Math.round(frame.clientHeight * view.ratio));
+    render();
+  };
+
+  // Pictures: smallest variants of everything first, then sharper ones for what the zoom needs.
+  let drawnAt = null;
+  const load = (reference, pick) => {
+    const art = resolve(reference);
+    const variant = art && pick(art);
+    if (!variant || (images.get(reference)?.width ?? -1) >= (variant.width || 0) && images.has(reference)) return Promise.resolve();
+    return loader.picture({...variant, mediaType: variant.mediaType}).then((image) => {
+      const current = images.get(reference);
+      if (!current || current.width < variant.width || !variant.width) {
+        images.set(reference, {digest: variant.digest, image, width: variant.width});
+        render();
+      }
+    }, () => {});
+  };
+  const loadSmallest = async () => {
+    const references = [...artOf(state.map)];
+    await Promise.all(references.map((reference) => load(reference, (art) => art.variants[0])));
+    if (drawnAt === null) {
+      drawnAt = performance.now();
+      canvas.dataset.firstDrawMs = String(Math.round(drawnAt));
+    }
+    canvas.dataset.drawn = String(references.filter((r) => images.has(r)).length);
+    canvas.dataset.references = String(references.length);
+  };
+  let sharpenTimer = 0;
+  const sharpen = () => {
+    clearTimeout(sharpenTimer);
+    sharpenTimer = setTimeout(() => {
+      for (const reference of artOf(state.map)) {
+        load(reference, (art) => {
+          const wanted = art.footprint.width * view.tile * view.ratio;
+          return art.variants.find((variant) => variant.width >= wanted) ?? art.variants[art.variants.length - 1];
+        });
+      }
+    }, 150);
+  };
+  const manifestChanged = () => { resolve = resolver(state.manifest); };
+  const mergeManifest = (entries) => {
+    const assets = new Map(state.manifest.assets.map((a) => [a.digest, a]));
+    for (const asset of entries.assets ?? []) assets.set(asset.digest, asset);
+    const blobs = new Map(state.manifest.blobs.map((b) => [b.digest, b]));
+    for (const blob of entries.blobs ?? []) blobs.set(blob.digest, blob);
+    state.manifest = {assets: [...assets.values()], blobs: [...blobs.values()]};
+    manifestChanged();
+  };
+  mergeManifest(session.manifest ?? {});
+  const mapChanged = () => {
+    world = layers(state.map);
+    canvas.dataset.tokens = String(world.tokens.length);
+    canvas.dataset.seq = String(state.seq);
+    render();
+  };
+
+  // Painting.
+  let scheduled = false;
+  function render() {
+    if (scheduled) return;
+    scheduled = true;
+    requestAnimationFrame(() => { scheduled = false; draw(); });
+  }
+  function draw() {
+    const context = canvas.getContext('2d');
+    context.setTransform(1, 0, 0, 1, 0, 0);
+    context.fillStyle = '#14161c';
+    context.fillRect(0, 0, canvas.width, canvas.height);
+    paint(context, world, resolve, images, view.tile, view.ratio, [view.x, view.y]);
+    const t = view.tile;
+    const centre = (token) => {
+      const art = resolve(token.asset) ?? {footprint: {width: 1, height: 1}};
+      return {x: (token.x + art.footprint.width / 2) * t, y: (token.y + art.footprint.height / 2) * t, r: Math.min(art.footprint.width, art.footprint.height) * t / 2};
+    };
+    if (state.selected) {
+      const token = world.tokens.find((candidate) => candidate?.id === state.selected);
+      if (token) {
+        const c = centre(token);
+        context.strokeStyle = '#5ab0ff';
+        context.lineWidth = Math.max(2, t * 0.08);
+        context.beginPath(); context.arc(c.x, c.y, c.r + 2, 0, Math.PI * 2); context.stroke();
+      }
+    }
+    if (state.drag?.moved) {
+      const art = resolve(state.drag.token.asset) ?? {footprint: {width: 1, height: 1}};
+      const image = images.get(state.drag.token.asset)?.image;
+      context.globalAlpha = 0.65;
+      const [x, y, w, hgt] = [state.drag.tile[0] * t, state.drag.tile[1] * t, art.footprint.width * t, art.footprint.height * t];
+      if (image) context.drawImage(image, x, y, w, hgt); else { context.fillStyle = '#f3d98f'; context.fillRect(x, y, w, hgt); }
+      context.globalAlpha = 1;
+    }
+    if (state.stroke && state.stroke.points.length > 1) {
+      context.strokeStyle = state.stroke.color;
+      context.lineWidth = Math.max(1, state.stroke.width * t);
+      context.beginPath();
+      state.stroke.points.forEach(([px, py], i) => (i ? context.lineTo(px * t, py * t) : context.moveTo(px * t, py * t)));
+      context.stroke();
+    }
+    const now = performance.now();
+    state.pings = state.pings.filter((ping) => now - ping.at < PING_MS);
+    for (const ping of state.pings) {
+      const age = (now - ping.at) / PING_MS;
+      context.strokeStyle = `rgba(255, 214, 10, ${1 - age})`;
+      context.lineWidth = 3;
+      context.beginPath(); context.arc(ping.x * t, ping.y * t, t * (0.3 + age * 1.2), 0, Math.PI * 2); context.stroke();
+    }
+    if (state.pings.length) render();
+  }
+
+  // The live channel.
+  const setStatus = (message, kind = 'error') => {
+    status.textContent = message;
+    status.className = `table-status ${kind}`;
+  };
+  const refused = (what) => (error) => {
+    setStatus(`The table refused ${what}: ${error.message}${error.code ? ` (${error.code})` : ''}`);
+    toast(`Refused: ${error.message}`, 'error');
+  };
+  const addMessage = (from, op) => {
+    const to = Array.isArray(op.to) ? ` → ${op.to.map((id) => (id === 'host' ? 'the host' : nameOf(id))).join(', ')}` : '';
+    messages.appendChild(h('li', {class: op.to ? 'private' : ''}, h('strong', {}, `${nameOf(from)}${to}: `), op.text));
+    messages.scrollTop = messages.scrollHeight;
+  };
+  const showPresence = () => {
+    replace(presence, [...state.people].map(([id, person]) => h('li', {class: person.online ? 'online' : '', dataset: {id}},
+      person.name, id === me ? ' (you)' : '')));
+    replace(toSelect, h('option', {value: ''}, 'Everyone'), isHost ? null : h('option', {value: 'host'}, 'The host only'),
+      [...state.people].filter(([id]) => id !== me && !id.startsWith('host:')).map(([id, person]) => h('option', {value: id}, `${person.name} only`)));
+  };
+  showPresence();
+  const snapshot = async (event) => {
+    state.map = event.map;
+    state.mapDigest = event.mapDigest;
+    const known = new Set(state.manifest.assets.map((a) => a.digest).concat(state.manifest.blobs.map((b) => b.digest)));
+    // A snapshot carries no manifest: ask for the session's when it draws art this page has no entry for.
+    if ([...artOf(state.map)].some((digest) => !known.has(digest))) mergeManifest((await request(`/v1/sessions/${encodeURIComponent(sessionId)}`)).manifest ?? {});
+    mapChanged();
+    loadSmallest().then(sharpen);
+  };
+  const handle = (event) => {
+    if (Number.isInteger(event.seq)) state.seq = event.seq;
+    switch (event.type) {
+    case 'op':
+      if (event.op?.kind === 'message') addMessage(event.from, event.op);
+      else if (event.op?.kind === 'seen') toast(`${(event.op.by ?? []).map(nameOf).join(', ')} saw your token`);
+      else {
+        applyOp(state.map, event.op);
+        if (event.op?.kind === 'add' || event.op?.kind === 'reveal') loadSmallest().then(sharpen);
+      }
+      mapChanged();
+      break;
+    case 'assets':
+      mergeManifest(event);
+      break;
+    case 'snapshot':
+      snapshot(event);
+      break;
+    case 'map':
+      mergeManifest(event);
+      snapshot(event);
+      break;
+    case 'presence': {
+      const id = event.participant?.id;
+      if (!id) break;
+      state.people.set(id, {name: event.participant.name ?? nameOf(id), online: event.event === 'joined'});
+      if (id.startsWith('host:')) state.people.get(id).name = `${event.participant.name ?? id.slice(5)} (host)`;
+      showPresence();
+      break;
+    }
+    case 'ping':
+      if (event.op) state.pings.push({x: event.op.x, y: event.op.y, at: performance.now(), from: event.from});
+      render();
+      break;
+    case 'error':
+      if (!event.opId) setStatus(`The server says: ${event.message}`);
+      break;
+    default:
+      break;
+    }
+    canvas.dataset.seq = String(state.seq);
+  };
+  const live = new LiveChannel({
+    sessionId, token, since: state.seq, onEvent: handle,
+    onStatus: (now, detail) => {
+      document.body.dataset.live = now;
+      liveStatus.className = `live-status ${now}`;
+      liveStatus.textContent = now === 'connected' ? 'Live' : now === 'reconnecting' ? `Reconnecting… (${detail})` : 'Left the table';
+      if (now === 'connected' && me) {
+        const person = state.people.get(me);
+        if (person) { person.online = true; showPresence(); }
+      }
+    },
+  });
+
+  // Pointer, wheel and pinch.
+  const pointers = new Map();
+  let pinch = null;
+  const local = (event) => {
+    const box = canvas.getBoundingClientRect();
+    return [event.clientX - box.left, event.clientY - box.top];
+  };
+  const tileAt = ([px, py]) => [(px - view.x) / view.tile, (py - view.y) / view.tile];
+  const tokenAt = (point) => {
+    const [tx, ty] = tileAt(point);
+    for (let i = world.tokens.length - 1; i >= 0; i--) {
+      const token = world.tokens[i];
+      const art = resolve(token?.asset) ?? {footprint: {width: 1, height: 1}};
+      if (tx >= token.x && ty >= token.y && tx < token.x + art.footprint.width && ty < token.y + art.footprint.height) return token;
+    }
+    return null;
+  };
+  const zoomAt = ([px, py], factor) => {
+    const tile = Math.max(MIN_TILE, Math.min(MAX_TILE, view.tile * factor));
+    view.x = px - (px - view.x) * (tile / view.tile);
+    view.y = py - (py - view.y) * (tile / view.tile);
+    view.tile = tile;
+    canvas.dataset.tile = String(Math.round(tile));
+    render();
+    sharpen();
+  };
+  canvas.addEventListener('wheel', (event) => {
+    event.preventDefault();
+    zoomAt(local(event), Math.exp(-event.deltaY * 0.0015));
+  }, {passive: false});
+  canvas.addEventListener('pointerdown', (event) => {
+    canvas.setPointerCapture(event.pointerId);
+    const point = local(event);
+    pointers.set(event.pointerId, point);
+    if (pointers.size === 2) {
+      const [a, b] = [...pointers.values()];
+      pinch = {distance: Math.hypot(a[0] - b[0], a[1] - b[1]), tile: view.tile};
+      state.drag = null; state.stroke = null;
+      return;
+    }
+    if (state.tool === 'ping') {
+      const [x, y] = tileAt(point);
+      live.send({kind: 'ping', x: Math.max(0, Math.min(world.width, x)), y: Math.max(0, Math.min(world.height, y))}).catch(refused('the ping'));
+      return;
+    }
+    if (state.tool === 'draw') {
+      state.stroke = {id: newId('s'), color: state.colour, width: 0.08, points: [tileAt(point)]};
+      if (!isHost && me) state.stroke.layer = `p:${me}`;
+      return;
+    }
+    const token = tokenAt(point);
+    state.drag = token ? {token, start: point, tile: [token.x, token.y], moved: false} : {pan: true, start: point, origin: [view.x, view.y]};
+  });
+  canvas.addEventListener('pointermove', (event) => {
+    if (!pointers.has(event.pointerId)) return;
+    const point = local(event);
+    pointers.set(event.pointerId, point);
+    if (pinch && pointers.size === 2) {
+      const [a, b] = [...pointers.values()];
+      const factor = (pinch.tile * Math.hypot(a[0] - b[0], a[1] - b[1]) / pinch.distance) / view.tile;
+      zoomAt([(a[0] + b[0]) / 2, (a[1] + b[1]) / 2], factor);
+      return;
+    }
+    if (state.stroke) {
+      const [x, y] = tileAt(point);
+      const last = state.stroke.points[state.stroke.points.length - 1];
+      if (Math.hypot(x - last[0], y - last[1]) > 0.05 && state.stroke.points.length < 10000) state.stroke.points.push([x, y]);
+      render();
+      return;
+    }
+    const drag = state.drag;
+    if (!drag) return;
+    if (Math.hypot(point[0] - drag.start[0], point[1] - drag.start[1]) > 4) drag.moved = true;
+    if (drag.pan) {
+      view.x = drag.origin[0] + point[0] - drag.start[0];
+      view.y = drag.origin[1] + point[1] - drag.start[1];
+    } else if (drag.moved) {
+      const [tx, ty] = tileAt(point);
+      const art = resolve(drag.token.asset) ?? {footprint: {width: 1, height: 1}};
+      drag.tile = [Math.max(0, Math.min(world.width - art.footprint.width, Math.floor(tx - art.footprint.width / 2 + 0.5))),
+        Math.max(0, Math.min(world.height - art.footprint.height, Math.floor(ty - art.footprint.height / 2 + 0.5)))];
+    }
+    render();
+  });
+  const release = (event) => {
+    pointers.delete(event.pointerId);
+    if (pinch) { if (pointers.size < 2) pinch = null; return; }
+    if (state.stroke) {
+      const stroke = state.stroke;
+      state.stroke = null;
+      const clamp = ([x, y]) => [Math.max(0, Math.min(world.width, x)), Math.max(0, Math.min(world.height, y))];
+      stroke.points = stroke.points.map(clamp).map(([x, y]) => [Math.round(x * 100) / 100, Math.round(y * 100) / 100]);
+      if (stroke.points.length === 1) stroke.points.push([stroke.points[0][0] + 0.01, stroke.points[0][1]]);
+      live.send({kind: 'stroke', stroke}).catch(refused('the drawing'));
+      render();
+      return;
+    }
+    const drag = state.drag;
+    state.drag = null;
+    if (!drag || drag.pan) { render(); return; }
+    if (!drag.moved) {
+      state.selected = drag.token.id;
+      main.dispatchEvent(new CustomEvent('table:select', {detail: drag.token}));
+    } else if (drag.tile[0] !== drag.token.x || drag.tile[1] !== drag.token.y) {
+      const [x, y] = drag.tile;
+      setStatus('');
+      live.send({kind: 'move', token: drag.token.id, x, y}).catch(refused(`the move of ${drag.token.label ?? `token ${drag.token.number ?? ''}`}`));
+    }
+    render();
+  };
+  canvas.addEventListener('pointerup', release);
+  canvas.addEventListener('pointercancel', release);
+
+  for (const button of tools) {
+    button.addEventListener('click', () => {
+      state.tool = button.dataset.tool;
+      for (const other of tools) other.setAttribute('aria-pressed', String(other === button));
+      canvas.dataset.tool = state.tool;
+    });
+  }
+  colour.addEventListener('input', () => { state.colour = colour.value; });
+  clear.addEventListener('click', () => {
+    const mine = (state.map?.drawing?.strokes ?? []).filter((stroke) => (isHost ? !stroke.layer : stroke.layer === `p:${me}`));
+    for (const stroke of mine) live.send({kind: 'erase', stroke: stroke.id}).catch(refused('the eraser'));
+  });
+  messageForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const op = {kind: 'message', text: text.value.trim()};
+    if (!op.text) return;
+    if (toSelect.value) op.to = [toSelect.value];
+    live.send(op).then(() => { text.value = ''; }, refused('the message'));
+  });
+  leave.addEventListener('click', () => { live.close(); onLeave?.(); });
+
+  new ResizeObserver(size).observe(frame);
+  fit();
+  size();
+  mapChanged();
+  loadSmallest().then(sharpen);
+
+  const table = {
+    session, state, view, live, loader, isHost, me, send: (op) => live.send(op), refused, setStatus, render, mergeManifest,
+    /** Where tile (x, y)'s centre is, in the page's client coordinates (tests and tools aim with it). */
+    clientPoint(x, y) {
+      const box = canvas.getBoundingClientRect();
+      return [box.left + view.x + (x + 0.5) * view.tile, box.top + view.y + (y + 0.5) * view.tile];
+    },
+    tokens: () => world.tokens,
+    centreTile: () => tileAt([canvas.clientWidth / 2, canvas.clientHeight / 2]).map(Math.floor),
+  };
+  return table;
+}
