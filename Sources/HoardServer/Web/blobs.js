@@ -82,9 +82,10 @@ export function blobLoader(token) {
     const records = parseBatch(new Uint8Array(await response.arrayBuffer()));
     const byDigest = new Map(items.map((item) => [item.digest, item]));
     const store = await cacheStorage;
-    for (const record of records) {
+    // Every blob is hashed at once (WebCrypto works off the main thread), then handed over as it checks out.
+    await Promise.all(records.map(async (record) => {
       const item = byDigest.get(record.digest);
-      if (!item) continue;
+      if (!item) return;
       byDigest.delete(record.digest);
       if (record.bytes) {
         try {
@@ -97,7 +98,7 @@ export function blobLoader(token) {
       } else if (record.tooLarge) {
         jobs.push(() => get(item).then(item.resolve, item.reject));
       } else item.reject(new Error(`${record.digest} is not readable here`));
-    }
+    }));
     for (const item of byDigest.values()) item.reject(new Error(`the batch answer left out ${item.digest}`));
     pump();
   }
@@ -107,9 +108,9 @@ export function blobLoader(token) {
     queued = [];
     const store = await cacheStorage;
     const small = [];
-    for (const item of items) {
-      const kept = store ? await store.match(`/v1/blobs/${item.digest}`) : null;
-      if (kept) { stats.cached += 1; item.resolve(await kept.blob()); continue; }
+    const kept = await Promise.all(items.map((item) => (store ? store.match(`/v1/blobs/${item.digest}`).catch(() => null) : null)));
+    for (const [index, item] of items.entries()) {
+      if (kept[index]) { stats.cached += 1; item.resolve(kept[index].blob()); continue; }
       if (canVerify && (item.size ?? Infinity) < BATCH_BELOW) small.push(item);
       else jobs.push(() => get(item).then(item.resolve, item.reject));
     }

@@ -54,8 +54,8 @@ export class LiveChannel {
       if (this.socket !== socket) return;
       this.socket = null;
       if (this.closed) return;
-      // 1008 with an unknown session or a token the server forgot, or a refused handshake: say so, keep trying slowly.
       this.onStatus('reconnecting', opened ? `the connection dropped (${close.code})` : 'the server cannot be reached');
+      if (this.held) return;
       setTimeout(() => { if (!this.closed) this.connect(); }, this.retry);
       this.retry = Math.min(MAX_RETRY, this.retry * 2);
     });
@@ -84,9 +84,15 @@ export class LiveChannel {
     });
   }
 
-  /** Drops the connection as a network failure would (the page then reconnects with `since`). */
+  /** Drops the connection as a network failure would, and stays away until resume() (then reconnects with `since`). */
   drop() {
+    this.held = true;
     this.socket?.close(4000, 'dropped by the page');
+  }
+
+  resume() {
+    this.held = false;
+    if (!this.socket && !this.closed) this.connect();
   }
 
   close() {

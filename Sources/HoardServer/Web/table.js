@@ -21,6 +21,7 @@ export const newId = (prefix) => `${prefix}-${Math.random().toString(36).slice(2
  * `request(path, options)`: the API with this token (api.js's, or the participant's).
  */
 export async function openTable(main, {sessionId, token, seat, request, onLeave}) {
+  const loader = blobLoader(token);  // first: opening the Cache Storage overlaps the session's request
   const session = await request(`/v1/sessions/${encodeURIComponent(sessionId)}`);
   const me = seat.participantId ?? session.you?.participantId ?? null;
   const isHost = seat.isHost ?? session.you?.host === true;
@@ -28,7 +29,6 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
     map: session.map, manifest: {assets: [], blobs: []}, seq: session.seq, mapDigest: session.mapDigest,
     people: new Map(), pings: [], selected: null, drag: null, stroke: null, tool: 'move', colour: '#e2483d',
   };
-  const loader = blobLoader(token);
   const images = new Map();   // reference → {digest, image, width}
   let world = layers(state.map);
   let resolve = resolver(state.manifest);
@@ -245,6 +245,7 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
     }
     case 'ping':
       if (event.op) state.pings.push({x: event.op.x, y: event.op.y, at: performance.now(), from: event.from});
+      canvas.dataset.pings = String(Number(canvas.dataset.pings ?? 0) + 1);
       render();
       break;
     case 'error':
