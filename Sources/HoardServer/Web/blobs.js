@@ -47,7 +47,7 @@ export function blobLoader(token) {
   let queued = [];
   let running = 0;
   const jobs = [];
-  const stats = {batches: 0, gets: 0, cached: 0, bytes: 0};
+  const stats = {batches: 0, gets: 0, cached: 0, bytes: 0, verified: 0, kept: 0};
   const canVerify = Boolean(globalThis.crypto?.subtle);
   const cacheStorage = globalThis.caches && window.isSecureContext ? caches.open(CACHE).catch(() => null) : Promise.resolve(null);
   const auth = {Authorization: `Bearer ${token}`};
@@ -67,6 +67,24 @@ export function blobLoader(token) {
     const blob = await response.blob();
     stats.bytes += blob.size;
     return blob;
+  }
+
+  // Writing to the Cache Storage costs about as much as everything else of a first drawing: it waits until the page is
+  // idle, and goes in slices of 50.
+  const toKeep = [];
+  let keeping = false;
+  const idle = (work) => (globalThis.requestIdleCallback ? requestIdleCallback(work, {timeout: 5000}) : setTimeout(work, 500));
+  function keep(digest, blob) {
+    toKeep.push([digest, blob]);
+    if (keeping) return;
+    keeping = true;
+    idle(async function slice() {
+      const store = await cacheStorage;
+      const part = toKeep.splice(0, 50);
+      await Promise.all(part.map(([d, b]) => store.put(`/v1/blobs/${d}`, new Response(b, {headers: {'Content-Type': b.type}})).catch(() => {})));
+      stats.kept += part.length;
+      if (toKeep.length) idle(slice); else keeping = false;
+    });
   }
 
   async function verified(digest, bytes) {
@@ -90,9 +108,10 @@ export function blobLoader(token) {
       if (record.bytes) {
         try {
           await verified(record.digest, record.bytes);
+          stats.verified += 1;
           const blob = new Blob([record.bytes], {type: item.mediaType ?? ''});
           stats.bytes += blob.size;
-          store?.put(`/v1/blobs/${record.digest}`, new Response(blob, {headers: {'Content-Type': item.mediaType ?? ''}})).catch(() => {});
+          if (store) keep(record.digest, blob);
           item.resolve(blob);
         } catch (error) { item.reject(error); }
       } else if (record.tooLarge) {
@@ -108,7 +127,9 @@ export function blobLoader(token) {
     queued = [];
     const store = await cacheStorage;
     const small = [];
-    const kept = await Promise.all(items.map((item) => (store ? store.match(`/v1/blobs/${item.digest}`).catch(() => null) : null)));
+    // One listing of what is kept, then a lookup only for those: a cold cache costs one call, not one per blob.
+    const names = store ? new Set((await store.keys().catch(() => [])).map((request) => new URL(request.url).pathname)) : new Set();
+    const kept = await Promise.all(items.map((item) => (names.has(`/v1/blobs/${item.digest}`) ? store.match(`/v1/blobs/${item.digest}`).catch(() => null) : null)));
     for (const [index, item] of items.entries()) {
       if (kept[index]) { stats.cached += 1; item.resolve(kept[index].blob()); continue; }
       if (canVerify && (item.size ?? Infinity) < BATCH_BELOW) small.push(item);

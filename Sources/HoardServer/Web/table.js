@@ -23,6 +23,7 @@ export const newId = (prefix) => `${prefix}-${Math.random().toString(36).slice(2
 export async function openTable(main, {sessionId, token, seat, request, onLeave}) {
   const loader = blobLoader(token);  // first: opening the Cache Storage overlaps the session's request
   const session = await request(`/v1/sessions/${encodeURIComponent(sessionId)}`);
+  performance.mark('hoard:session');
   const me = seat.participantId ?? session.you?.participantId ?? null;
   const isHost = seat.isHost ?? session.you?.host === true;
   const state = {
@@ -87,7 +88,7 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
       const current = images.get(reference);
       if (!current || current.width < variant.width || !variant.width) {
         images.set(reference, {digest: variant.digest, image, width: variant.width});
-        render();
+        renderSoon();
       }
     }, () => {});
   };
@@ -95,7 +96,9 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
     const references = [...artOf(state.map)];
     await Promise.all(references.map((reference) => load(reference, (art) => art.variants[0])));
     if (drawnAt === null) {
+      draw();
       drawnAt = performance.now();
+      performance.mark('hoard:drawn');
       canvas.dataset.firstDrawMs = String(Math.round(drawnAt));
     }
     canvas.dataset.drawn = String(references.filter((r) => images.has(r)).length);
@@ -132,11 +135,14 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
 
   // Painting.
   let scheduled = false;
+  let soon = 0;
   function render() {
     if (scheduled) return;
     scheduled = true;
     requestAnimationFrame(() => { scheduled = false; draw(); });
   }
+  // As pictures arrive: a frame every 100 ms at most, not one per picture (a frame paints the whole table).
+  const renderSoon = () => { if (!soon) soon = setTimeout(() => { soon = 0; render(); }, 100); };
   function draw() {
     const context = canvas.getContext('2d');
     context.setTransform(1, 0, 0, 1, 0, 0);
@@ -215,6 +221,9 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
   };
   const handle = (event) => {
     if (Number.isInteger(event.seq)) state.seq = event.seq;
+    // Whoever acts is here (the host may have come before this page did, with no presence event to tell).
+    const actor = state.people.get(event.from);
+    if (actor && !actor.online && event.type !== 'presence') { actor.online = true; showPresence(); }
     switch (event.type) {
     case 'op':
       if (event.op?.kind === 'message') addMessage(event.from, event.op);
