@@ -14,12 +14,9 @@ sending its waiting message once. Fails on any Content-Security-Policy violation
 Screenshots go to DIR (default artefacts/browser/, git-ignored).
 Needs: scripts/setup.sh --browser (chromium, chromium-driver, selenium).
 """
-import argparse
 import json
-import os
 import subprocess
 import sys
-import tempfile
 import traceback
 from pathlib import Path
 
@@ -29,7 +26,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_web import ROOT, TABLET, Check, Server, browser  # noqa: E402
+from test_web import ROOT, TABLET, browser, start  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "Scripts"))
 from sample_map import build_map  # noqa: E402
@@ -107,16 +104,7 @@ class Seat:
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("hoard")
-    parser.add_argument("--artefacts", default=str(ROOT / "artefacts/browser"))
-    parser.add_argument("--keep", action="store_true", help="keep the data directory")
-    arguments = parser.parse_args()
-    shots = Path(arguments.artefacts)
-    shots.mkdir(parents=True, exist_ok=True)
-    check = Check()
-    work = Path(tempfile.mkdtemp(prefix="hoard-table-"))
-    server = Server(os.path.abspath(arguments.hoard), work)
+    arguments, shots, check, work, server = start(__doc__, "hoard-table-")
     seats = []
     try:
         # A session whose last token is hidden, its art used nowhere else on the map.
@@ -303,12 +291,7 @@ def main():
         server.stop()
         if not arguments.keep:
             subprocess.run(["rm", "-rf", str(work)])
-    print(f"\nscreenshots in {shots}")
-    if check.failures:
-        print(f"{len(check.failures)} table check(s) failed", file=sys.stderr)
-        return 1
-    print("all table checks passed")
-    return 0
+    return check.report(shots, "table")
 
 
 if __name__ == "__main__":
