@@ -34,7 +34,7 @@ from sample_map import build_map  # noqa: E402
 from test_web import browser  # noqa: E402
 
 PAGE = os.environ.get("TABLE_PAGE", "/join")  # the seat is in sessionStorage: the page sits at once
-TABLE_SCRIPTS = ["join.js", "table.js", "live.js", "blobs.js", "tablestate.js", "host.js", "mapview.js", "api.js", "dom.js"]
+TABLE_SCRIPTS = ["join.js", "table.js", "gestures.js", "live.js", "blobs.js", "tablestate.js", "host.js", "mapview.js", "api.js", "dom.js"]
 
 
 def png(width, height, seed):

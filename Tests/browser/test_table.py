@@ -205,6 +205,23 @@ def main():
         pia.driver.find_element(By.CSS_SELECTOR, "[data-tool=move]").click()
         pia.shot("04-player-drew")
 
+        # Drag on the floor pans; two fingers pinch the table larger (touch events, as a tablet sends them).
+        x0 = pia.js("return window.hoardTable.view.x")
+        pia.drag((0, 0), (2, 1))
+        check.that(pia.js("return window.hoardTable.view.x") > x0 + 10, "dragging the floor pans the table")
+        tile0 = pia.js("return window.hoardTable.view.tile")
+        cx, cy = pia.js("const b = document.getElementById('table-canvas').getBoundingClientRect(); return [b.left + b.width / 2, b.top + b.height / 2]")
+        pia.driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+        touch = lambda kind, spread: pia.driver.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": kind, "touchPoints": [] if kind == "touchEnd" else [
+            {"x": cx - spread, "y": cy, "id": 1}, {"x": cx + spread, "y": cy, "id": 2}]})
+        touch("touchStart", 30)
+        for spread in (45, 60, 75, 90):
+            touch("touchMove", spread)
+        touch("touchEnd", 0)
+        tile1 = pia.js("return window.hoardTable.view.tile")
+        check.that(tile1 > tile0 * 2, f"a pinch zooms the table in (tile {tile0:.0f} → {tile1:.0f} px)")
+        pia.driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
+
         # Zoom in with the wheel: sharper variants than the smallest are fetched.
         before = pia.js("return window.hoardTable.loader.stats.batches + window.hoardTable.loader.stats.gets")
         pia.js("""const c = document.getElementById('table-canvas'); const b = c.getBoundingClientRect();
@@ -212,7 +229,7 @@ def main():
               clientY: b.top + b.height / 2, bubbles: true, cancelable: true}));""")
         pia.until(lambda: pia.js("return window.hoardTable.loader.stats.batches + window.hoardTable.loader.stats.gets") > before,
                   "sharper variants after zooming in")
-        check.that(pia.js("return window.hoardTable.view.tile") > 60, "the wheel zooms in, and sharper variants are fetched")
+        check.that(pia.js("return window.hoardTable.view.tile") > tile1, "the wheel zooms in, and sharper variants are fetched")
         pia.shot("05-zoomed")
 
         # 6. A hidden token never reaches a player: not in what the page fetched, its WebSocket, or its state.

@@ -2,7 +2,7 @@
 // reveal, assign or remove the selected token, save the table as a map, or replace the map with a saved one.
 import {pictureURL, query, thumbnailDigest} from './api.js';
 import {h, replace, toast} from './dom.js';
-import {newId} from './table.js';
+import {newId} from './tablestate.js';
 
 export function hostControls(main, table, request) {
   const {session, state} = table;

@@ -1,5 +1,6 @@
 // The live table: the session's map on a canvas that pans and zooms, kept current by the live channel, and what a
-// player does at it (drag their token, ping, draw on their layer, talk). The host's extra controls are in host.js.
+// player does at it (drag their token, ping, draw on their layer, talk). Hands are read by gestures.js; the host's
+// extra controls are in host.js.
 //
 // Drawing reuses mapview.js's painter; pictures come through blobs.js, every asset's smallest variant first, then,
 // as the player zooms in, the smallest variant at least as wide as the asset on screen.
@@ -8,13 +9,10 @@ import {h, replace, toast} from './dom.js';
 import {LiveChannel} from './live.js';
 import {layers, paint, resolver} from './mapview.js';
 import {applyOp, artOf} from './tablestate.js';
+import {attachGestures, zoomLimits} from './gestures.js';
 
-const MIN_TILE = 4;
-const MAX_TILE = 400;
 const PING_MS = 2000;
 
-/** A short random id for a stroke or token. */
-export const newId = (prefix) => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
 
 /**
  * Opens the table of session `sessionId` with `token` in `main`. `seat`: {participantId, isHost}.
@@ -67,7 +65,7 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
   const fit = () => {
     const width = frame.clientWidth || 600;
     const height = frame.clientHeight || 400;
-    view.tile = Math.max(MIN_TILE, Math.min(96, Math.min(width / world.width, height / world.height)));
+    view.tile = Math.max(zoomLimits.min, Math.min(96, Math.min(width / world.width, height / world.height)));
     view.x = (width - world.width * view.tile) / 2;
     view.y = (height - world.height * view.tile) / 2;
   };
@@ -163,7 +161,7 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
         context.beginPath(); context.arc(c.x, c.y, c.r + 2, 0, Math.PI * 2); context.stroke();
       }
     }
-    if (state.drag?.moved) {
+    if (state.drag?.moved && state.drag.token) {
       const art = resolve(state.drag.token.asset) ?? {footprint: {width: 1, height: 1}};
       const image = images.get(state.drag.token.asset)?.image;
       context.globalAlpha = 0.65;
@@ -279,117 +277,14 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
   });
 
   // Pointer, wheel and pinch.
-  const pointers = new Map();
-  let pinch = null;
-  const local = (event) => {
-    const box = canvas.getBoundingClientRect();
-    return [event.clientX - box.left, event.clientY - box.top];
-  };
-  const tileAt = ([px, py]) => [(px - view.x) / view.tile, (py - view.y) / view.tile];
-  const tokenAt = (point) => {
-    const [tx, ty] = tileAt(point);
-    for (let i = world.tokens.length - 1; i >= 0; i--) {
-      const token = world.tokens[i];
-      const art = resolve(token?.asset) ?? {footprint: {width: 1, height: 1}};
-      if (tx >= token.x && ty >= token.y && tx < token.x + art.footprint.width && ty < token.y + art.footprint.height) return token;
-    }
-    return null;
-  };
-  const zoomAt = ([px, py], factor) => {
-    const tile = Math.max(MIN_TILE, Math.min(MAX_TILE, view.tile * factor));
-    view.x = px - (px - view.x) * (tile / view.tile);
-    view.y = py - (py - view.y) * (tile / view.tile);
-    view.tile = tile;
-    canvas.dataset.tile = String(Math.round(tile));
-    render();
-    sharpen();
-  };
-  canvas.addEventListener('wheel', (event) => {
-    event.preventDefault();
-    zoomAt(local(event), Math.exp(-event.deltaY * 0.0015));
-  }, {passive: false});
-  canvas.addEventListener('pointerdown', (event) => {
-    canvas.setPointerCapture(event.pointerId);
-    const point = local(event);
-    pointers.set(event.pointerId, point);
-    if (pointers.size === 2) {
-      const [a, b] = [...pointers.values()];
-      pinch = {distance: Math.hypot(a[0] - b[0], a[1] - b[1]), tile: view.tile};
-      state.drag = null; state.stroke = null;
-      return;
-    }
-    if (state.tool === 'ping') {
-      const [x, y] = tileAt(point);
-      live.send({kind: 'ping', x: Math.max(0, Math.min(world.width, x)), y: Math.max(0, Math.min(world.height, y))}).catch(refused('the ping'));
-      return;
-    }
-    if (state.tool === 'draw') {
-      state.stroke = {id: newId('s'), color: state.colour, width: 0.08, points: [tileAt(point)]};
-      if (!isHost && me) state.stroke.layer = `p:${me}`;
-      return;
-    }
-    const token = tokenAt(point);
-    state.drag = token ? {token, start: point, tile: [token.x, token.y], moved: false} : {pan: true, start: point, origin: [view.x, view.y]};
+  const tileAt = attachGestures(canvas, {
+    view, state, isHost, me, render, sharpen,
+    get world() { return world; },
+    get resolve() { return resolve; },
+    send: (op, what) => live.send(op).catch(refused(what)),
+    moving: () => setStatus(''),
+    select: (token) => { state.selected = token.id; main.dispatchEvent(new CustomEvent('table:select', {detail: token})); },
   });
-  canvas.addEventListener('pointermove', (event) => {
-    if (!pointers.has(event.pointerId)) return;
-    const point = local(event);
-    pointers.set(event.pointerId, point);
-    if (pinch && pointers.size === 2) {
-      const [a, b] = [...pointers.values()];
-      const factor = (pinch.tile * Math.hypot(a[0] - b[0], a[1] - b[1]) / pinch.distance) / view.tile;
-      zoomAt([(a[0] + b[0]) / 2, (a[1] + b[1]) / 2], factor);
-      return;
-    }
-    if (state.stroke) {
-      const [x, y] = tileAt(point);
-      const last = state.stroke.points[state.stroke.points.length - 1];
-      if (Math.hypot(x - last[0], y - last[1]) > 0.05 && state.stroke.points.length < 10000) state.stroke.points.push([x, y]);
-      render();
-      return;
-    }
-    const drag = state.drag;
-    if (!drag) return;
-    if (Math.hypot(point[0] - drag.start[0], point[1] - drag.start[1]) > 4) drag.moved = true;
-    if (drag.pan) {
-      view.x = drag.origin[0] + point[0] - drag.start[0];
-      view.y = drag.origin[1] + point[1] - drag.start[1];
-    } else if (drag.moved) {
-      const [tx, ty] = tileAt(point);
-      const art = resolve(drag.token.asset) ?? {footprint: {width: 1, height: 1}};
-      drag.tile = [Math.max(0, Math.min(world.width - art.footprint.width, Math.floor(tx - art.footprint.width / 2 + 0.5))),
-        Math.max(0, Math.min(world.height - art.footprint.height, Math.floor(ty - art.footprint.height / 2 + 0.5)))];
-    }
-    render();
-  });
-  const release = (event) => {
-    pointers.delete(event.pointerId);
-    if (pinch) { if (pointers.size < 2) pinch = null; return; }
-    if (state.stroke) {
-      const stroke = state.stroke;
-      state.stroke = null;
-      const clamp = ([x, y]) => [Math.max(0, Math.min(world.width, x)), Math.max(0, Math.min(world.height, y))];
-      stroke.points = stroke.points.map(clamp).map(([x, y]) => [Math.round(x * 100) / 100, Math.round(y * 100) / 100]);
-      if (stroke.points.length === 1) stroke.points.push([stroke.points[0][0] + 0.01, stroke.points[0][1]]);
-      live.send({kind: 'stroke', stroke}).catch(refused('the drawing'));
-      render();
-      return;
-    }
-    const drag = state.drag;
-    state.drag = null;
-    if (!drag || drag.pan) { render(); return; }
-    if (!drag.moved) {
-      state.selected = drag.token.id;
-      main.dispatchEvent(new CustomEvent('table:select', {detail: drag.token}));
-    } else if (drag.tile[0] !== drag.token.x || drag.tile[1] !== drag.token.y) {
-      const [x, y] = drag.tile;
-      setStatus('');
-      live.send({kind: 'move', token: drag.token.id, x, y}).catch(refused(`the move of ${drag.token.label ?? `token ${drag.token.number ?? ''}`}`));
-    }
-    render();
-  };
-  canvas.addEventListener('pointerup', release);
-  canvas.addEventListener('pointercancel', release);
 
   for (const button of tools) {
     button.addEventListener('click', () => {

@@ -2,6 +2,9 @@
 // server's HoardCore.Table did before sending it. The server has checked every op and sent this viewer only what
 // it sees, so this applies without asking who may do what.
 
+/** A short random id for a stroke or token. */
+export const newId = (prefix) => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
+
 const list = (value) => (Array.isArray(value) ? value : []);
 
 function upsert(items, item) {
