@@ -293,6 +293,17 @@ def main():
         host.until(lambda: "Saved" in host.driver.find_element(By.ID, "table-status").text, "the saved map")
         check.that(any(m["name"] == "Outpost, mid-game" for m in server.call("GET", "/v1/maps")["maps"]), "the host saves the table as a map")
         host.shot("08-host")
+        # Replacing the map with the saved one: players get their view of it as a snapshot, at the host's sequence number.
+        host.until(lambda: "Outpost, mid-game" in host.driver.find_element(By.ID, "saved-maps").text, "the saved map listed")
+        Select(host.driver.find_element(By.ID, "saved-maps")).select_by_visible_text("Outpost, mid-game")
+        host.driver.find_element(By.ID, "replace-map").click()
+        host.until(lambda: "The map is now" in host.driver.find_element(By.ID, "table-status").text, "the replaced map")
+        for player in (pia, quinn):
+            player.until(lambda: player.js("return window.hoardTable.state.seq") == host.js("return window.hoardTable.state.seq"), "the new map")
+            player.drawn()
+        check.that(sorted(host.js("return window.hoardTable.state.map.tokens.filter((t) => !t.hidden).map((t) => t.id)"))
+                   == sorted(quinn.js("return window.hoardTable.state.map.tokens.map((t) => t.id)")),
+                   "the host replaces the map with a saved one; the players are sent their view of it")
 
         for seat_ in seats:
             problems = seat_.problems()
