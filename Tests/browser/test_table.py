@@ -115,7 +115,7 @@ def main():
         mine, theirs, secret = tokens[0], tokens[1], tokens[-1]
         secret["hidden"] = True
         secret_asset = next(a for a in listed if a["digest"] == secret["asset"])
-        secrets = {secret["id"], secret["asset"], *(v["digest"] for v in secret_asset["variants"])}
+        secrets = {f"\"{secret['id']}\"", secret["asset"], *(v["digest"] for v in secret_asset["variants"])}
         if secret_asset.get("thumbnail"):
             secrets.add(secret_asset["thumbnail"] if isinstance(secret_asset["thumbnail"], str) else secret_asset["thumbnail"]["digest"])
         uses = [item for item in tokens + game["objects"] if item["asset"] == secret["asset"]]
