@@ -242,6 +242,8 @@ struct SessionRoutes: Sendable {
     struct You: Encodable {
         var participantId: String
         var host: Bool
+        /// For the host only: the code players join with (the table page shows the link to share).
+        var joinCode: String?
     }
 
     /// The session as the caller sees it now: its fields, the map (its base with every op applied, less what the
@@ -268,7 +270,8 @@ struct SessionRoutes: Sendable {
         }
         let fields = try JSONBody.encoder.encode(Shown(
             id: session.id, name: session.name, host: session.host, visibility: session.visibility, mapDigest: view.digest,
-            seq: seq, participants: participants, you: You(participantId: seat.participantId, host: seat.actor == .host)))
+            seq: seq, participants: participants, you: You(
+                participantId: seat.participantId, host: seat.actor == .host, joinCode: seat.actor == .host ? session.code : nil)))
         var body = ByteBuffer()
         guard let (map, manifest) = document else {
             body.writeBytes(fields)

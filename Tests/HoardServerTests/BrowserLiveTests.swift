@@ -40,7 +40,10 @@ struct BrowserLiveTests {
             #expect(you["host"] as? Bool == false)
             #expect((you["participantId"] as? String).map { !$0.hasPrefix("host:") } == true)
             let asHost = try await live.client.json(.get, "/v1/sessions/\(live.session)", token: live.fixture.hostToken)
-            #expect((asHost.json["you"] as? [String: Any])?["host"] as? Bool == true)
+            let host = try #require(asHost.json["you"] as? [String: Any])
+            #expect(host["host"] as? Bool == true)
+            #expect((host["joinCode"] as? String)?.count == 9, "the host is given the join code")
+            #expect(you["joinCode"] == nil, "a player is not")
         }
     }
 }

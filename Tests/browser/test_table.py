@@ -132,6 +132,7 @@ def main():
         host.drawn()
         host.until(lambda: host.js("return document.body.dataset.live") == "connected", "the host's channel")
         check.that(host.token(secret["id"]) is not None, "the host's table holds the hidden token")
+        check.that(host.visible("#join-link").get_attribute("href").endswith(f"/join/{code}"), "the host's page shows the link to share")
 
         # 1. A player joins by the code's link, on a tablet.
         pia = Seat("pia", TABLET, shots)

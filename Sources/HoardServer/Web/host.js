@@ -17,7 +17,10 @@ export function hostControls(main, table, request) {
   const save = h('button', {type: 'button', id: 'save-map'}, 'Save the table');
   const saved = h('select', {id: 'saved-maps', 'aria-label': 'Saved maps'});
   const replaceButton = h('button', {type: 'button', id: 'replace-map', class: 'ghost'}, 'Replace the map');
+  const code = session.you?.joinCode;
+  const invite = code ? new URL(`/join/${code}`, location.origin).href : null;
   const panel = h('section', {id: 'host-panel', class: 'host-panel'},
+    invite ? [h('h3', {}, 'Invite players'), h('p', {}, h('a', {id: 'join-link', href: invite}, invite))] : null,
     h('h3', {}, 'Host'), selected, h('div', {class: 'row'}, hide, reveal, remove), h('label', {for: 'assign-token'}, 'Belongs to'), owner,
     h('h3', {}, 'Add a token'), search, results,
     h('h3', {}, 'Map'), h('div', {class: 'row'}, saveName, save), h('div', {class: 'row'}, saved, replaceButton));
