@@ -30,6 +30,9 @@ python3 Benchmarks/catalog.py "$hoard" --sizes 1000,10000 --pack-size 1000 --req
 printf '\033[1m==> the web page in headless Chromium (screenshots in artefacts/browser/)\033[0m\n' >&2
 python3 Tests/browser/test_web.py "$hoard"
 
+printf '\033[1m==> the live table in headless Chromium: a host and two players (screenshots in artefacts/browser/)\033[0m\n' >&2
+python3 Tests/browser/test_table.py "$hoard"
+
 printf '\033[1m==> schemathesis against a live server (zero 5xx, zero schema violations)\033[0m\n' >&2
 Scripts/schemathesis.sh "$hoard"
 

@@ -1,3 +1,4 @@
+import Foundation
 import HoardCatalog
 
 extension AccessIndex {
@@ -14,5 +15,23 @@ extension AccessIndex {
             throw APIError.unauthorized("the token is not known; ask an admin for a new one (hoard token create)")
         }
         return principal
+    }
+
+    /// The subprotocol a browser's live channel answers to, and the prefix of the one that carries its token.
+    static let liveProtocol = "hoard.live"
+    static let tokenProtocolPrefix = "hoard.bearer."
+
+    /// The `Authorization` a request speaks with: its header, else (for a browser's WebSocket, which cannot set
+    /// headers) `Bearer <token>` from a `Sec-WebSocket-Protocol` entry `hoard.bearer.<token>`. The token never goes
+    /// into a URL, so it is not in access logs or the browser's history.
+    static func authorization(header: String?, webSocketProtocols: [String]) -> String? {
+        if let header { return header }
+        for list in webSocketProtocols {
+            for entry in list.split(separator: ",") {
+                let name = entry.trimmingCharacters(in: .whitespaces)
+                if name.hasPrefix(tokenProtocolPrefix) { return "Bearer " + name.dropFirst(tokenProtocolPrefix.count) }
+            }
+        }
+        return nil
     }
 }

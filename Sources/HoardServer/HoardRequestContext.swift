@@ -82,7 +82,8 @@ struct HoardMiddleware: RouterMiddleware {
         let start = ContinuousClock.now
         do {
             var context = context
-            context.principal = try access.principal(authorization: request.headers[.authorization])
+            context.principal = try access.principal(authorization: AccessIndex.authorization(
+                header: request.headers[.authorization], webSocketProtocols: request.headers[values: .secWebSocketProtocol]))
             let response = try await next(request, context)
             metrics.record(method: request.method.rawValue, status: response.status.code, since: start)
             return response

@@ -46,9 +46,12 @@ struct LiveRoutes: Sendable {
 
     func register(on endpoints: Endpoints) {
         endpoints.record(.get, "/v1/sessions/{id}/live")
-        endpoints.router.ws("/v1/sessions/:id/live", shouldUpgrade: { _, context in
+        endpoints.router.ws("/v1/sessions/:id/live", shouldUpgrade: { request, context in
             _ = try await admit(context)
-            return .upgrade([:])
+            // A browser that offered the page's subprotocol (its token rides in another) is answered with it.
+            let offered = request.headers[values: .secWebSocketProtocol].flatMap { $0.split(separator: ",") }
+            let answersProtocol = offered.contains { $0.trimmingCharacters(in: .whitespaces) == AccessIndex.liveProtocol }
+            return .upgrade(answersProtocol ? [.secWebSocketProtocol: AccessIndex.liveProtocol] : [:])
         }, onUpgrade: { inbound, outbound, wsContext in
             let context = wsContext.requestContext
             let (session, principal) = try await admit(context)

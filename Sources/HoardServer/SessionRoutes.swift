@@ -245,6 +245,15 @@ struct SessionRoutes: Sendable {
         var mapDigest: Digest
         var seq: Int64
         var participants: [[String: String]]
+        var you: You
+    }
+
+    /// Who the caller is at the table: a page needs it to know its own tokens and whether to show the host's tools.
+    struct You: Encodable {
+        var participantId: String
+        var host: Bool
+        /// For the host only: the code players join with (the table page shows the link to share).
+        var joinCode: String?
     }
 
     /// The session as the caller sees it now: its fields, the map (its base with every op applied, less what the
@@ -258,7 +267,8 @@ struct SessionRoutes: Sendable {
         let (session, principal) = try visibleSession(context)
         let known = request.uri.queryParameters.get("known").flatMap(Digest.init)
         let (table, seq) = try await hub.current(session: session.id)
-        let view = try views.document(session: session.id, seq: seq, table: table, viewer: Self.seat(principal, at: session).actor)
+        let seat = Self.seat(principal, at: session)
+        let view = try views.document(session: session.id, seq: seq, table: table, viewer: seat.actor)
         var document: (map: ByteBuffer, manifest: ByteBuffer)?
         if known != view.digest {
             let map = ByteBuffer(bytes: view.bytes)
@@ -270,7 +280,8 @@ struct SessionRoutes: Sendable {
         }
         let fields = try JSONBody.encoder.encode(Shown(
             id: session.id, name: session.name, host: session.host, visibility: session.visibility, mapDigest: view.digest,
-            seq: seq, participants: participants))
+            seq: seq, participants: participants, you: You(
+                participantId: seat.participantId, host: seat.actor == .host, joinCode: seat.actor == .host ? session.code : nil)))
         var body = ByteBuffer()
         guard let (map, manifest) = document else {
             body.writeBytes(fields)

@@ -108,7 +108,9 @@ extension UpgradeAnswerer {
             guard parts.count == 5, parts[0].isEmpty, parts[1] == "v1", parts[2] == "sessions", parts[4] == "live" else { return nil }
             let id = HoardRequestContext.percentDecoded(String(parts[3]))
             do {
-                guard let principal = try access.principal(authorization: head.headers.first(name: "authorization")) else {
+                let authorization = AccessIndex.authorization(
+                    header: head.headers.first(name: "authorization"), webSocketProtocols: head.headers[canonicalForm: "sec-websocket-protocol"].map(String.init))
+                guard let principal = try access.principal(authorization: authorization) else {
                     return .unauthorized("send a participant's or member's token")
                 }
                 guard let session = try catalog.session(id: id), SessionRoutes.sees(principal, session) else {

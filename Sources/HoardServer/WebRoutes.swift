@@ -3,7 +3,8 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// The page for people: `/` and its static files under `/web/`, and the share page `/s/{id}`.
+/// The page for people: `/` and its static files under `/web/`, the share page `/s/{id}` and the live table
+/// (`/join`, `/join/{code}`, `/table/{id}`).
 ///
 /// The files live in `Sources/HoardServer/Web/` (a SwiftPM resource folder: plain HTML, CSS and JavaScript modules,
 /// no build step) and are read into memory once, when the router is built. Every answer carries a strict
@@ -71,6 +72,10 @@ struct WebRoutes: Sendable {
         endpoints.on(.get, "/") { _, _ in try serve("index.html") }
         endpoints.on(.get, "/web/{file}") { _, context in try serve(context.parameter("file")) }
         endpoints.on(.get, "/s/{id}") { _, _ in try serve("share.html") }
+        // The live table: a player joins by code (`/join`, `/join/ABCD-EFGH`); a member opens a session's (`/table/{id}`).
+        endpoints.on(.get, "/join") { _, _ in try serve("table.html") }
+        endpoints.on(.get, "/join/{code}") { _, _ in try serve("table.html") }
+        endpoints.on(.get, "/table/{id}") { _, _ in try serve("table.html") }
     }
 
     /// One file, with the security headers; 404 for any name that is not one of the page's files.

@@ -38,6 +38,10 @@ import Testing
         // The page, the server and share links (the link's id is the secret).
         "getWebPage": "200 401 200 200 200 200 200 200 200 401",
         "getWebFile": "200 401 200 200 200 200 200 200 200 401",
+        // The table's pages are static; what they show comes through the API with the tab's token.
+        "getJoinPage": "200 401 200 200 200 200 200 200 200 401",
+        "getJoinPageWithCode": "200 401 200 200 200 200 200 200 200 401",
+        "getTablePage": "200 401 200 200 200 200 200 200 200 401",
         "getHealth": "200 401 200 200 200 200 200 200 200 401",
         "getMetrics": "401 401 403 403 403 403 200 403 403 401",
         "getSharePage": "200 401 200 200 200 200 200 200 200 401",
@@ -118,6 +122,9 @@ import Testing
         switch operation {
         case "getWebPage": return (.get, "/", nil, "")
         case "getWebFile": return (.get, "/web/app.js", nil, "")
+        case "getJoinPage": return (.get, "/join", nil, "")
+        case "getJoinPageWithCode": return (.get, "/join/\(id["code"] ?? "")", nil, "")
+        case "getTablePage": return (.get, "/table/\(id["session"] ?? "")", nil, "")
         case "getSharePage": return (.get, "/s/\(id["share"] ?? "")", nil, "")
         case "getHealth": return (.get, "/healthz", nil, "")
         case "getMetrics": return (.get, "/metrics", nil, "")

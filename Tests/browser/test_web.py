@@ -89,6 +89,15 @@ class Check:
         if not condition:
             self.failures.append(message)
 
+    def report(self, shots, what="browser"):
+        """Says where the screenshots are and how the run went; the process's exit status."""
+        print(f"\nscreenshots in {shots}")
+        if self.failures:
+            print(f"{len(self.failures)} {what} check(s) failed", file=sys.stderr)
+            return 1
+        print(f"all {what} checks passed")
+        return 0
+
 
 class Server:
     def __init__(self, hoard, work):
@@ -137,30 +146,37 @@ class Server:
         self.log.close()
 
 
-def browser(width, height, scale=1):
+def browser(width, height, scale=1, logs=("browser",)):
+    """Headless Chromium at width × height CSS pixels and `scale` device pixels a CSS pixel, keeping the log types
+    named (`performance`: CDP events)."""
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", f"--window-size={width},{height}",
                      f"--force-device-scale-factor={scale}", "--lang=en-GB"):
         options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    options.set_capability("goog:loggingPrefs", {name: "ALL" for name in logs})
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     if width < 500:  # narrower than Chromium's smallest window: a phone's screen, emulated
         driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": scale, "mobile": True})
     return driver
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def start(description, prefix):
+    """Reads the command line (hoard, --artefacts, --keep) and serves a fresh data directory: what every browser test
+    begins with. Returns (arguments, screenshot folder, Check, work folder, Server)."""
+    parser = argparse.ArgumentParser(description=description.split("\n\n")[0])
     parser.add_argument("hoard")
     parser.add_argument("--artefacts", default=str(ROOT / "artefacts/browser"))
     parser.add_argument("--keep", action="store_true", help="keep the data directory")
     arguments = parser.parse_args()
     shots = Path(arguments.artefacts)
     shots.mkdir(parents=True, exist_ok=True)
-    check = Check()
-    work = Path(tempfile.mkdtemp(prefix="hoard-browser-"))
-    server = Server(os.path.abspath(arguments.hoard), work)
+    work = Path(tempfile.mkdtemp(prefix=prefix))
+    return arguments, shots, Check(), work, Server(os.path.abspath(arguments.hoard), work)
+
+
+def main():
+    arguments, shots, check, work, server = start(__doc__, "hoard-browser-")
     driver = browser(*TABLET)
     # The page re-renders as data arrives: an element found a moment ago may be gone; look again.
     wait = WebDriverWait(driver, 20, ignored_exceptions=[StaleElementReferenceException])
@@ -628,12 +644,7 @@ def main():
         server.stop()
         if not arguments.keep:
             subprocess.run(["rm", "-rf", str(work)])
-    print(f"\nscreenshots in {shots}")
-    if check.failures:
-        print(f"{len(check.failures)} browser check(s) failed", file=sys.stderr)
-        return 1
-    print("all browser checks passed")
-    return 0
+    return check.report(shots)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ import {loadImage} from './api.js';
 const isDigest = (value) => typeof value === 'string' && /^sha256:[0-9a-f]{64}$/.test(value);
 
 /** What a reference names: an asset of the manifest (with variants and footprint) or a bare picture blob. */
-function resolver(manifest) {
+export function resolver(manifest) {
   const assets = new Map((manifest?.assets ?? []).map((asset) => [asset.digest, asset]));
   const blobs = new Map((manifest?.blobs ?? []).map((blob) => [blob.digest, blob]));
   return (reference) => {
@@ -119,9 +119,10 @@ export async function drawMap(canvas, map, manifest, maxWidth, maxHeight = Infin
   return {references: references.size, drawn: images.size};
 }
 
-function paint(context, world, resolve, images, tile, ratio) {
+/** Paints `world` (from layers()) with `tile` CSS pixels a tile, its top-left corner at `origin` (CSS pixels). */
+export function paint(context, world, resolve, images, tile, ratio, origin = [0, 0]) {
   const {width, height} = world;
-  context.setTransform(ratio, 0, 0, ratio, 0, 0);
+  context.setTransform(ratio, 0, 0, ratio, origin[0] * ratio, origin[1] * ratio);
   context.fillStyle = world.color;
   context.fillRect(0, 0, width * tile, height * tile);
   const picture = (reference) => images.get(reference)?.image;
