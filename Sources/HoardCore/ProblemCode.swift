@@ -79,6 +79,8 @@ public enum ProblemCode: String, Sendable, Codable, CaseIterable {
     case unreadableInput = "UNREADABLE_INPUT"
     /// The data directory or blob store failed (disk full, permissions, corruption).
     case storageFailure = "STORAGE_FAILURE"
+    /// Whoever started the import cancelled it before it was recorded; nothing was stored.
+    case importCancelled = "IMPORT_CANCELLED"
 }
 
 /// How serious a problem is: an error refuses the pack, a warning is reported and the import goes on.

@@ -55,18 +55,21 @@ struct ArchiveScan: Sendable {
             || name.hasPrefix("._")
     }
 
+    /// What a cancelled import is refused with (``Importer/Options/isCancelled``).
+    static let cancelled = ArchiveError(.importCancelled, "the import was cancelled; nothing was stored")
+
     /// Reads the archive at `path`; throws ``ArchiveError`` for the first container-level violation. `staged` is told
     /// of each picture as soon as it is staged and its header passed, on another thread.
     /// `shared` is the bundle's budgets when the archive is one of its packs; archives inside it are then skipped
     /// (one level of nesting), else staged for ``innerArchives``.
     static func read(
         path: String, limits: ImportLimits, into area: StagingArea, progress: (@Sendable (ImportProgress) -> Void)?,
-        staged: (@Sendable (StagedPicture) -> Void)? = nil, shared: SharedBudget? = nil
+        staged: (@Sendable (StagedPicture) -> Void)? = nil, shared: SharedBudget? = nil, stop: (@Sendable () -> Bool)? = nil
     ) throws -> ArchiveScan {
         let reader = try ArchiveFormats.open(path: path, limits: limits, shared: shared)
         let pipeline = StagingPipeline(area: area, limits: limits, staged: staged)
         do {
-            return try read(reader, limits: limits, pipeline: pipeline, progress: progress, stagesArchives: shared == nil)
+            return try read(reader, limits: limits, pipeline: pipeline, progress: progress, stagesArchives: shared == nil, stop: stop)
         } catch {
             pipeline.cancel()
             throw error
@@ -75,13 +78,14 @@ struct ArchiveScan: Sendable {
 
     private static func read(
         _ reader: any ArchiveReader, limits: ImportLimits, pipeline: StagingPipeline, progress: (@Sendable (ImportProgress) -> Void)?,
-        stagesArchives: Bool
+        stagesArchives: Bool, stop: (@Sendable () -> Bool)?
     ) throws -> ArchiveScan {
         var scan = ArchiveScan(archiveSize: reader.archiveSize)
         var lastReport = Date.distantPast
         var skipped = SkippedFiles()
         var isUnderOneFolder = true
         while let entry = try reader.nextEntry() {
+            if let stop, stop() { throw cancelled }
             scan.entries += 1
             if let progress, Date().timeIntervalSince(lastReport) > 0.1 {
                 lastReport = Date()

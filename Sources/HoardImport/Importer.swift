@@ -46,6 +46,9 @@ public struct Importer: Sendable {
         /// The archive's name in reports (and for naming the pack, with `namesFromFileName`) when its path does not
         /// give it: an inner archive staged as `N.blob`, an upload's spool file.
         public var archiveName: String?
+        /// Asked between entries and before anything is published: true stops the import (`IMPORT_CANCELLED`), and
+        /// nothing is stored. Once the publish has begun the import runs to its end.
+        public var isCancelled: (@Sendable () -> Bool)?
         /// The bundle's budgets when this archive is one of its packs.
         var budget: SharedBudget?
         /// Creates default options.
@@ -97,8 +100,9 @@ public struct Importer: Sendable {
             var staged: (@Sendable (StagedPicture) -> Void)?
             if let ahead { staged = { ahead.submit($0) } }
             let budget = options.budget
+            let stop = options.isCancelled
             scan = try await offloaded { [staged] in
-                try ArchiveScan.read(path: path, limits: limits, into: area, progress: progress, staged: staged, shared: budget)
+                try ArchiveScan.read(path: path, limits: limits, into: area, progress: progress, staged: staged, shared: budget, stop: stop)
             }
             if scan.isBundle {
                 ahead?.wait()
@@ -173,6 +177,7 @@ public struct Importer: Sendable {
             problems.append(problem)
         }
         guard !problems.contains(where: { $0.severity == .error }) else { throw refuse(problems) }
+        if options.isCancelled?() == true { throw refuse([ArchiveScan.cancelled.problem]) }
 
         do {
             let (commit, summary, outcome) = try await publishAndRecord(plan, area: area, packName: packName, group: options.group) {

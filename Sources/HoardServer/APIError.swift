@@ -115,7 +115,7 @@ public struct APIError: HTTPResponseError, Sendable {
         ("MISSING_BLOBS", 409), ("UNKNOWN_CODE", 404), ("MAP_EXISTS", 409), ("CORRUPT_BLOB", 500),
         ("NOT_A_PICTURE", 415), ("REF_CONFLICT", 412),
         ("UNREADABLE_BLOB", 500), ("UPGRADE_REQUIRED", 426), ("NOT_IMPLEMENTED", 501),
-    ] + ProblemCode.allCases.map { ($0.rawValue, $0 == .packConflict ? 409 : $0 == .storageFailure ? 507 : 422) }
+    ] + ProblemCode.allCases.map { ($0.rawValue, [.packConflict, .importCancelled].contains($0) ? 409 : $0 == .storageFailure ? 507 : 422) }
 
     struct Body: Encodable {
         struct Inner: Encodable {

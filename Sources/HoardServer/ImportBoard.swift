@@ -20,6 +20,7 @@ final class ImportBoard: Sendable {
     private struct Slot {
         var groupId: Int64
         var entry: Entry
+        var isCancelled = false
     }
 
     private let slots = Mutex<[String: Slot]>([:])
@@ -55,6 +56,21 @@ final class ImportBoard: Sendable {
     /// Stops following `id`.
     func finish(_ id: String) {
         _ = slots.withLock { $0.removeValue(forKey: id) }
+    }
+
+    /// Asks the import to stop (its importer stops at its next entry, or before publishing); false when no import of
+    /// the caller's group (or, for an operator, any import) is in flight under `id`.
+    func cancel(_ id: String, groupId: Int64, isAdmin: Bool) -> Bool {
+        slots.withLock { slots in
+            guard let slot = slots[id], isAdmin || slot.groupId == groupId else { return false }
+            slots[id]?.isCancelled = true
+            return true
+        }
+    }
+
+    /// Whether the import under `id` was asked to stop.
+    func isCancelled(_ id: String) -> Bool {
+        slots.withLock { $0[id]?.isCancelled == true }
     }
 
     /// The import's progress, when it is in flight and the caller's group started it (or the caller is an admin).

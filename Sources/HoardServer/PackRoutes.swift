@@ -24,6 +24,19 @@ struct PackRoutes: Sendable {
         endpoints.on(.patch, "/v1/packs/{name}") { request, context in try await patch(request, context) }
         endpoints.on(.delete, "/v1/packs/{name}") { request, context in try await delete(request, context) }
         endpoints.on(.get, "/v1/imports/{id}") { _, context in try importProgress(context) }
+        endpoints.on(.delete, "/v1/imports/{id}") { _, context in try cancelImport(context) }
+    }
+
+    /// DELETE: asks the import that named this id to stop; it answers its upload with 409 `IMPORT_CANCELLED` and stores
+    /// nothing, unless it was already publishing (then it finishes). 202: asked.
+    func cancelImport(_ context: HoardRequestContext) throws -> Response {
+        let principal = try context.requireMember()
+        let id = context.parameter("id")
+        guard imports.cancel(id, groupId: principal.groupId, isAdmin: principal.isAdmin) else {
+            throw APIError.notFound("no import in progress with id '\(id.prefix(64))'; it has finished, or never started")
+        }
+        context.logger.info("import cancellation asked", metadata: ["import": "\(id)"])
+        return Response(status: .accepted)
     }
 
     /// GET: how far the upload that named this id has got; 404 before its first byte and after its answer.
@@ -171,6 +184,10 @@ struct PackRoutes: Sendable {
         try spool.finish()
         // Conservative: the archive's size before deduplication.
         try hoard.catalog.requireQuota(group: options.group, adding: size, for: "this archive")
+        if let followed {
+            guard !imports.isCancelled(followed) else { throw refusal(ImportError(archive: options.archiveName ?? "upload", problems: [Problem(.importCancelled, "the import was cancelled; nothing was stored")]), context) }
+            options.isCancelled = { [imports] in imports.isCancelled(followed) }
+        }
         let outcome: ImportOutcome
         do {
             outcome = try await hoard.importArchive(at: spool.path, options: options) { [imports] progress in
@@ -212,7 +229,7 @@ struct PackRoutes: Sendable {
     /// The status of an archive refused with `code`.
     static func status(refusing code: ProblemCode) -> HTTPResponse.Status {
         switch code {
-        case .packConflict: .conflict
+        case .packConflict, .importCancelled: .conflict
         case .storageFailure: .init(code: 507, reasonPhrase: "Insufficient Storage")
         default: .unprocessableContent
         }

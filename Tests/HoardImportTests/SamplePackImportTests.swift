@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import HoardCatalog
 import HoardCore
@@ -130,6 +131,22 @@ struct SamplePackImportTests {
         #expect(try test.snapshot() == before)
     }
 
+    @Test func aCancelledImportStoresNothing() async throws {
+        let test = try TestHoard()
+        defer { test.remove() }
+        let before = try test.snapshot()
+        for stopsAfter in [0, 3] {
+            let asked = Counter()
+            var options = Importer.Options()
+            options.isCancelled = { asked.next() > stopsAfter }
+            let error = await #expect(throws: ImportError.self) {
+                try await test.hoard.importPack(at: Fixtures.pack("scifi-outpost.zip"), options: options)
+            }
+            #expect(error?.code == .importCancelled)
+            #expect(try test.snapshot() == before, "nothing stored when stopped after \(stopsAfter) entries")
+        }
+    }
+
     @Test func twoGroupsImportTheSamePackEachAsTheirOwn() async throws {
         let test = try TestHoard()
         defer { test.remove() }
@@ -186,4 +203,10 @@ struct VariantGroupingTests {
         #expect(error.errors.map(\.code) == [.variantMismatch])
         #expect(error.errors.first?.entry == "objects/door@2x.png")
     }
+}
+
+/// Counts calls from any thread.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    func next() -> Int { count.withLock { $0 += 1; return $0 } }
 }

@@ -57,6 +57,7 @@ import Testing
         "uploadPack": "401 401 200 200 201 201 201 403 403 401",
         // An import's progress is its group's (BrowseListingTests); an id no import holds is 404 to every member.
         "getImportProgress": "401 401 404 404 404 404 404 403 403 401",
+        "cancelImport": "401 401 404 404 404 404 404 403 403 401",
         "listAssets": "200 401 200 200 200 200 200 200 200 401",
         "getAssetDescriptor": "404 401 404 404 200 200 200 200 404 401",
         // A variant of red's pack: red, operators, and the participant whose table shows it.
@@ -144,6 +145,7 @@ import Testing
         case "listPacks": return (.get, "/v1/packs", nil, "")
         case "uploadPack": return (.post, "/v1/packs", world.bodies["archive"], "application/zip")
         case "getImportProgress": return (.get, "/v1/imports/no-such-import", nil, "")
+        case "cancelImport": return (.delete, "/v1/imports/no-such-import", nil, "")
         case "deletePack": return (.delete, pack, nil, "")
         case "getPack": return (.get, pack, nil, "")
         case "setPackVisibility": return (.patch, pack, json(["isPublic": true]), "application/json")

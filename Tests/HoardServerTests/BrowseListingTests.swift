@@ -100,4 +100,34 @@ import Testing
         #expect(board.entry("import-one", groupId: 1, isAdmin: false) == nil)
         #expect(!ImportBoard.isValid("short") && !ImportBoard.isValid("has space in it") && ImportBoard.isValid("abcdef12-3456"))
     }
+
+    /// Cancel, asked while the archive arrives: the upload is answered 409 IMPORT_CANCELLED and nothing is stored.
+    @Test func anUploadCancelledWhileItArrivesStoresNothing() async throws {
+        try await Fixture.with(packs: false) { fixture in
+            let archive = Array(try Data(contentsOf: URL(fileURLWithPath: Fixture.packPath(Fixture.dungeon))))
+            try await fixture.run(.live) { client in
+                let port = try #require(client.port)
+                #expect(try await client.json(.delete, "/v1/imports/no-such-import", token: fixture.red).status == .notFound)
+                let socket = try await RawSocket.connect(port: port)
+                defer { socket.close() }
+                let half = archive.count / 2
+                try await socket.send(Array((
+                    "POST /v1/packs?progress=cancel-me-1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(fixture.red)\r\n"
+                    + "Content-Type: application/zip\r\nContent-Length: \(archive.count)\r\n\r\n").utf8) + archive[..<half])
+                let receiving = await Fixture.eventually {
+                    (try? await client.json(.get, "/v1/imports/cancel-me-1", token: fixture.red).json["bytesDone"] as? Int) == half
+                }
+                #expect(receiving, "the board follows the upload")
+                #expect(try await client.json(.delete, "/v1/imports/cancel-me-1", token: fixture.blue).status == .notFound, "not blue's")
+                #expect(try await client.json(.delete, "/v1/imports/cancel-me-1", token: fixture.red).status == .accepted)
+                try await socket.send(Array(archive[half...]))
+                let (head, rest) = try await socket.receiveHeadAndRest()
+                #expect(head.hasPrefix("HTTP/1.1 409"), "\(head)")
+                let body = String(decoding: rest, as: UTF8.self)
+                #expect(body.contains("IMPORT_CANCELLED"), "\(body)")
+                #expect(try fixture.hoard.catalog.packs().isEmpty)
+                #expect(fixture.leftovers().isEmpty)
+            }
+        }
+    }
 }

@@ -204,7 +204,9 @@ export async function loadImage(digest) {
 /**
  * Uploads a pack with XMLHttpRequest so the upload's progress can be shown: onProgress(sent, total, done) as bytes
  * leave. `params` are the query's (name, fileName, progress). Returns {done, cancel}: `done` resolves to
- * {status, body} once the server has imported (or refused) the archive; `cancel()` stops the upload.
+ * {status, body} once the server has imported (or refused) the archive; `cancel()` stops the upload, or, once the
+ * archive is sent, asks the server to stop its import (`DELETE /v1/imports/{progress}`): the upload is then answered
+ * 409 IMPORT_CANCELLED with nothing stored, or imported when the server was already publishing.
  */
 export function uploadPack(file, params, onProgress) {
   const request = new XMLHttpRequest();
@@ -221,12 +223,11 @@ export function uploadPack(file, params, onProgress) {
       resolve({status: request.status, body});
     });
     request.addEventListener('error', () => reject(new Error('The connection to the server failed during the upload. Check the server is running, then upload again.')));
-    request.addEventListener('abort', () => reject(new Error(sent
-      ? 'Cancelled. The server had the whole archive and may still finish importing it; look for the pack under Browse.'
-      : 'Cancelled; the archive was not sent, nothing was stored.')));
+    request.addEventListener('abort', () => reject(new Error('Cancelled; the archive was not sent, nothing was stored.')));
     request.send(file);
   });
-  return {done, cancel: () => request.abort()};
+  const stopImport = () => fetch(`/v1/imports/${encodeURIComponent(params.progress)}`, {method: 'DELETE', headers: headers(), credentials: 'omit'});
+  return {done, cancel: () => (sent && params.progress ? stopImport().catch(() => request.abort()) : request.abort())};
 }
 
 /** How far the server's import of an upload that named `id` has got; null once it has answered. */

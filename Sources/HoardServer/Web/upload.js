@@ -23,6 +23,7 @@ const WORDS = {
   IGNORED_ENTRY: 'Skipped',
   EMPTY_PACK: 'No pictures found',
   PACK_CONFLICT: 'The pack name or version is taken',
+  IMPORT_CANCELLED: 'Cancelled: nothing was stored',
   QUOTA_EXCEEDED: 'Your group is out of space',
 };
 
@@ -266,7 +267,8 @@ export async function showUpload(main) {
       const result = await upload.done;
       progress.classList.toggle('failed', result.status >= 400);
       if (result.status < 400) setBar(importProgressBar, importBar, 100);
-      status.textContent = result.status >= 400 ? `Sent ${bytes(picked.size)}; the pack was refused.` : `Sent ${bytes(picked.size)} and imported.`;
+      status.textContent = result.body?.error?.code === 'IMPORT_CANCELLED' ? 'Cancelled: the server stopped the import and stored nothing.'
+        : result.status >= 400 ? `Sent ${bytes(picked.size)}; the pack was refused.` : `Sent ${bytes(picked.size)} and imported.`;
       if (result.status < 400) forgetBrowse();
       replace(out, report(result.status, result.body));
       clearForm();
