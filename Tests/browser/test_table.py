@@ -17,6 +17,7 @@ Needs: scripts/setup.sh --browser (chromium, chromium-driver, selenium).
 import json
 import subprocess
 import sys
+import time
 import traceback
 from pathlib import Path
 
@@ -305,6 +306,13 @@ def main():
         check.that(sorted(host.js("return window.hoardTable.state.map.tokens.filter((t) => !t.hidden).map((t) => t.id)"))
                    == sorted(quinn.js("return window.hoardTable.state.map.tokens.map((t) => t.id)")),
                    "the host replaces the map with a saved one; the players are sent their view of it")
+
+        # The host removes Pia: her page stops reconnecting and says why.
+        server.call("DELETE", f"/v1/sessions/{created['id']}/participants/{pia_id}")
+        pia.until(lambda: "removed you" in pia.driver.find_element(By.ID, "live-status").text, "the page to say she was removed")
+        time.sleep(1.5)
+        check.that(pia.js("return document.body.dataset.live") == "ended", "a removed player's page says so and does not reconnect")
+        pia.shot("10-player-removed")
 
         for seat_ in seats:
             problems = seat_.problems()

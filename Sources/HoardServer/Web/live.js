@@ -50,10 +50,20 @@ export class LiveChannel {
       this.settle(event);
       this.onEvent(event);
     });
-    socket.addEventListener('close', (close) => {
+    socket.addEventListener('close', async (close) => {
       if (this.socket !== socket) return;
       this.socket = null;
       if (this.closed) return;
+      // The server's word that the seat is gone: the host removed this player (4403) or ended the game (1001).
+      const ended = close.code === 4403 ? 'the host removed you from the table'
+        : close.code === 1001 && /session ended/.test(close.reason) ? 'the host ended the game' : null;
+      if (ended) return this.end(ended);
+      // A refused reconnection says nothing to a page: ask the session whether the seat still exists.
+      if (!opened) {
+        const seat = await fetch(`/v1/sessions/${encodeURIComponent(this.sessionId)}`,
+          {headers: {Authorization: `Bearer ${this.token}`}, credentials: 'omit'}).then((r) => r.status, () => 0);
+        if (seat === 401 || seat === 404) return this.end('the game has ended, or you were removed from it');
+      }
       this.onStatus('reconnecting', opened ? `the connection dropped (${close.code})` : 'the server cannot be reached');
       if (this.held) return;
       setTimeout(() => { if (!this.closed) this.connect(); }, this.retry);
@@ -93,6 +103,14 @@ export class LiveChannel {
   resume() {
     this.held = false;
     if (!this.socket && !this.closed) this.connect();
+  }
+
+  /** The seat is gone: no more reconnecting; waiting ops are refused. */
+  end(why) {
+    this.closed = true;
+    for (const waiting of this.pending.values()) waiting.reject(Object.assign(new Error(why), {code: 'ENDED'}));
+    this.pending.clear();
+    this.onStatus('ended', why);
   }
 
   close() {

@@ -268,7 +268,8 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
     onStatus: (now, detail) => {
       document.body.dataset.live = now;
       liveStatus.className = `live-status ${now}`;
-      liveStatus.textContent = now === 'connected' ? 'Live' : now === 'reconnecting' ? `Reconnecting… (${detail})` : 'Left the table';
+      liveStatus.textContent = now === 'connected' ? 'Live' : now === 'reconnecting' ? `Reconnecting… (${detail})`
+        : detail ? `Left the table: ${detail}` : 'Left the table';
       if (now === 'connected' && me) {
         const person = state.people.get(me);
         if (person) { person.online = true; showPresence(); }
