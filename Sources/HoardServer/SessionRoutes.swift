@@ -352,12 +352,15 @@ struct SessionRoutes: Sendable {
         return Response(status: .noContent)
     }
 
-    /// Removes a participant (the host or an operator): their token answers 401 at once and their sockets close with
-    /// 4403; what they own on the table stays, for the host to give to someone else.
+    /// Removes a participant (the host or an operator), or a participant leaves (their own id): their token answers
+    /// 401 at once and their sockets close with 4403; what they own on the table stays, for the host to give to
+    /// someone else.
     func removeParticipant(_ context: HoardRequestContext) async throws -> Response {
         let (session, principal) = try visibleSession(context)
-        guard Self.isHost(principal, of: session) else { throw APIError.forbidden("only the session's host may remove a participant") }
         let participant = context.parameter("participant")
+        guard Self.isHost(principal, of: session) || principal.participantId == participant else {
+            throw APIError.forbidden("only the session's host may remove another participant")
+        }
         guard try hoard.catalog.removeParticipant(participant, session: session.id) else {
             throw APIError.notFound("no participant \(participant.prefix(100)) in session \(session.id)")
         }

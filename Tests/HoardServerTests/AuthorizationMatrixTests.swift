@@ -75,7 +75,8 @@ import Testing
         "sessionLiveChannel": "401 401 404 404 200 200 200 200 404 401",
         "replaceSessionMap": "401 401 404 404 403 200 200 403 404 401",
         "rotateJoinCode": "401 401 404 404 403 200 200 403 404 401",
-        "removeParticipant": "401 401 404 404 403 204 204 403 404 401",
+        // The participant column is the participant named: leaving is removing oneself.
+        "removeParticipant": "401 401 404 404 403 204 204 204 404 401",
         "endSession": "401 401 404 404 403 204 204 403 404 401",
         // Saved maps are the group's; an operator's group is staff.
         "listMaps": "401 401 200 200 200 200 200 403 403 401",

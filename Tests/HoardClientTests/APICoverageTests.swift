@@ -1,0 +1,123 @@
+import Foundation
+import HoardClientNIO
+import HoardCore
+import Testing
+
+@testable import HoardClient
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Every call of the client's API against a real server, over URLSession and over NIO (the same calls, the same
+/// answers): the lobby and a session's life, saved maps, uploads, refs, share links, packs and asset search.
+@Suite(.timeLimit(.minutes(3))) struct APICoverageTests {
+    /// A 1×1 PNG, made fresh (a random text chunk) so each upload is new.
+    static func picture() -> Data {
+        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+            let body = Array(type.utf8) + data
+            return bigEndian(UInt32(data.count)) + body + bigEndian(crc(body))
+        }
+        func bigEndian(_ value: UInt32) -> [UInt8] { [24, 16, 8, 0].map { UInt8((value >> $0) & 0xFF) } }
+        func crc(_ bytes: [UInt8]) -> UInt32 {
+            var crc: UInt32 = 0xFFFF_FFFF
+            for byte in bytes {
+                crc ^= UInt32(byte)
+                for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+            }
+            return ~crc
+        }
+        // An uncompressed deflate block holding one filter byte and one RGBA pixel.
+        let raw: [UInt8] = [0, 200, 50, 50, 255]
+        var adler = (a: UInt32(1), b: UInt32(0))
+        for byte in raw { adler.a = (adler.a + UInt32(byte)) % 65521; adler.b = (adler.b + adler.a) % 65521 }
+        let deflate: [UInt8] = [0x78, 0x01, 0x01, 5, 0, 0xFA, 0xFF] + raw + bigEndian(adler.b << 16 | adler.a)
+        let note = Array("n\u{0}\(UUID().uuidString)".utf8)
+        return Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", bigEndian(1) + bigEndian(1) + [8, 6, 0, 0, 0])
+            + chunk("tEXt", note) + chunk("IDAT", deflate) + chunk("IEND", []))
+    }
+
+    static let exchanges: [String] = ["URLSession", "NIO"]
+
+    @Test(arguments: exchanges) func everyCallAgainstARealServer(exchange: String) async throws {
+        try await ServerFixture.with { fixture in
+            try await fixture.importPack("dungeon-basics")
+            let host = fixture.client { if exchange == "NIO" { $0.exchange = NIOHTTPExchange(maxConnections: 4, timeout: 30) } }
+
+            // Packs and asset search.
+            let packs = try await host.packs()
+            #expect(packs.map(\.name) == ["dungeon-basics"] && packs.first?.group == "table")
+            let ogres = try await host.assets(AssetSearch(text: "ogre", kind: "token"))
+            #expect(ogres.assets.map(\.name).contains { $0.contains("ogre") } && ogres.assets.allSatisfy { $0.kind == "token" })
+            let large = try await host.assets(AssetSearch(footprint: "2x2"))
+            #expect(!large.assets.isEmpty && large.assets.allSatisfy { $0.footprint?.width == 2 && $0.footprint?.height == 2 })
+            var seen: [Digest] = []
+            var cursor: String?
+            repeat {
+                let page = try await host.assets(AssetSearch(pack: "dungeon-basics", limit: 5, cursor: cursor))
+                seen += page.assets.map(\.digest)
+                cursor = page.nextCursor
+            } while cursor != nil
+            let total = try await host.assets(AssetSearch(pack: "dungeon-basics")).total
+            #expect(seen.count == Set(seen).count && seen.count == total)
+            let ogre = try #require(ogres.assets.first?.digest)
+
+            // A session's life: lobby, map, code, a participant who leaves and one who is removed, the end.
+            let map: JSONValue = .object([
+                "schema": .string("hoard.map/v1"), "grid": .object(["width": .number(8), "height": .number(6)]),
+                "tokens": .array([.object(["id": .string("t1"), "asset": .string(ogre.description), "x": .number(1), "y": .number(1)])]),
+            ])
+            let created = try await host.createSession(name: "Crypt", map: map)
+            #expect(try await host.lobby().map(\.id) == [created.id])
+            let ann = try await host.authenticated(with: nil).join(code: created.code, name: "Ann")
+            let bob = try await host.authenticated(with: nil).join(code: created.code, name: "Bob")
+            #expect(try await host.lobby().first?.participants.sorted() == ["Ann", "Bob"])
+            let newCode = try await host.rotateJoinCode(session: created.id)
+            #expect(newCode != created.code)
+            await #expect(throws: HoardClientError.self) { _ = try await host.authenticated(with: nil).join(code: created.code, name: "Late") }
+            let replaced = try await host.replaceMap(session: created.id, with: map)
+            #expect(replaced.seq > 0)
+            try await ann.client.leave(session: ann)
+            await #expect(throws: HoardClientError.self) { _ = try await ann.client.session(id: created.id) }
+            try await host.removeParticipant(bob.participantId, from: created.id)
+            let gone = await #expect(throws: HoardClientError.self) { _ = try await bob.client.session(id: created.id) }
+            #expect(gone?.status == 401)
+
+            // Saved maps.
+            let saved = try await host.saveMap(named: "cellar", map: map)
+            _ = try await host.saveTable(of: created.id, named: "midgame")
+            #expect(try await host.savedMaps().map(\.name).sorted() == ["cellar", "midgame"])
+            #expect(try await host.savedMap(named: "cellar").digest == saved.digest)
+            #expect(try await host.savedMap(named: "cellar").map != nil)
+            try await host.deleteSavedMap(named: "cellar")
+            #expect(try await host.savedMaps().map(\.name) == ["midgame"])
+            try await host.endSession(id: created.id)
+            #expect(try await host.lobby().isEmpty)
+
+            // Uploads.
+            let upload = try await host.uploadPicture(Self.picture(), mediaType: "image/png")
+            #expect(upload.scope == "member" && upload.mediaType == "image/png")
+            #expect(try await host.uploads().uploads.map(\.digest) == [upload.digest])
+
+            // Refs.
+            let ref = try await host.moveRef("last", to: upload.digest)
+            #expect(ref.digest == upload.digest)
+            #expect(try await host.refs().map(\.name) == ["last"])
+            #expect(try await host.ref(named: "last").digest == upload.digest)
+            try await host.deleteRef("last")
+            let noRef = await #expect(throws: HoardClientError.self) { _ = try await host.ref(named: "last") }
+            #expect(noRef?.status == 404)
+
+            // Share links.
+            let share = try await host.share(blob: upload.digest, name: "A door")
+            let assetShare = try await host.share(asset: ogre)
+            #expect(share.url.contains(share.id) && share.name == "A door" && assetShare.kind == "asset")
+            #expect(Set(try await host.shares().map(\.id)) == [share.id, assetShare.id])
+            try await host.revokeShare(id: share.id)
+            #expect(try await host.shares().map(\.id) == [assetShare.id])
+
+            try await host.deleteUpload(upload.digest)
+            #expect(try await host.uploads().total == 0)
+        }
+    }
+}
