@@ -57,8 +57,12 @@ public struct APIError: HTTPResponseError, Sendable {
     }
     /// The group's byte quota would be exceeded.
     public static func quotaExceeded(_ message: String) -> APIError { APIError("QUOTA_EXCEEDED", .init(code: 507, reasonPhrase: "Insufficient Storage"), message) }
-    /// Too many requests from this caller.
-    public static func rateLimited(_ message: String) -> APIError { APIError("RATE_LIMITED", .tooManyRequests, message) }
+    /// Too many requests from this caller; `Retry-After` says in how many seconds to try again.
+    public static func rateLimited(_ message: String, retryAfter seconds: Int) -> APIError {
+        var error = APIError("RATE_LIMITED", .tooManyRequests, message)
+        error.headers[.retryAfter] = "\(seconds)"
+        return error
+    }
     /// The method is not allowed on this path.
     public static func methodNotAllowed(_ message: String) -> APIError { APIError("METHOD_NOT_ALLOWED", .methodNotAllowed, message) }
     /// A method no path of this server is served with (`PROPFIND`, `TRACE`, …).

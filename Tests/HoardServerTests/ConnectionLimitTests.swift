@@ -1,0 +1,137 @@
+import Foundation
+import HTTPTypes
+import HoardServer
+import HummingbirdTesting
+import Logging
+import Testing
+
+/// ``ConnectionGuard`` and ``FailedJoins``: slow clients are closed, connections are capped per address, wrong join
+/// codes are limited per address. Each waits on the connection's end (with the socket's own 10 s receive timeout as
+/// the bound), never on a clock of its own.
+@Suite(.timeLimit(.minutes(2))) struct ConnectionLimitTests {
+    static func quick(_ configuration: inout ServerConfiguration) {
+        configuration.limits.headTimeout = .milliseconds(300)
+        configuration.limits.idleTimeout = .milliseconds(300)
+        configuration.limits.bodyRateWindow = .milliseconds(300)
+        configuration.limits.minBodyRate = 10_000
+    }
+
+    @Test(arguments: [true, false])
+    func aClientThatSendsHalfAHeadIsClosed(fastPath: Bool) async throws {
+        try await Fixture.with(packs: false, { Self.quick(&$0); $0.hasBlobFastPath = fastPath }) { fixture in
+            try await fixture.run(.live) { client in
+                let port = try #require(client.port)
+                let silent = try await RawSocket.connect(port: port)
+                defer { silent.close() }
+                let slow = try await RawSocket.connect(port: port)
+                defer { slow.close() }
+                try await slow.send(Array("GET /healthz HTTP/1.1\r\nHost: x\r\n".utf8))
+                #expect(try await silent.isClosedByServer(), "a connection that sends nothing")
+                #expect(try await slow.isClosedByServer(), "a connection that sends half a head")
+                // A head that comes in time is answered, then the kept-alive connection idles out.
+                let prompt = try await RawSocket.connect(port: port)
+                defer { prompt.close() }
+                try await prompt.send(Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+                #expect(try await prompt.receiveHead().hasPrefix("HTTP/1.1 200"))
+                #expect(try await prompt.isClosedByServer(), "an idle kept-alive connection")
+            }
+        }
+    }
+
+    @Test func aClientThatSendsItsBodyTooSlowlyIsClosed() async throws {
+        try await Fixture.with(packs: false, { Self.quick(&$0) }) { fixture in
+            try await fixture.run(.live) { client in
+                let socket = try await RawSocket.connect(port: try #require(client.port))
+                defer { socket.close() }
+                try await socket.send(Array(
+                    "POST /v1/sessions/join HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{\"code\":".utf8))
+                #expect(try await socket.isClosedByServer())
+                // The same request with its body sent at once is read and answered.
+                let body = "{\"code\":\"ZZZZ-ZZZZ\",\"name\":\"Bo\"}"
+                let prompt = try await RawSocket.connect(port: try #require(client.port))
+                defer { prompt.close() }
+                try await prompt.send(Array(
+                    "POST /v1/sessions/join HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8))
+                #expect(try await prompt.receiveHead().hasPrefix("HTTP/1.1 404"))
+            }
+        }
+    }
+
+    @Test func connectionsPastTheCapOfOneAddressAreRefusedAndLoggedOnce() async throws {
+        let logs = CapturedLogs()
+        try await Fixture.with(packs: false, { $0.limits.maxConnectionsPerAddress = 2 }) { fixture in
+            let app = try await buildApplication(fixture.configuration, logger: Logger(label: "hoard") { _ in CapturingLogHandler(logs: logs) })
+            try await app.test(.live) { client in
+                let port = try #require(client.port)
+                let held = [try await RawSocket.connect(port: port), try await RawSocket.connect(port: port)]
+                for socket in held { try await socket.send(Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8)) }
+                for socket in held { #expect(try await socket.receiveHead().hasPrefix("HTTP/1.1 200")) }
+                for _ in 0..<3 {
+                    let refused = try await RawSocket.connect(port: port)
+                    defer { refused.close() }
+                    #expect(try await refused.isClosedByServer(), "a third connection from the same address")
+                }
+                held[0].close()
+                // Once one closes, a new connection is served again.
+                #expect(try await Fixture.eventually(seconds: 10) {
+                    let socket = try await RawSocket.connect(port: port)
+                    defer { socket.close() }
+                    try? await socket.send(Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+                    return (try? await socket.receiveHead().hasPrefix("HTTP/1.1 200")) == true
+                })
+                held[1].close()
+            }
+        }
+        let lines = logs.entries.filter { $0.message.contains("refusing new connections") }
+        #expect(lines.count == 1, "three refusals within the log interval make one line: \(lines)")
+        #expect(lines.first?.level == .warning && lines.first?.message.contains("--max-connections-per-address 2") == true)
+    }
+
+    @Test func wrongJoinCodesFromOneAddressAreLimitedWithRetryAfter() async throws {
+        let fixture = try await SessionFixture()
+        defer { fixture.remove() }
+        var configuration = fixture.configuration
+        configuration.failedJoinsPerMinute = 3
+        // The limit counts in fixed minutes: start well inside one.
+        while 60 - Int(Date().timeIntervalSince1970) % 60 < 10 { try await Task.sleep(for: .milliseconds(200)) }
+        let app = try await buildApplication(configuration)
+        try await app.test(.live) { client in
+            let created = try await client.json(.post, "/v1/sessions", token: fixture.hostToken, body: ["name": "Crypt", "map": [:] as [String: Any]])
+            let code = try #require(created.json["code"] as? String)
+            let right = try await client.json(.post, "/v1/sessions/join", body: ["code": code, "name": "Ana"])
+            #expect(right.status == .ok, "a right code does not count")
+            for _ in 0..<3 {
+                let wrong = try await client.json(.post, "/v1/sessions/join", body: ["code": "ZZZZ-ZZZZ", "name": "Bo"])
+                #expect(wrong.status == .notFound)
+            }
+            for body in [["code": "ZZZZ-ZZZZ", "name": "Bo"], ["code": code, "name": "Cy"]] {
+                try await client.execute(
+                    uri: "/v1/sessions/join", method: .post, headers: [.contentType: "application/json"],
+                    body: buffer(String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self))
+                ) { response in
+                    response.expectError(.tooManyRequests, "RATE_LIMITED")
+                    let retry = Int(response.headers[.retryAfter] ?? "")
+                    #expect(retry.map { (1...60).contains($0) } == true, "Retry-After: \(response.headers[.retryAfter] ?? "none")")
+                }
+            }
+            // Other routes are not limited.
+            try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
+        }
+    }
+}
+
+extension RawSocket {
+    /// Reads (and drops) whatever comes until the server closes the connection: true when it did, false when the
+    /// socket's receive timeout (10 s) passed first.
+    func isClosedByServer() async throws -> Bool {
+        let fd = self.fd
+        return try await Self.offload {
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if n > 0 { continue }
+                return n == 0 || errno == ECONNRESET
+            }
+        }
+    }
+}
