@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import NIOTLS
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -184,7 +185,9 @@ private final class Connection: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if key.isTLS, let tls {
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: key.isIPAddress ? nil : key.host))
+                        try channel.pipeline.syncOperations.addHandlers([
+                            NIOSSLClientHandler(context: tls, serverHostname: key.isIPAddress ? nil : key.host), HandshakeReader(),
+                        ])
                     }
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
                     try channel.pipeline.syncOperations.addHandlers([IdleStateHandler(allTimeout: timeout), ResponseReader()])
@@ -396,5 +399,32 @@ extension TLSConfiguration {
         if let caCertificates { configuration.trustRoots = .file(caCertificates) }
         configuration.applicationProtocols = ["http/1.1"]
         return configuration
+    }
+}
+
+/// Reads while the TLS handshake goes on: the channel reads only on demand (``ResponseReader``), and the handshake's
+/// records produce no HTTP part that would ask for more. Leaves once the handshake is done.
+private final class HandshakeReader: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+
+    func channelActive(context: ChannelHandlerContext) {
+        context.read()
+        context.fireChannelActive()
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { context.read() }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        context.read()
+        context.fireChannelReadComplete()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .handshakeCompleted = event as? TLSUserEvent {
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 }

@@ -111,7 +111,7 @@ struct CertificateReloadService: Service {
 
     func run() async throws {
         let signals = await UnixSignalsSequence(trapping: .sighup)
-        try await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 group.addTask {
                     for await _ in signals { reload(force: true, reason: "SIGHUP") }

@@ -317,6 +317,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func closeSlow(context: ChannelHandlerContext, _ reason: String) {
         logger.debug("closing a slow connection", metadata: ["address": "\(address ?? "?")", "reason": "\(reason)"])
+        // With no request in flight the handlers behind are told the input ended: Hummingbird's upgrade handler,
+        // still waiting for a first request, then gives up quietly instead of logging an error for each.
+        if inFlight == 0, !isWebSocket { context.fireUserInboundEventTriggered(ChannelEvent.inputClosed) }
         context.close(promise: nil)
     }
 }

@@ -30,6 +30,7 @@ struct SessionFixture {
         hostToken = try hoard.createToken(group: "table", label: "gm", isAdmin: false)
         var configuration = ServerConfiguration(dataDirectory: directory)
         configuration.port = 0
+        configuration.limits = .forTests
         self.configuration = configuration
     }
 

@@ -98,7 +98,7 @@ import FoundationNetworking
                 #expect(rename(to + ".new", to) == 0)
             }
             let trustingRenewed = try NIOHTTPExchange(maxConnections: 1, timeout: 30, caCertificates: renewed.certificate)
-            #expect(try await Fixture.eventually(seconds: 30) { (try? await Self.get(trustingRenewed, base + "/healthz").status) == 200 })
+            #expect(await Fixture.eventually(seconds: 30) { (try? await Self.get(trustingRenewed, base + "/healthz").status) == 200 })
             #expect(store.leaf.contains("renewed"), "\(store.leaf)")
             let stillTrustingFirst = try NIOHTTPExchange(maxConnections: 1, timeout: 30, caCertificates: first.certificate)
             await #expect(throws: (any Error).self) { try await Self.get(stillTrustingFirst, base + "/healthz") }
