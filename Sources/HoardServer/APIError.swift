@@ -5,6 +5,7 @@ import HoardCore
 import HoardStore
 import Hummingbird
 import NIOCore
+import NIOHTTP1
 import Logging
 
 /// Every error the HTTP API answers with, registered once as (code, status); the body is always
@@ -182,6 +183,10 @@ enum ErrorMapping {
         case is BlobStoreError:
             logger.error("storage failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             return .storageFailure()
+        case let error as HTTPParserError where error == .invalidEOFState:
+            // The connection closed inside the body: the client went away, or was closed for sending too slowly.
+            logger.debug("request body cut short", metadata: ["path": "\(request.uri.path)"])
+            return .badRequest("the connection closed before the request's body ended")
         default:
             logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             return .internalError()
