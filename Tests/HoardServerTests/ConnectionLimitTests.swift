@@ -90,6 +90,24 @@ import Testing
         #expect(lines.first?.level == .warning && lines.first?.message.contains("--max-connections-per-address 3") == true)
     }
 
+    @Test func anUpgradedLiveSocketOutlivesTheHandshakeAndIdleLimits() async throws {
+        let fixture = try await SessionFixture()
+        defer { fixture.remove() }
+        var configuration = fixture.configuration
+        configuration.limits.webSocketHandshakeTimeout = .seconds(1)
+        configuration.limits.idleTimeout = .seconds(1)
+        let app = try await buildApplication(configuration)
+        try await app.test(.live) { client in
+            let (session, participant) = try await LiveChannelTests.start(client, fixture)
+            let socket = try await RawWebSocket.open(port: try #require(client.port), session: session, token: participant)
+            defer { socket.socket.close() }
+            // Past both limits (nothing else to wait for: the socket must simply still be there), it closes normally.
+            try await Task.sleep(for: .seconds(3))
+            try await socket.socket.send(RawWebSocket.frame(0x8, [0x03, 0xE8]))
+            #expect(try await socket.closeCode() == 1000)
+        }
+    }
+
     @Test func wrongJoinCodesFromOneAddressAreLimitedWithRetryAfter() async throws {
         let fixture = try await SessionFixture()
         defer { fixture.remove() }
