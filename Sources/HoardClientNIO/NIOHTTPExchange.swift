@@ -195,6 +195,14 @@ private final class Connection: Sendable {
             }
             .connect(host: key.host, port: key.port)
             .get()
+        if key.isTLS {
+            do {
+                try await channel.pipeline.handler(type: HandshakeReader.self).get().finished(on: channel.eventLoop).get()
+            } catch {
+                channel.close(promise: nil)
+                throw error
+            }
+        }
         let reader = try await channel.pipeline.handler(type: ResponseReader.self).get()
         return Connection(channel: channel, reader: reader)
     }
@@ -402,29 +410,65 @@ extension TLSConfiguration {
     }
 }
 
-/// Reads while the TLS handshake goes on: the channel reads only on demand (``ResponseReader``), and the handshake's
-/// records produce no HTTP part that would ask for more. Leaves once the handshake is done.
-private final class HandshakeReader: ChannelInboundHandler, RemovableChannelHandler {
+/// Reads while the TLS handshake goes on (the channel reads only on demand, by ``ResponseReader``, and the
+/// handshake's records produce no HTTP part that would ask for more), and tells how the handshake ended.
+private final class HandshakeReader: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = ByteBuffer
+
+    // Touched on the channel's event loop only.
+    private var isDone = false
+    private var done: EventLoopPromise<Void>?
+
+    /// Succeeds once the handshake is done; fails with the reason it was not (an untrusted certificate, …).
+    func finished(on loop: any EventLoop) -> EventLoopFuture<Void> {
+        loop.flatSubmit { [self] in
+            if isDone { return loop.makeSucceededVoidFuture() }
+            if let failure { return loop.makeFailedFuture(failure) }
+            let promise = done ?? loop.makePromise()
+            done = promise
+            return promise.futureResult
+        }
+    }
+
+    private func end(_ result: Result<Void, any Error>) {
+        guard !isDone else { return }
+        if case .success = result { isDone = true }
+        if let done {
+            self.done = nil
+            done.completeWith(result)
+        } else if case .failure(let error) = result {
+            failure = error
+        }
+    }
+
+    private var failure: (any Error)?
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { context.read() }
+    }
 
     func channelActive(context: ChannelHandlerContext) {
         context.read()
         context.fireChannelActive()
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { context.read() }
-    }
-
     func channelReadComplete(context: ChannelHandlerContext) {
-        context.read()
+        if !isDone { context.read() }
         context.fireChannelReadComplete()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case .handshakeCompleted = event as? TLSUserEvent {
-            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
-        }
+        if case .handshakeCompleted = event as? TLSUserEvent { end(.success(())) }
         context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        end(.failure(NIOHTTPExchangeError("the TLS handshake failed: \(error)")))
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        end(.failure(failure ?? NIOHTTPExchangeError("the server closed the connection during the TLS handshake")))
+        context.fireChannelInactive()
     }
 }

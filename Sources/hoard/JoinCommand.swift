@@ -136,6 +136,9 @@ struct CreateSessionCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A member's token (default: $HOARD_TOKEN).", valueName: "T"))
     var token: String?
 
+    @Option(help: ArgumentHelp("Trust only the certificates in this PEM file for an https:// server.", valueName: "PEM"))
+    var cacert: String?
+
     @Option(help: ArgumentHelp("The session's name (default: the map file's name).", valueName: "N"))
     var name: String?
 
@@ -156,7 +159,7 @@ struct CreateSessionCommand: AsyncParsableCommand {
             throw CLIError("cannot read the map \(map) as JSON: \(error)")
         }
         let sessionName = name ?? ((map as NSString).lastPathComponent as NSString).deletingPathExtension
-        let client = HoardClient(baseURL: try ServerURL.parse(url), token: token, configuration: try .commandLine())
+        let client = HoardClient(baseURL: try ServerURL.parse(url), token: token, configuration: try .commandLine(caCertificates: cacert))
         let source = blobs.map { BlobFolder(directory: URL(fileURLWithPath: $0, isDirectory: true)) }
         let created: CreatedSession
         do {
