@@ -86,7 +86,7 @@ let package = Package(
         .executableTarget(
             name: "hoard",
             dependencies: [
-                "HoardImport", "HoardServer", "HoardClient", "HoardImaging", "HoardPlugins",
+                "HoardCatalog", "HoardImport", "HoardServer", "HoardClient", "HoardImaging", "HoardPlugins",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -17,14 +17,18 @@ printf '\033[1m==> importing Packs/ into %s\033[0m\n' "$data" >&2
 "$hoard" verify --data-dir "$data"
 
 port="${HOARD_PORT:-8080}"
-token="$("$hoard" token create --group default --name "scripts/run.sh" --admin --data-dir "$data")"
+token="$("$hoard" token create --group default --name "scripts/run.sh" --role owner --data-dir "$data")"
 cat <<TEXT
 
 Hoard is serving http://127.0.0.1:$port  (Ctrl-C stops it): open it in a browser and paste the token below.
-An admin token for the group "default" (only its hash is stored; keep it):
+An owner token for the group "default": it manages that group's packs and members, no other group's
+(only its hash is stored; keep it):
 
   export HOARD_TOKEN=$token
   curl -H "Authorization: Bearer \$HOARD_TOKEN" http://127.0.0.1:$port/v1/packs
+
+A token for the server's operator, which acts on every group, is made with:
+  $hoard token create --group default --name ops --role operator --data-dir $data
 
 TEXT
 exec "$hoard" serve --data-dir "$data" --port "$port"

@@ -2,7 +2,8 @@
 # Installs what Hoard needs and the machine lacks: Debian/Ubuntu through apt, macOS through Homebrew.
 # Usage: scripts/setup.sh [--bench] [--browser]
 #   --bench    adds the benchmark tools: bsdtar, nginx, wrk
-#   --browser  adds what the browser test needs: Debian's chromium and chromium-driver, and selenium from PyPI
+#   --browser  adds what the browser test needs: Debian's chromium and chromium-driver, and selenium and
+#              axe-selenium-python (which ships axe-core) from PyPI
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 
@@ -66,4 +67,9 @@ fi
 if [ "$want_browser" = yes ] && ! python3 -c "import selenium" 2>/dev/null; then
   say "installing the selenium Python package (for Tests/browser/test_web.py)"
   python3 -m pip install --quiet selenium
+fi
+
+if [ "$want_browser" = yes ] && ! python3 -c "import axe_selenium_python" 2>/dev/null; then
+  say "installing the axe-selenium-python package (axe-core, for Tests/browser/test_web.py)"
+  python3 -m pip install --quiet axe-selenium-python
 fi

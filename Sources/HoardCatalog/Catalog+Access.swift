@@ -2,14 +2,30 @@ import Foundation
 import GRDB
 import HoardCore
 
-/// Who a request acts for: a member of one group, possibly an admin of every group.
+/// What a member token may do (`token.role`, migration `v11-roles`).
+public enum TokenRole: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Reads its group's packs and public ones, imports packs, hosts sessions, uploads.
+    case member
+    /// A member who also manages the group: deletes and publishes its packs, invites members, lists and revokes
+    /// its tokens.
+    case owner
+    /// The server's operator, not a group's: acts on every group.
+    case `operator`
+}
+
+/// Who a request acts for: a member of one group (an owner of it, or the server's operator), or a participant of one
+/// session.
 public struct Principal: Sendable, Hashable {
     /// The group's row id.
     public var groupId: Int64
     /// The group's name.
     public var group: String
-    /// Whether it may act on every group.
-    public var isAdmin: Bool
+    /// What the token may do.
+    public var role: TokenRole
+    /// Whether it may act on every group (an operator).
+    public var isAdmin: Bool { role == .operator }
+    /// Whether it may manage its group (an owner or an operator).
+    public var managesGroup: Bool { isMember && role != .member }
     /// The token's label (a participant's display name).
     public var tokenName: String
     /// For a participant token: the one session it belongs to.
@@ -18,16 +34,21 @@ public struct Principal: Sendable, Hashable {
     public var participantId: String?
 
     /// Creates a member principal.
-    public init(groupId: Int64, group: String, isAdmin: Bool, tokenName: String) {
+    public init(groupId: Int64, group: String, role: TokenRole, tokenName: String) {
         self.groupId = groupId
         self.group = group
-        self.isAdmin = isAdmin
+        self.role = role
         self.tokenName = tokenName
     }
 
-    /// Creates a participant principal: no group, no admin, one session.
+    /// Creates a member principal, an operator when `isAdmin`.
+    public init(groupId: Int64, group: String, isAdmin: Bool, tokenName: String) {
+        self.init(groupId: groupId, group: group, role: isAdmin ? .operator : .member, tokenName: tokenName)
+    }
+
+    /// Creates a participant principal: no group, no role beyond a member's, one session.
     public init(participant: String, name: String, session: String) {
-        self.init(groupId: -1, group: "", isAdmin: false, tokenName: name)
+        self.init(groupId: -1, group: "", role: .member, tokenName: name)
         sessionId = session
         participantId = participant
     }
@@ -151,12 +172,45 @@ extension Catalog {
 
     /// Stores a new token for a group: only the hash of its secret is kept. Throws `notFound` for an unknown group.
     @discardableResult
-    public func addToken(group name: String, label: String, secretHash: String, isAdmin: Bool) throws(CatalogError) -> TokenRecord {
+    public func addToken(group name: String, label: String, secretHash: String, role: TokenRole) throws(CatalogError) -> TokenRecord {
         try write { db in
             guard let group = try GroupRecord.filter(GroupRecord.Columns.name == name).fetchOne(db), let groupId = group.id else {
                 throw CatalogError(.notFound, "no group named '\(name)'; create it with `hoard group create \(name)`")
             }
-            var token = TokenRecord(id: nil, groupId: groupId, name: label, secretHash: secretHash, isAdmin: isAdmin, createdAt: Date())
+            var token = TokenRecord(
+                id: nil, groupId: groupId, name: label, secretHash: secretHash, isAdmin: role == .operator, role: role.rawValue,
+                createdAt: Date())
+            try token.insert(db)
+            return token
+        }
+    }
+
+    /// A group's member tokens (never their secrets), oldest first.
+    public func tokens(groupId: Int64) throws(CatalogError) -> [TokenRecord] {
+        try read { db in try TokenRecord.filter(Column("groupId") == groupId).order(Column("id")).fetchAll(db) }
+    }
+
+    /// Deletes a member token of a group; false when the group has no such token. Its access ends when the access
+    /// index reads the change log (the server catches up before answering).
+    public func deleteToken(id: Int64, groupId: Int64) throws(CatalogError) -> Bool {
+        try write { db in try TokenRecord.filter(Column("id") == id && Column("groupId") == groupId).deleteAll(db) > 0 }
+    }
+
+    /// Records a one-time invitation into a group (only the hash of its code is kept).
+    public func addInvite(_ invite: InviteRecord) throws(CatalogError) {
+        try write { db in try invite.insert(db) }
+    }
+
+    /// Redeems an invitation: in one transaction it is deleted and a token of its group and role stored. Nil when
+    /// there is no such invitation or it expired (an expired one is deleted too).
+    public func redeemInvite(codeHash: String, label: String, secretHash: String, now: Date = Date()) throws(CatalogError) -> TokenRecord? {
+        try write { db in
+            guard let invite = try InviteRecord.fetchOne(db, key: codeHash) else { return nil }
+            try invite.delete(db)
+            guard invite.expiresAt > now else { return nil }
+            var token = TokenRecord(
+                id: nil, groupId: invite.groupId, name: label, secretHash: secretHash, isAdmin: false, role: invite.role,
+                createdAt: now)
             try token.insert(db)
             return token
         }
@@ -200,10 +254,10 @@ extension Catalog {
         try read { db in try Self.existingGroup(named: name, db) }
     }
 
-    /// Which group owns a pack, and whether it is public; nil when absent.
-    public func packOwner(named name: String) throws(CatalogError) -> (groupId: Int64, isPublic: Bool)? {
+    /// Which group owns a pack, and whether it is public; nil when absent (`group` as for ``packRecord(named:group:_:)``).
+    public func packOwner(named name: String, group: String? = nil) throws(CatalogError) -> (groupId: Int64, isPublic: Bool)? {
         try read { db in
-            try PackRecord.filter(PackRecord.Columns.name == name).fetchOne(db).map { ($0.groupId, $0.isPublic) }
+            try Self.packRecord(named: name, group: group, db).map { ($0.groupId, $0.isPublic) }
         }
     }
 
@@ -216,10 +270,10 @@ extension Catalog {
             }
             var principals: [String: Principal] = [:]
             for row in try Row.fetchAll(db, sql: """
-                SELECT t.secretHash, t.isAdmin, t.name, g.id AS groupId, g.name AS groupName FROM token t JOIN "group" g ON g.id = t.groupId
+                SELECT t.secretHash, t.role, t.name, g.id AS groupId, g.name AS groupName FROM token t JOIN "group" g ON g.id = t.groupId
                 """) {
                 principals[row["secretHash"]] = Principal(
-                    groupId: row["groupId"], group: row["groupName"], isAdmin: row["isAdmin"], tokenName: row["name"])
+                    groupId: row["groupId"], group: row["groupName"], role: TokenRole(rawValue: row["role"]) ?? .member, tokenName: row["name"])
             }
             for row in try Row.fetchAll(db, sql: "SELECT id, sessionId, name, tokenHash FROM participant") {
                 principals[row["tokenHash"]] = Principal(participant: row["id"], name: row["name"], session: row["sessionId"])
@@ -306,10 +360,10 @@ extension Catalog {
     public func principal(tokenHash: String) throws(CatalogError) -> Principal? {
         try read { db in
             try Row.fetchOne(db, sql: """
-                SELECT t.isAdmin, t.name, g.id AS groupId, g.name AS groupName FROM token t JOIN "group" g ON g.id = t.groupId
+                SELECT t.role, t.name, g.id AS groupId, g.name AS groupName FROM token t JOIN "group" g ON g.id = t.groupId
                 WHERE t.secretHash = ?
                 """, arguments: [tokenHash]).map {
-                Principal(groupId: $0["groupId"], group: $0["groupName"], isAdmin: $0["isAdmin"], tokenName: $0["name"])
+                Principal(groupId: $0["groupId"], group: $0["groupName"], role: TokenRole(rawValue: $0["role"]) ?? .member, tokenName: $0["name"])
             }
         }
     }

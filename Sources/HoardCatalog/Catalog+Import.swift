@@ -44,8 +44,8 @@ public enum RecordOutcome: Sendable, Hashable {
 }
 
 extension Catalog {
-    /// Records an import in one transaction. Throws `conflict` when the pack belongs to another group or this
-    /// version was imported with other content.
+    /// Records an import in one transaction. Throws `conflict` when this version was imported with other content.
+    /// Pack names are the group's own: another group's pack of the same name is another pack.
     ///
     /// `barrier` runs inside the transaction once every row is written, just before the commit; when it throws, nothing
     /// is recorded. The importer waits there for its blobs' publish, which runs meanwhile on another thread (the
@@ -55,12 +55,8 @@ extension Catalog {
             let now = Date()
             let group = try Self.ensureGroup(named: commit.group, db)
             var pack: PackRecord
-            if let existing = try PackRecord.filter(PackRecord.Columns.name == commit.pack).fetchOne(db) {
+            if let existing = try PackRecord.filter(PackRecord.Columns.name == commit.pack && PackRecord.Columns.groupId == group.id).fetchOne(db) {
                 pack = existing
-                if pack.groupId != group.id {
-                    let owner = try GroupRecord.fetchOne(db, key: pack.groupId)?.name ?? "another group"
-                    throw CatalogError(.conflict, "the pack name '\(commit.pack)' belongs to group '\(owner)'; rename the pack in pack.json")
-                }
                 if let old = try PackVersionRecord
                     .filter(PackVersionRecord.Columns.packId == pack.id && PackVersionRecord.Columns.version == commit.version)
                     .fetchOne(db) {
@@ -153,19 +149,20 @@ extension Catalog {
     }
 
     /// Deletes a pack and all its versions (assets and blobs stay until garbage collection). False when absent.
+    /// `group` names the owner; nil finds the pack in whichever group has one of that name (``packRecord(named:group:_:)``).
     @discardableResult
-    public func deletePack(named name: String) throws(CatalogError) -> Bool {
+    public func deletePack(named name: String, group: String? = nil) throws(CatalogError) -> Bool {
         try write { db in
-            guard let pack = try PackRecord.filter(PackRecord.Columns.name == name).fetchOne(db) else { return false }
+            guard let pack = try Self.packRecord(named: name, group: group, db) else { return false }
             return try pack.delete(db)
         }
     }
 
-    /// Makes a pack public or private. False when absent.
+    /// Makes a pack public or private. False when absent. `group` as for ``deletePack(named:group:)``.
     @discardableResult
-    public func setPublic(_ isPublic: Bool, pack name: String) throws(CatalogError) -> Bool {
+    public func setPublic(_ isPublic: Bool, pack name: String, group: String? = nil) throws(CatalogError) -> Bool {
         try write { db in
-            guard var pack = try PackRecord.filter(PackRecord.Columns.name == name).fetchOne(db) else { return false }
+            guard var pack = try Self.packRecord(named: name, group: group, db) else { return false }
             pack.isPublic = isPublic
             try pack.update(db)
             return true

@@ -68,6 +68,8 @@ public struct AssetQuery: Sendable, Hashable {
     public var kind: AssetKind?
     /// Only assets whose name (folders included) contains this text, ignoring case.
     public var text: String?
+    /// Only assets of this footprint.
+    public var footprint: Footprint?
     /// Which packs may be shown.
     public var visibility: PackVisibility = .all
     /// Start after this asset (keyset paging); when set, `offset` is ignored.
@@ -78,16 +80,26 @@ public struct AssetQuery: Sendable, Hashable {
     public var limit = 100
 
     /// Creates a query.
-    public init(pack: String? = nil, kind: AssetKind? = nil, text: String? = nil, visibility: PackVisibility = .all,
-                after: AssetCursor? = nil, offset: Int = 0, limit: Int = 100) {
+    public init(pack: String? = nil, kind: AssetKind? = nil, text: String? = nil, footprint: Footprint? = nil,
+                visibility: PackVisibility = .all, after: AssetCursor? = nil, offset: Int = 0, limit: Int = 100) {
         self.pack = pack
         self.kind = kind
         self.text = text
+        self.footprint = footprint
         self.visibility = visibility
         self.after = after
         self.offset = offset
         self.limit = limit
     }
+}
+
+/// How many assets match a query, by kind (ignoring the query's kind) and by footprint (ignoring its footprint),
+/// so a filter can show what each choice would give.
+public struct AssetFacets: Sendable, Hashable, Codable {
+    /// Matches by kind (`token`), kinds without a match left out.
+    public var kind: [String: Int]
+    /// Matches by footprint (`2x2`), footprints without a match left out.
+    public var footprint: [String: Int]
 }
 
 /// One page of assets.
@@ -112,17 +124,19 @@ extension Catalog {
             let rows: [ListedRow]
             let total: Int
             let hasMore: Bool
-            if let text = query.text, !text.isEmpty {
-                (rows, total, hasMore) = try Self.searchRows(query, text: text, packs: packs, db)
+            if !(query.text ?? "").isEmpty || query.footprint != nil {
+                (rows, total, hasMore) = try Self.searchRows(query, packs: packs, db)
             } else {
                 (rows, total, hasMore) = try Self.browseRows(query, packs: packs, db)
             }
             let variants = try Self.variants(of: Set(rows.map(\.digest)), db)
+            let renditions = try Self.renditions(of: Set(rows.map(\.digest)), db)
             let assets = rows.compactMap { row -> AssetListing? in
                 guard let footprint = Footprint(width: row.width, height: row.height) else { return nil }
                 return AssetListing(
                     digest: row.digest, kind: AssetKind(rawValue: row.kind), name: row.name, pack: row.pack, footprint: footprint,
-                    variants: variants[row.digest] ?? [])
+                    variants: variants[row.digest] ?? [], thumbnail: renditions[row.digest]?["thumbnail"],
+                    preview: renditions[row.digest]?["preview"])
             }
             let next = hasMore ? rows.last.map { AssetCursor(pack: $0.pack, kind: $0.kind, name: $0.name, digest: $0.digest) } : nil
             return AssetPage(assets: assets, total: total, next: next)
@@ -226,33 +240,22 @@ extension Catalog {
         return (rows, total, hasMore)
     }
 
-    /// Searching: the matches come from the FTS5 index (or, for a text shorter than a trigram, from the visible
-    /// packs' names), joined to the current versions of visible packs and gathered once; the total and the page are
-    /// both taken from that one set, and only the page's rows are joined to their assets.
-    static func searchRows(_ query: AssetQuery, text: String, packs: [ListedPack], _ db: Database) throws -> ([ListedRow], Int, Bool) {
-        let versions = packs.map { String($0.versionId) }.joined(separator: ",")
-        guard !versions.isEmpty else { return ([], 0, false) }
-        var from: String
-        var conditions: [String]
-        var arguments: StatementArguments = []
-        if text.unicodeScalars.count >= 3 {
-            from = matchSource
-            // `+` keeps the version list a filter: as an index term it would have every match probe the primary key
-            // once per visible version (50 probes a match at 1,000,000 assets) instead of one lookup by rowid.
-            conditions = ["+pva.packVersionId IN (\(versions))", "packVersionAssetSearch MATCH ?"]
-            arguments += ["\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""]
-        } else {
-            from = "packVersionAsset pva"
-            conditions = ["pva.packVersionId IN (\(versions))", "pva.name LIKE ? ESCAPE '\\'"]
-            let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-                .replacingOccurrences(of: "_", with: "\\_")
-            arguments += ["%" + escaped + "%"]
-        }
-        from += packJoins
+    /// Searching or filtering by footprint: the matches come from the FTS5 index (or, for a text shorter than a
+    /// trigram, from the visible packs' names; with no text, from the visible packs' rows), joined to the current
+    /// versions of visible packs and gathered once; the total and the page are both taken from that one set, and only
+    /// the page's rows are joined to their assets.
+    static func searchRows(_ query: AssetQuery, packs: [ListedPack], _ db: Database) throws -> ([ListedRow], Int, Bool) {
+        guard let filter = matchFilter(query, packs: packs) else { return ([], 0, false) }
+        var (from, conditions, arguments) = filter
         if let kind = query.kind {
             conditions.append("pva.kind = ?")
             arguments += [kind.rawValue]
         }
+        if let footprint = query.footprint {
+            conditions.append(footprintCondition)
+            arguments += [footprint.width, footprint.height]
+        }
+        from += packJoins
         var after = "1"
         if let cursor = query.after {
             after = "(pack, kind, name, assetDigest) > (?, ?, ?, ?)"
@@ -264,6 +267,64 @@ extension Catalog {
         let total = found.first.map { $0["total"] as Int } ?? 0
         let rows = found.compactMap { row in (row["pack"] as String?).flatMap { listedRow(row, pack: $0) } }
         return (Array(rows.prefix(query.limit)), total, rows.count > query.limit)
+    }
+
+    /// Where the query's matches come from and the conditions of its pack and text (not its kind or footprint); nil
+    /// when no pack is visible.
+    static func matchFilter(_ query: AssetQuery, packs: [ListedPack]) -> (String, [String], StatementArguments)? {
+        let versions = packs.map { String($0.versionId) }.joined(separator: ",")
+        guard !versions.isEmpty else { return nil }
+        let text = query.text ?? ""
+        if text.unicodeScalars.count >= 3 {
+            // `+` keeps the version list a filter: as an index term it would have every match probe the primary key
+            // once per visible version (50 probes a match at 1,000,000 assets) instead of one lookup by rowid.
+            return (matchSource, ["+pva.packVersionId IN (\(versions))", "packVersionAssetSearch MATCH ?"],
+                    ["\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""])
+        }
+        guard !text.isEmpty else { return ("packVersionAsset pva", ["pva.packVersionId IN (\(versions))"], []) }
+        let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_")
+        return ("packVersionAsset pva", ["pva.packVersionId IN (\(versions))", "pva.name LIKE ? ESCAPE '\\'"], ["%" + escaped + "%"])
+    }
+
+    /// A membership row's asset has this footprint (width, height).
+    static let footprintCondition =
+        "EXISTS (SELECT 1 FROM asset fa WHERE fa.digest = pva.assetDigest AND fa.footprintWidth = ? AND fa.footprintHeight = ?)"
+
+    /// The query's matches counted by kind (its kind ignored) and by footprint (its footprint ignored).
+    public func assetFacets(_ query: AssetQuery) throws(CatalogError) -> AssetFacets {
+        try read { db in
+            var facets = AssetFacets(kind: [:], footprint: [:])
+            var unfiltered = query
+            unfiltered.kind = nil
+            guard let filter = Self.matchFilter(unfiltered, packs: try Self.listedPacks(unfiltered, db)) else { return facets }
+            let (from, conditions, arguments) = filter
+            var kindConditions = conditions
+            var kindArguments = arguments
+            if let footprint = query.footprint {
+                kindConditions.append(Self.footprintCondition)
+                kindArguments += [footprint.width, footprint.height]
+            }
+            for row in try Row.fetchAll(db, sql: """
+                SELECT pva.kind, COUNT(*) AS count FROM \(from) WHERE \(kindConditions.joined(separator: " AND ")) GROUP BY pva.kind
+                """, arguments: kindArguments) {
+                facets.kind[row["kind"] as String] = row["count"] as Int
+            }
+            var footprintConditions = conditions
+            var footprintArguments = arguments
+            if let kind = query.kind {
+                footprintConditions.append("pva.kind = ?")
+                footprintArguments += [kind.rawValue]
+            }
+            for row in try Row.fetchAll(db, sql: """
+                SELECT a.footprintWidth AS width, a.footprintHeight AS height, COUNT(*) AS count
+                FROM \(from) CROSS JOIN asset a ON a.digest = pva.assetDigest WHERE \(footprintConditions.joined(separator: " AND "))
+                GROUP BY a.footprintWidth, a.footprintHeight
+                """, arguments: footprintArguments) {
+                facets.footprint["\(row["width"] as Int)x\(row["height"] as Int)"] = row["count"] as Int
+            }
+            return facets
+        }
     }
 
     /// The search's one pass: `matches` holds the matches' listing keys (materialised once), counted for the total and

@@ -46,6 +46,10 @@ public struct AssetListing: Sendable, Hashable, Codable {
     public var variants: [AssetDescriptor.Variant]
     /// In a session's manifest: the version of ``pack`` the asset was found in (absent in pack listings).
     public var packVersion: String? = nil
+    /// In a listing page: the generated thumbnail (at most 256 px a side), when a generator made one.
+    public var thumbnail: AssetDescriptor.Rendition? = nil
+    /// In a listing page: the generated preview (about 32 px a tile), when a generator made one.
+    public var preview: AssetDescriptor.Rendition? = nil
 }
 
 extension Catalog {
@@ -120,6 +124,29 @@ extension Catalog {
                 result[asset, default: []].append(AssetDescriptor.Variant(
                     scale: row["scale"], digest: blob, width: row["width"], height: row["height"], size: row["size"],
                     mediaType: mediaType, generated: generated ? true : nil))
+            }
+        }
+        return result
+    }
+
+    /// The generated previews and thumbnails of these assets by role (`preview`, `thumbnail`), with their blobs' sizes
+    /// and media types.
+    static func renditions(of assets: Set<Digest>, _ db: Database) throws -> [Digest: [String: AssetDescriptor.Rendition]] {
+        var result: [Digest: [String: AssetDescriptor.Rendition]] = [:]
+        let sorted = assets.sorted()
+        for start in stride(from: 0, to: sorted.count, by: 500) {
+            let chunk = Array(sorted[start..<min(start + 500, sorted.count)])
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT r.assetDigest, r.role, r.blobDigest, r.width, r.height, b.size, b.mediaType
+                FROM rendition r JOIN blob b ON b.digest = r.blobDigest WHERE r.assetDigest IN (\(marks))
+                """, arguments: StatementArguments(chunk))
+            for row in rows {
+                guard let asset = Digest.fromDatabaseValue(row["assetDigest"]), let blob = Digest.fromDatabaseValue(row["blobDigest"]),
+                      let mediaType = MediaType(rawValue: row["mediaType"])
+                else { continue }
+                result[asset, default: [:]][row["role"] as String] = AssetDescriptor.Rendition(
+                    digest: blob, width: row["width"], height: row["height"], size: row["size"], mediaType: mediaType)
             }
         }
         return result

@@ -100,4 +100,36 @@ extension Catalog {
             END;
             """)
     }
+
+    /// Migration `v10-group-pack-names`: a pack's name is unique within its group, not across groups (two groups that
+    /// bought the same pack both import it). SQLite cannot drop a column's UNIQUE, so the table is rebuilt (foreign
+    /// keys are off during migrations; the rows keep their ids, so nothing that references a pack changes) and its
+    /// access-log triggers made again as `v8` made them.
+    static func migrateGroupPackNames(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE pack_new (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                name TEXT NOT NULL COLLATE NOCASE,
+                groupId INTEGER NOT NULL REFERENCES "group"(id),
+                isPublic BOOLEAN NOT NULL DEFAULT 0,
+                currentVersionId INTEGER,
+                createdAt DATETIME NOT NULL
+            );
+            INSERT INTO pack_new (id, name, groupId, isPublic, currentVersionId, createdAt)
+                SELECT id, name, groupId, isPublic, currentVersionId, createdAt FROM pack;
+            DROP TABLE pack;
+            ALTER TABLE pack_new RENAME TO pack;
+            CREATE UNIQUE INDEX pack_groupName ON pack (groupId, name);
+            CREATE INDEX pack_name ON pack (name);
+            CREATE TRIGGER accessChange_packInsert AFTER INSERT ON pack BEGIN
+                INSERT INTO accessChange (kind, key, at) VALUES ('pack', new.id, CAST(strftime('%s', 'now') AS INTEGER));
+            END;
+            CREATE TRIGGER accessChange_packUpdate AFTER UPDATE OF isPublic, groupId ON pack BEGIN
+                INSERT INTO accessChange (kind, key, at) VALUES ('pack', new.id, CAST(strftime('%s', 'now') AS INTEGER));
+            END;
+            CREATE TRIGGER accessChange_packDelete AFTER DELETE ON pack BEGIN
+                INSERT INTO accessChange (kind, key, at) VALUES ('pack', old.id, CAST(strftime('%s', 'now') AS INTEGER));
+            END;
+            """)
+    }
 }

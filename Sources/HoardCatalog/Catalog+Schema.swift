@@ -181,6 +181,23 @@ extension Catalog {
         migrator.registerMigration("v9-member-search") { db in
             try Self.migrateMemberSearch(db)
         }
+        migrator.registerMigration("v10-group-pack-names") { db in
+            try Self.migrateGroupPackNames(db)
+        }
+        migrator.registerMigration("v11-roles") { db in
+            // A token's role; admins become operators.
+            try db.alter(table: "token") { t in
+                t.add(column: "role", .text).notNull().defaults(to: "member")
+            }
+            try db.execute(sql: "UPDATE token SET role = 'operator' WHERE isAdmin")
+            try db.create(table: "invite") { t in
+                t.primaryKey("codeHash", .text)
+                t.column("groupId", .integer).notNull().indexed().references("group", onDelete: .cascade)
+                t.column("role", .text).notNull()
+                t.column("createdBy", .text).notNull()
+                t.column("expiresAt", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }

@@ -233,9 +233,27 @@ extension Catalog {
         try read { db in try ParticipantRecord.filter(Column("sessionId") == id).order(Column("joinedAt")).fetchAll(db) }
     }
 
+    /// How many participants a session has.
+    public func participantCount(session id: String) throws(CatalogError) -> Int {
+        try read { db in try ParticipantRecord.filter(Column("sessionId") == id).fetchCount(db) }
+    }
+
     /// Records a participant.
     public func addParticipant(_ participant: ParticipantRecord) throws(CatalogError) {
         try write { db in try participant.insert(db) }
+    }
+
+    /// Forgets one participant of a session: their token stops working. False when the session has no such participant.
+    public func removeParticipant(_ id: String, session: String) throws(CatalogError) -> Bool {
+        try write { db in try ParticipantRecord.filter(Column("id") == id && Column("sessionId") == session).deleteAll(db) > 0 }
+    }
+
+    /// Gives a session a new join code: the old one stops working. False when there is no such session.
+    public func setCode(_ code: String, session id: String) throws(CatalogError) -> Bool {
+        try write { db in
+            try db.execute(sql: "UPDATE session SET code = ? WHERE id = ?", arguments: [code, id])
+            return db.changesCount > 0
+        }
     }
 
     /// Appends one event to a session's log and advances its last sequence number. `views` is what participants

@@ -111,10 +111,24 @@ public struct Catalog: Sendable {
         return alike.first
     }
 
-    /// What the catalog knows of a pack before an import: its owner and its versions.
-    public func packState(named name: String) throws(CatalogError) -> PackState? {
+    /// A pack by its name within `group` (a group name as ``existingGroup(named:_:)`` finds it); with no group, the one
+    /// pack of that name in any group. Pack names are unique within a group only, so without a group several packs
+    /// may answer: that throws `conflict`, naming no group (the caller may not see them).
+    static func packRecord(named name: String, group: String?, _ db: Database) throws -> PackRecord? {
+        guard let group else {
+            let packs = try PackRecord.filter(PackRecord.Columns.name == name).limit(2).fetchAll(db)
+            guard packs.count < 2 else { throw CatalogError(.conflict, "several groups have a pack named '\(name)'; name the group") }
+            return packs.first
+        }
+        guard let owner = try existingGroup(named: group, db) else { return nil }
+        return try PackRecord.filter(PackRecord.Columns.name == name && PackRecord.Columns.groupId == owner.id).fetchOne(db)
+    }
+
+    /// What the catalog knows of a group's pack before an import: its versions (`group` as for
+    /// ``packRecord(named:group:_:)``).
+    public func packState(named name: String, group: String? = nil) throws(CatalogError) -> PackState? {
         try read { db in
-            guard let pack = try PackRecord.filter(PackRecord.Columns.name == name).fetchOne(db), let packId = pack.id else { return nil }
+            guard let pack = try Self.packRecord(named: name, group: group, db), let packId = pack.id else { return nil }
             let group = try GroupRecord.fetchOne(db, key: pack.groupId)
             let versions = try PackVersionRecord.filter(PackVersionRecord.Columns.packId == packId).order(Column("id")).fetchAll(db)
             let current = versions.first { $0.id == pack.currentVersionId }

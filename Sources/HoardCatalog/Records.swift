@@ -80,12 +80,38 @@ public struct TokenRecord: Codable, Sendable, Hashable, FetchableRecord, Mutable
     public var name: String
     /// SHA-256 (hex) of the secret.
     public var secretHash: String
-    /// Whether it may act on every group.
+    /// Whether it may act on every group (kept equal to `role == "operator"` for catalogs read by older servers).
     public var isAdmin: Bool
+    /// A ``TokenRole`` raw value (migration `v11-roles`).
+    public var role: String
     /// When it was created.
     public var createdAt: Date
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+/// A row of `invite` (migration `v11-roles`): a one-time invitation into a group, redeemed for a token.
+public struct InviteRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "invite"
+    /// SHA-256 (hex) of the code, the primary key.
+    public var codeHash: String
+    /// The group it admits to.
+    public var groupId: Int64
+    /// The ``TokenRole`` raw value of the token it gives (`member` or `owner`).
+    public var role: String
+    /// Who made it (a token's label), for people.
+    public var createdBy: String
+    /// When it stops working.
+    public var expiresAt: Date
+
+    /// Creates a record.
+    public init(codeHash: String, groupId: Int64, role: TokenRole, createdBy: String, expiresAt: Date) {
+        self.codeHash = codeHash
+        self.groupId = groupId
+        self.role = role.rawValue
+        self.createdBy = createdBy
+        self.expiresAt = expiresAt
+    }
 }
 
 /// A row of `upload`: a group uploaded (and so may read) a blob.
@@ -135,6 +161,7 @@ struct PackRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersista
     public enum Columns {
         static let id = Column(CodingKeys.id)
         static let name = Column(CodingKeys.name)
+        static let groupId = Column(CodingKeys.groupId)
     }
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }

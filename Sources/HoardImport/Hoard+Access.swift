@@ -13,10 +13,15 @@ extension Hoard {
     }
 
     /// Issues a new bearer token for a group: 32 random bytes, shown once; only its hash is stored.
-    public func createToken(group: String, label: String, isAdmin: Bool) throws -> String {
+    public func createToken(group: String, label: String, role: TokenRole) throws -> String {
         let token = Self.tokenPrefix + Self.randomSecret()
-        try catalog.addToken(group: group, label: label, secretHash: Self.hashToken(token), isAdmin: isAdmin)
+        try catalog.addToken(group: group, label: label, secretHash: Self.hashToken(token), role: role)
         return token
+    }
+
+    /// Issues a member token, or an operator's when `isAdmin`.
+    public func createToken(group: String, label: String, isAdmin: Bool) throws -> String {
+        try createToken(group: group, label: label, role: isAdmin ? .operator : .member)
     }
 }
 

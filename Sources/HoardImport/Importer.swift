@@ -43,8 +43,9 @@ public struct Importer: Sendable {
         /// Whether an archive of archives (a bundle) may be imported, each inner archive as its own pack
         /// (``Importer/importArchive(at:options:progress:)``); when false a bundle is refused before anything is stored.
         public var acceptsBundles = false
-        /// The archive's name in reports when its path does not give it (an inner archive staged as `N.blob`).
-        var archiveName: String?
+        /// The archive's name in reports (and for naming the pack, with `namesFromFileName`) when its path does not
+        /// give it: an inner archive staged as `N.blob`, an upload's spool file.
+        public var archiveName: String?
         /// The bundle's budgets when this archive is one of its packs.
         var budget: SharedBudget?
         /// Creates default options.
@@ -204,7 +205,7 @@ public struct Importer: Sendable {
     ) async throws -> (ImportCommit, PublishSummary, RecordOutcome) {
         var attempt = 1
         while true {
-            let state = try catalog.packState(named: packName)
+            let state = try catalog.packState(named: packName, group: group)
             let prepared = try await offloaded { try PackWriter(plan: plan).prepare(packName: packName, group: group, state: state) }
             phase(.publishing)
             let (summary, recording) = if let store = store as? any BlockingPublisher {

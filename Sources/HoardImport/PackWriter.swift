@@ -23,12 +23,9 @@ struct PackWriter {
         var commit: ImportCommit
     }
 
-    /// Encodes every descriptor and the manifest, and checks the owner and the version against `state`: everything
-    /// that can refuse the import happens here, before anything is published.
+    /// Encodes every descriptor and the manifest, and checks the version against `state` (the group's pack of that
+    /// name): everything that can refuse the import happens here, before anything is published.
     func prepare(packName: String, group: String, state: PackState?) throws -> Prepared {
-        if let state, state.group.lowercased() != group.lowercased() {
-            throw CatalogError(.conflict, "the pack name '\(packName)' belongs to group '\(state.group)'; rename the pack in pack.json")
-        }
         var pictures: [StagedBlob] = []
         var records: [BlobRecord] = []
         var assets: [(descriptor: AssetDescriptor, digest: Digest)] = []

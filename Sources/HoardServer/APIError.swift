@@ -59,9 +59,9 @@ public struct APIError: HTTPResponseError, Sendable {
     /// The group's byte quota would be exceeded.
     public static func quotaExceeded(_ message: String) -> APIError { APIError("QUOTA_EXCEEDED", .init(code: 507, reasonPhrase: "Insufficient Storage"), message) }
     /// Too many requests from this caller; `Retry-After` says in how many seconds to try again.
-    public static func rateLimited(_ message: String, retryAfter seconds: Int) -> APIError {
+    public static func rateLimited(_ message: String, retryAfter seconds: Int? = nil) -> APIError {
         var error = APIError("RATE_LIMITED", .tooManyRequests, message)
-        error.headers[.retryAfter] = "\(seconds)"
+        if let seconds { error.headers[.retryAfter] = "\(seconds)" }
         return error
     }
     /// The method is not allowed on this path.

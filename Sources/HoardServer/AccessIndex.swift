@@ -99,6 +99,14 @@ public final class AccessIndex: Sendable {
         setVisibleArt(session: id, nil)
     }
 
+    /// Forgets a participant removed from the catalog: their token is unknown (401) from now on.
+    public func removeParticipant(_ id: String) {
+        state.withLockedValue { state in
+            state.principals = state.principals.filter { $0.value.participantId != id }
+            state.knownTokens = state.knownTokens.filter { $0.value.participantId != id }
+        }
+    }
+
     /// Per session: the blobs its participants may fetch, each with who (``SessionHub`` keeps it from their views of
     /// the table). A session absent here is not loaded yet: its participants fetch nothing until it is.
     private let visibleArt = NIOLockedValueBox<[String: [Digest: Audience]]>([:])

@@ -23,9 +23,14 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         capacity: configuration.cacheBytes, maxEntry: configuration.cacheMaxBlob,
         minFileSize: configuration.certificates == nil ? configuration.sendFileFrom : nil)
     let reader = BlobReader(store: hoard.store, cache: cache, metrics: metrics)
-    let limiter = RateLimiter(perMinute: configuration.uploadsPerMinute)
+    let limiter = RateLimiter(
+        perMinute: configuration.uploadsPerMinute, perParticipant: configuration.uploadsPerParticipant,
+        joinsPerSession: configuration.joinsPerSession, windowSeconds: configuration.limitWindowSeconds)
 
     let hub = SessionHub(catalog: hoard.catalog, storage: StoredTables(hoard: hoard), access: access, logger: logger)
+    // Every table is loaded before the server answers, so what each participant may fetch is known from the first
+    // request on (a participant who reconnects after a restart is not told 404 for their table's art meanwhile).
+    await hub.loadAll()
     let (router, _) = buildRouter(
         hoard: hoard, access: access, metrics: metrics, reader: reader, limiter: limiter, hub: hub, configuration: configuration)
     let refresher = AccessRefreshService(
@@ -60,8 +65,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         server: server,
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: serverName, backlog: configuration.backlog),
-        services: [refresher, TableLoadingService(hub: hub)] + metricsService(configuration, metrics: metrics, logger: logger)
-            + (reloader.map { [$0] } ?? []),
+        services: [refresher] + metricsService(configuration, metrics: metrics, logger: logger) + (reloader.map { [$0] } ?? []),
         onServerRunning: { channel in
             logger.info("Hoard is serving", metadata: [
                 "url": "\(configuration.certificates == nil ? "http" : "https")://\(configuration.host):\(channel.localAddress?.port ?? configuration.port)",
@@ -98,7 +102,7 @@ func buildRouter(
     let router = Router(context: HoardRequestContext.self)
     let endpoints = Endpoints(router: router)
     router.add(middleware: HoardMiddleware(access: access, metrics: metrics, endpoints: endpoints))
-    router.add(middleware: FailedJoins(perMinute: configuration.failedJoinsPerMinute))
+    router.add(middleware: FailedJoins(perMinute: configuration.failedJoinsPerMinute, limiter: limiter))
     endpoints.on(.get, "/healthz") { _, _ in try JSONBody.response(["status": "ok"]) }
     let hasMetricsAddress = configuration.metricsAddress != nil
     endpoints.on(.get, "/metrics") { request, context in
@@ -112,11 +116,14 @@ func buildRouter(
     AssetRoutes(hoard: hoard, access: access, reader: reader).register(on: endpoints)
     BlobRoutes(hoard: hoard, access: access, reader: reader, limits: limiter, configuration: configuration).register(on: endpoints)
     let manifests = BlobCache(capacity: configuration.cacheBytes / 4, maxEntry: configuration.cacheBytes / 16)
-    SessionRoutes(hoard: hoard, access: access, hub: hub, reader: reader, manifests: manifests).register(on: endpoints)
+    SessionRoutes(
+        hoard: hoard, access: access, hub: hub, reader: reader, manifests: manifests, limits: limiter,
+        maxParticipants: configuration.maxParticipants).register(on: endpoints)
     LiveRoutes(hoard: hoard, access: access, hub: hub, closeDeadline: configuration.liveCloseDeadline).register(on: endpoints)
     UploadRoutes(hoard: hoard, access: access, reader: reader, limits: limiter, configuration: configuration, hub: hub).register(on: endpoints)
     RefRoutes(hoard: hoard, access: access).register(on: endpoints)
     ShareRoutes(hoard: hoard, access: access, reader: reader).register(on: endpoints)
+    GroupRoutes(hoard: hoard, access: access).register(on: endpoints)
     return (router, endpoints.operations)
 }
 
@@ -128,7 +135,7 @@ public func apiOperations(dataDirectory: String) throws -> [Endpoints.Operation]
     let cache = BlobCache(capacity: 0, maxEntry: 0)
     let (_, operations) = buildRouter(
         hoard: hoard, access: access, metrics: metrics,
-        reader: BlobReader(store: hoard.store, cache: cache, metrics: metrics), limiter: RateLimiter(perMinute: 1),
+        reader: BlobReader(store: hoard.store, cache: cache, metrics: metrics), limiter: RateLimiter(perMinute: 1, perParticipant: 1, joinsPerSession: 1),
         hub: SessionHub(catalog: hoard.catalog, storage: StoredTables(hoard: hoard), access: access, logger: Logger(label: "hoard")), configuration: ServerConfiguration(dataDirectory: dataDirectory))
     return operations
 }

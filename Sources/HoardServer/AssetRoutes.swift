@@ -24,10 +24,13 @@ struct AssetRoutes: Sendable {
         var total: Int
         var nextOffset: Int?
         var nextCursor: String?
+        /// With `facets=true`: what each kind and footprint would give with the other filters kept.
+        var facets: AssetFacets?
     }
 
-    /// GET ?pack=&kind=&q=&cursor=|offset=&limit=: assets of the current versions of visible packs, by pack, kind and
-    /// name; one indexed query per pack the page touches (``Catalog/assetPage(_:)``).
+    /// GET ?pack=&kind=&footprint=&q=&cursor=|offset=&limit=&facets=: assets of the current versions of visible packs,
+    /// by pack, kind and name; one indexed query per pack the page touches (``Catalog/assetPage(_:)``), a footprint
+    /// or a search text gathers the matches once. `facets=true` adds the counts by kind and footprint.
     func list(_ request: Request, _ context: HoardRequestContext) throws -> Response {
         let query = request.uri.queryParameters
         func number(_ key: String, default value: Int, range: ClosedRange<Int>) throws -> Int {
@@ -47,14 +50,26 @@ struct AssetRoutes: Sendable {
             }
             cursor = parsed
         }
-        let page = try hoard.catalog.assetPage(AssetQuery(
+        var footprint: Footprint?
+        if let text = query["footprint"] {
+            let sides = text.split(separator: "x", omittingEmptySubsequences: false).map { Int(String($0)) }
+            guard sides.count == 2, let width = sides[0], let height = sides[1], let parsed = Footprint(width: width, height: height) else {
+                throw APIError.badRequest("footprint must be WIDTHxHEIGHT in tiles, each from 1 to \(Footprint.maxTiles) (for example 2x2)")
+            }
+            footprint = parsed
+        }
+        let facetsFlag = query["facets"].map(String.init) ?? "false"
+        guard facetsFlag == "true" || facetsFlag == "false" else { throw APIError.badRequest("facets must be true or false") }
+        let assetQuery = AssetQuery(
             pack: query["pack"].map(String.init), kind: query["kind"].map { AssetKind(rawValue: String($0)) },
             // Names hold no control characters (the importer refuses them); a NUL would break the full-text query.
             text: query["q"].map { String(String.UnicodeScalarView($0.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F })) },
-            visibility: PackVisibility(context.principal), after: cursor, offset: offset,
-            limit: limit))
+            footprint: footprint, visibility: PackVisibility(context.principal), after: cursor, offset: offset,
+            limit: limit)
+        let page = try hoard.catalog.assetPage(assetQuery)
         let next = page.next == nil || cursor != nil ? nil : offset + page.assets.count
-        return try JSONBody.response(Page(assets: page.assets, total: page.total, nextOffset: next, nextCursor: page.next?.token))
+        let facets = facetsFlag == "true" ? try hoard.catalog.assetFacets(assetQuery) : nil
+        return try JSONBody.response(Page(assets: page.assets, total: page.total, nextOffset: next, nextCursor: page.next?.token, facets: facets))
     }
 
     /// GET {digest}: the asset's descriptor, exactly the bytes its digest names.

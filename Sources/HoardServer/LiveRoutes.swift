@@ -8,6 +8,7 @@ import HummingbirdWebSocket
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOWebSocket
 import ServiceLifecycle
 
 /// `GET /v1/sessions/{id}/live?since=SEQ`: the WebSocket that carries a session's ordered events.
@@ -25,6 +26,9 @@ struct LiveRoutes: Sendable {
     var closeDeadline: Duration = .seconds(5)
     /// Each participant's message budget, shared by all their sockets.
     let rates = LiveRates(rate: LiveRoutes.rate, burst: LiveRoutes.burst)
+    /// Each session's message budget, shared by all its participants: one table's crowd cannot take the server's
+    /// time from another table.
+    let sessionRates = LiveRates(rate: LiveRoutes.sessionRate, burst: 2 * LiveRoutes.sessionRate)
 
     /// Largest message a client may send: room for a stroke of ``TableOp/maxPoints`` points written at full precision.
     static let maxMessage = 1 << 20
@@ -33,6 +37,8 @@ struct LiveRoutes: Sendable {
     /// Sustained messages per second per participant, across their sockets, and the burst allowed above it.
     static let rate = 50.0
     static let burst = 100.0
+    /// Sustained messages per second per session, all its participants together (ten players at the full rate).
+    static let sessionRate = 500.0
     /// Seconds in a row a socket may send more than twice the rate before it is closed (1008).
     static let floodSeconds = 3
     /// How long the server waits for a client's close frame after sending its own.
@@ -85,7 +91,7 @@ struct LiveRoutes: Sendable {
                     }
                     // The hub finished the stream: the socket was dropped (its connection is aborted already), the
                     // session ended, or the socket is closing.
-                    if link.isEnded { try await outbound.close(.goingAway, reason: "the session ended") }
+                    if let ending = link.ending { try await outbound.close(ending.closeCode, reason: ending.reason) }
                 }
                 group.addTask {
                     try await read(inbound, outbound: outbound, session: session, principal: principal, participantId: participantId,
@@ -126,10 +132,11 @@ struct LiveRoutes: Sendable {
             case .text(let message): text = message
             }
             guard !link.isDropped else { return }
-            switch flood.admit(rates.take(key)) {
+            switch flood.admit(rates.take(key) && sessionRates.take(session.id)) {
             case .handle: break
             case .dropAndWarn:
-                let warning = "more than \(Int(Self.rate)) messages a second; slow down (the excess is dropped)"
+                let warning = "more than \(Int(Self.rate)) messages a second from you, or \(Int(Self.sessionRate)) from your table; "
+                    + "slow down (the excess is dropped)"
                 await reply(session.id, connection, "RATE_LIMITED", warning)
                 continue
             case .drop: continue
@@ -296,4 +303,10 @@ struct FloodWatch {
         }
         return floodedWindows >= seconds ? .close : .drop
     }
+}
+
+extension LiveLink.Ending {
+    /// The close frame that tells the client why (4403 is in the range kept for applications).
+    var closeCode: WebSocketErrorCode { self == .removed ? .unknown(4403) : .goingAway }
+    var reason: String { self == .removed ? "the host removed you from the session" : "the session ended" }
 }

@@ -13,14 +13,27 @@ struct PackRoutes: Sendable {
     let limits: RateLimiter
     let metrics: ServerMetrics
     let configuration: ServerConfiguration
+    /// Imports in flight that the uploader asked to follow.
+    let imports = ImportBoard()
 
     func register(on endpoints: Endpoints) {
         endpoints.on(.get, "/v1/packs") { _, context in try JSONBody.response(["packs": try visiblePacks(context.principal)]) }
         endpoints.on(.post, "/v1/packs") { request, context in try await upload(request, context) }
-        endpoints.on(.get, "/v1/packs/{name}") { _, context in try JSONBody.response(try await detail(context)) }
-        endpoints.on(.get, "/v1/packs/{name}/documents/{file}") { _, context in try await document(context) }
+        endpoints.on(.get, "/v1/packs/{name}") { request, context in try JSONBody.response(try await detail(try pack(request, context))) }
+        endpoints.on(.get, "/v1/packs/{name}/documents/{file}") { request, context in try await document(request, context) }
         endpoints.on(.patch, "/v1/packs/{name}") { request, context in try await patch(request, context) }
-        endpoints.on(.delete, "/v1/packs/{name}") { _, context in try await delete(context) }
+        endpoints.on(.delete, "/v1/packs/{name}") { request, context in try await delete(request, context) }
+        endpoints.on(.get, "/v1/imports/{id}") { _, context in try importProgress(context) }
+    }
+
+    /// GET: how far the upload that named this id has got; 404 before its first byte and after its answer.
+    func importProgress(_ context: HoardRequestContext) throws -> Response {
+        let principal = try context.requireMember()
+        let id = context.parameter("id")
+        guard let entry = imports.entry(id, groupId: principal.groupId, isAdmin: principal.isAdmin) else {
+            throw APIError.notFound("no import in progress with id '\(id.prefix(64))'; it has finished, or never started")
+        }
+        return try JSONBody.response(entry)
     }
 
     static func isVisible(_ pack: PackSummary, to principal: Principal?) -> Bool {
@@ -31,32 +44,44 @@ struct PackRoutes: Sendable {
         try hoard.catalog.packs().filter { Self.isVisible($0, to: principal) }
     }
 
-    func pack(_ context: HoardRequestContext) throws -> PackSummary {
-        // Path parameters arrive percent-encoded (`My%20Pack`).
+    /// The pack the path names, as the caller sees it. Pack names are unique within a group only: `?group=` names the
+    /// owner; without it the caller's own group's pack comes first, then the one other visible pack of that name
+    /// (several, which only public packs can be: 400 asking for `?group=`). Packs the caller may not see answer 404
+    /// like absent ones.
+    func pack(_ request: Request, _ context: HoardRequestContext) throws -> PackSummary {
         let name = context.parameter("name")
-        guard let pack = try hoard.catalog.packs().first(where: { $0.name.lowercased() == name.lowercased() }),
-              Self.isVisible(pack, to: context.principal)
-        else { throw APIError.notFound("no pack named '\(name)'") }
+        let owner = request.uri.queryParameters.get("group").map(GroupName.key)
+        let visible = try hoard.catalog.packs().filter { pack in
+            pack.name.lowercased() == name.lowercased() && Self.isVisible(pack, to: context.principal)
+                && owner.map { $0 == GroupName.key(pack.group) } != false
+        }
+        if let principal = context.principal, principal.isMember, let own = visible.first(where: { $0.groupId == principal.groupId }) {
+            return own
+        }
+        guard let pack = visible.first else { throw APIError.notFound("no pack named '\(name.prefix(128))'") }
+        guard visible.count == 1 else {
+            let groups = visible.map { "'\($0.group)'" }.joined(separator: ", ")
+            throw APIError.badRequest("the groups \(groups) each publish a pack named '\(pack.name)'; say which with ?group=NAME")
+        }
         return pack
     }
 
     /// The pack with its documents, author and licence.
-    func detail(_ context: HoardRequestContext) async throws -> PackDetail {
-        let summary = try pack(context)
+    func detail(_ summary: PackSummary) async throws -> PackDetail {
         var manifest: PackManifest?
         if let digest = summary.manifestDigest, let bytes = try await hoard.store.read(digest, range: nil) {
             manifest = try? JSONDecoder().decode(PackManifest.self, from: Data(bytes))
         }
         return PackDetail(
-            summary: summary, documents: try hoard.catalog.documents(ofPack: summary.name), author: manifest?.author,
+            summary: summary, documents: try hoard.catalog.documents(ofPack: summary.name, group: summary.group), author: manifest?.author,
             license: manifest?.license)
     }
 
     /// One of the pack's documents (its licence, readme or credits), with its media type.
-    func document(_ context: HoardRequestContext) async throws -> Response {
-        let summary = try pack(context)
+    func document(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
+        let summary = try pack(request, context)
         let file = context.parameter("file")
-        guard let document = try hoard.catalog.documents(ofPack: summary.name).first(where: { $0.name == file }),
+        guard let document = try hoard.catalog.documents(ofPack: summary.name, group: summary.group).first(where: { $0.name == file }),
               let bytes = try await hoard.store.read(document.digest, range: nil)
         else { throw APIError.notFound("pack '\(summary.name)' has no document named '\(file)'") }
         return Response(
@@ -65,12 +90,12 @@ struct PackRoutes: Sendable {
             body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
-    /// The pack, when the caller may change it: its owner's members and admins.
-    func ownedPack(_ context: HoardRequestContext) throws -> PackSummary {
+    /// The pack, when the caller may change it: its group's owners and operators.
+    func ownedPack(_ request: Request, _ context: HoardRequestContext) throws -> PackSummary {
         let principal = try context.requireMember()
-        let pack = try pack(context)
-        guard principal.isAdmin || principal.groupId == pack.groupId else {
-            throw APIError.forbidden("pack '\(pack.name)' belongs to group '\(pack.group)'; only its members or an admin may change it")
+        let pack = try pack(request, context)
+        guard principal.isAdmin || (principal.groupId == pack.groupId && principal.managesGroup) else {
+            throw APIError.forbidden("only an owner of group '\(pack.group)' may delete or publish its pack '\(pack.name)'; ask one of them")
         }
         return pack
     }
@@ -80,17 +105,19 @@ struct PackRoutes: Sendable {
     }
 
     func patch(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
-        let pack = try ownedPack(context)
+        let pack = try ownedPack(request, context)
         let change = try await request.decode(as: Patch.self, context: context)
-        try hoard.catalog.setPublic(change.isPublic, pack: pack.name)
+        try hoard.catalog.setPublic(change.isPublic, pack: pack.name, group: pack.group)
         try await access.catchUp()
         context.logger.info("pack visibility changed", metadata: ["pack": "\(pack.name)", "isPublic": "\(change.isPublic)"])
-        return try JSONBody.response(try await detail(context))
+        var changed = pack
+        changed.isPublic = change.isPublic
+        return try JSONBody.response(try await detail(changed))
     }
 
-    func delete(_ context: HoardRequestContext) async throws -> Response {
-        let pack = try ownedPack(context)
-        try hoard.catalog.deletePack(named: pack.name)
+    func delete(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
+        let pack = try ownedPack(request, context)
+        try hoard.catalog.deletePack(named: pack.name, group: pack.group)
         try await access.catchUp()
         context.logger.info("pack deleted", metadata: ["pack": "\(pack.name)"])
         return Response(status: .noContent)
@@ -118,11 +145,20 @@ struct PackRoutes: Sendable {
         guard principal.isAdmin || (target != nil && target?.id == principal.groupId) else { throw forbidden }
         options.group = target?.name ?? named
         options.packName = query["name"].map(String.init)
-        options.namesFromFileName = false
+        // The spool file's name means nothing; the browser may say what the archive was called.
+        options.archiveName = query["fileName"].map { String($0.prefix(255)) }
+        options.namesFromFileName = options.archiveName != nil
         let limit = configuration.maxPackUpload
         if let declared = request.headers[.contentLength].flatMap(Int64.init), declared > limit {
             throw APIError.tooLarge("the archive is \(declared) bytes; the limit is \(limit)")
         }
+        let progressID = query["progress"].map(String.init)
+        if let progressID, !ImportBoard.isValid(progressID) {
+            throw APIError.badRequest("progress must be 8 to 64 letters, digits or dashes")
+        }
+        let declared = request.headers[.contentLength].flatMap(Int64.init) ?? 0
+        let followed = progressID.flatMap { imports.start($0, groupId: principal.groupId, size: declared) ? $0 : nil }
+        defer { if let followed { imports.finish(followed) } }
         let spool = try Spool(directory: hoard.directory.path + "/uploads")
         defer { spool.remove() }
         var size: Int64 = 0
@@ -130,13 +166,16 @@ struct PackRoutes: Sendable {
             size += Int64(buffer.readableBytes)
             guard size <= limit else { throw APIError.tooLarge("the archive is over the limit of \(limit) bytes") }
             try spool.write(buffer)
+            if let followed { imports.received(followed, bytes: size) }
         }
         try spool.finish()
         // Conservative: the archive's size before deduplication.
         try hoard.catalog.requireQuota(group: options.group, adding: size, for: "this archive")
         let outcome: ImportOutcome
         do {
-            outcome = try await hoard.importArchive(at: spool.path, options: options)
+            outcome = try await hoard.importArchive(at: spool.path, options: options) { [imports] progress in
+                if let followed { imports.update(followed, progress) }
+            }
         } catch {
             throw refusal(error, context)
         }

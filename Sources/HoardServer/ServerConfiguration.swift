@@ -32,8 +32,17 @@ public struct ServerConfiguration: Sendable {
     public var maxBatchCount: Int = 1000
     /// Most digests in one missing-blobs request.
     public var maxMissingCount: Int = 10_000
-    /// Uploads (blobs and packs) one group may start per minute.
+    /// Uploads (blobs and packs) one group may start per minute; also what one session's participants may start
+    /// together.
     public var uploadsPerMinute: Int = 600
+    /// Uploads one participant may start per minute.
+    public var uploadsPerParticipant: Int = 60
+    /// Joins one session may take per minute.
+    public var joinsPerSession: Int = 60
+    /// Most participants one session holds.
+    public var maxParticipants: Int = 500
+    /// The length of the windows those per-minute limits count in, in seconds (tests lengthen it).
+    public var limitWindowSeconds: Double = 60
     /// How often the access index reads the catalog's change log for other processes' changes (one indexed query).
     public var refreshInterval: Duration = .milliseconds(250)
     /// How often the access index compares itself with the catalog in the background.

@@ -264,12 +264,24 @@ actor SessionHub {
     func end(session id: String) {
         if let live = sessions[id] {
             for connection in live.connections.values {
-                connection.link.end()
+                connection.link.end(.sessionEnded)
                 connection.continuation.finish()
             }
         }
         sessions[id] = nil
         access.setVisibleArt(session: id, nil)
+    }
+
+    /// Closes a removed participant's sockets (4403) and lets them leave like a socket that closed: their grabs are
+    /// released and the others see them go (the catalog row and the token are the caller's).
+    func remove(participant: String, session id: String) {
+        guard let live = sessions[id] else { return }
+        for (key, connection) in live.connections where connection.participantId == participant {
+            sessions[id]?.connections[key] = nil
+            connection.link.end(.removed)
+            connection.continuation.finish()
+            departed(session: id, connection)
+        }
     }
 
     // MARK: Ops
@@ -576,7 +588,7 @@ final class LiveLink: Sendable {
     private struct State {
         var queued = 0
         var isDropped = false
-        var isEnded = false
+        var ending: Ending?
     }
 
     private let state = NIOLockedValueBox(State())
@@ -604,8 +616,8 @@ final class LiveLink: Sendable {
 
     var queuedBytes: Int { state.withLockedValue { $0.queued } }
     var isDropped: Bool { state.withLockedValue { $0.isDropped } }
-    /// Whether the session ended under it (its stream finished for that reason, not for being slow).
-    var isEnded: Bool { state.withLockedValue { $0.isEnded } }
+    /// Why the server ended it, when it did (its stream finished for that reason, not for being slow).
+    var ending: Ending? { state.withLockedValue { $0.ending } }
 
     /// Marks the socket dropped and aborts its connection (once).
     func drop() {
@@ -616,8 +628,16 @@ final class LiveLink: Sendable {
         if first { abortTransport() }
     }
 
-    func end() {
-        state.withLockedValue { $0.isEnded = true }
+    /// Why a socket's stream was finished by the server, and the close frame that says so.
+    enum Ending: Sendable {
+        /// The session ended: 1001.
+        case sessionEnded
+        /// The host removed its participant: 4403.
+        case removed
+    }
+
+    func end(_ why: Ending) {
+        state.withLockedValue { $0.ending = why }
     }
 
     /// Aborts the connection without marking it dropped (a close handshake that did not finish in time).

@@ -14,6 +14,10 @@ struct SessionRoutes: Sendable {
     let reader: BlobReader
     /// Encoded manifests by map digest (``encodedManifest(of:map:)``).
     let manifests: BlobCache
+    /// Joins per session and minute.
+    let limits: RateLimiter
+    /// Most participants a session holds at once: a leaked code fills one session's table, not the catalog.
+    let maxParticipants: Int
     /// Encoded views of tables, by session, sequence number and what the viewer does not see.
     var views: TableViews { hub.views }
 
@@ -39,6 +43,8 @@ struct SessionRoutes: Sendable {
         endpoints.on(.get, "/v1/sessions/{id}") { request, context in try await show(request, context) }
         endpoints.on(.put, "/v1/sessions/{id}/map") { request, context in try await replaceMap(request, context) }
         endpoints.on(.delete, "/v1/sessions/{id}") { _, context in try await end(context) }
+        endpoints.on(.delete, "/v1/sessions/{id}/participants/{participant}") { _, context in try await removeParticipant(context) }
+        endpoints.on(.post, "/v1/sessions/{id}/code") { _, context in try await rotateCode(context) }
         endpoints.on(.post, "/v1/maps") { request, context in try await saveMap(request, context) }
         endpoints.on(.get, "/v1/maps") { _, context in try listMaps(context) }
         endpoints.on(.get, "/v1/maps/{name}") { _, context in try await loadMap(context) }
@@ -162,6 +168,10 @@ struct SessionRoutes: Sendable {
         let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty, name.count <= 64 else { throw APIError.badRequest("name must be 1 to 64 characters") }
         guard let session = try hoard.catalog.session(code: Self.normalize(code: body.code)) else { throw APIError.unknownCode() }
+        try limits.admitJoin(session: session.id)
+        guard try hoard.catalog.participantCount(session: session.id) < maxParticipants else {
+            throw APIError.forbidden("the session is full (\(maxParticipants) players); ask the host to remove someone")
+        }
         let token = "hoard_p_" + Hoard.randomSecret()
         let participant = ParticipantRecord(
             id: UUID().uuidString.lowercased(), sessionId: session.id, name: name, tokenHash: Hoard.hashToken(token), joinedAt: Date())
@@ -329,6 +339,31 @@ struct SessionRoutes: Sendable {
         await hub.end(session: session.id)
         context.logger.info("session ended", metadata: ["session": "\(session.id)"])
         return Response(status: .noContent)
+    }
+
+    /// Removes a participant (the host or an operator): their token answers 401 at once and their sockets close with
+    /// 4403; what they own on the table stays, for the host to give to someone else.
+    func removeParticipant(_ context: HoardRequestContext) async throws -> Response {
+        let (session, principal) = try visibleSession(context)
+        guard Self.isHost(principal, of: session) else { throw APIError.forbidden("only the session's host may remove a participant") }
+        let participant = context.parameter("participant")
+        guard try hoard.catalog.removeParticipant(participant, session: session.id) else {
+            throw APIError.notFound("no participant \(participant.prefix(100)) in session \(session.id)")
+        }
+        access.removeParticipant(participant)
+        await hub.remove(participant: participant, session: session.id)
+        context.logger.info("participant removed", metadata: ["session": "\(session.id)", "participant": "\(participant)"])
+        return Response(status: .noContent)
+    }
+
+    /// Gives the session a new join code (the host or an operator): the old one stops working; who joined stays.
+    func rotateCode(_ context: HoardRequestContext) async throws -> Response {
+        let (session, principal) = try visibleSession(context)
+        guard Self.isHost(principal, of: session) else { throw APIError.forbidden("only the session's host may change its join code") }
+        let code = Self.makeCode()
+        guard try hoard.catalog.setCode(code, session: session.id) else { throw APIError.notFound("no session \(session.id)") }
+        context.logger.info("join code changed", metadata: ["session": "\(session.id)"])
+        return try JSONBody.response(["id": session.id, "code": code])
     }
 
     // MARK: Saved maps

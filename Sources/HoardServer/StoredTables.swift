@@ -3,7 +3,6 @@ import HoardCatalog
 import HoardCore
 import HoardImport
 import NIOConcurrencyHelpers
-import ServiceLifecycle
 
 /// The hub's maps as blobs in the Hoard's store: base maps are read from it, folded ones published into it and
 /// recorded, under the data directory's shared lock like every writer.
@@ -29,15 +28,6 @@ struct StoredTables: TableStorage {
     }
 }
 
-/// Loads every session's table when the server starts, so that what each participant may fetch is known.
-struct TableLoadingService: Service {
-    let hub: SessionHub
-
-    func run() async throws {
-        await hub.loadAll()
-        try? await gracefulShutdown()
-    }
-}
 
 /// Encoded views of tables, kept while their session's sequence number stands: many participants see the same
 /// view (all those who own nothing hidden), so a join or a `GET` of a busy session encodes each view once per op.

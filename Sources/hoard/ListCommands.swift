@@ -15,7 +15,7 @@ struct PacksCommand: AsyncParsableCommand {
             if packs.isEmpty { return Terminal.out("No packs yet. Import one with: hoard import PACK.zip --data-dir \(data.dataDirectory)") }
             var rows = [["PACK", "VERSION", "GROUP", "ASSETS", "SIZE", "PUBLIC", "DOCUMENTS"]]
             for pack in packs {
-                let documents = try catalog.documents(ofPack: pack.name).map(\.name).joined(separator: ", ")
+                let documents = try catalog.documents(ofPack: pack.name, group: pack.group).map(\.name).joined(separator: ", ")
                 rows.append([pack.name, pack.version ?? "-", pack.group, String(pack.assetCount),
                              ByteFormat.string(pack.totalBytes), pack.isPublic ? "yes" : "no", documents.isEmpty ? "-" : documents])
             }
@@ -28,9 +28,11 @@ struct DeleteCommand: AsyncParsableCommand {
         commandName: "delete", abstract: "Delete a pack and its versions; `hoard gc` then frees the blobs nothing else uses.")
     @OptionGroup var data: DataOptions
     @Argument(help: "The pack's name.") var name: String
+    @Option(help: "The group that owns it (needed when several groups have a pack of that name).") var group: String?
 
     func run() async throws {
-        guard try data.open().catalog.deletePack(named: name) else { throw CLIError("no pack named '\(name)'") }
+        // Several groups with a pack of that name: the catalog's error asks for the group (--group).
+        guard try data.open().catalog.deletePack(named: name, group: group) else { throw CLIError("no pack named '\(name)'" + (group.map { " in group '\($0)'" } ?? "")) }
         Terminal.out("Deleted pack \(name). Run `hoard gc` to free its blobs.")
     }
 }

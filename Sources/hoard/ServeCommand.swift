@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HoardCatalog
 import HoardCore
 import HoardPlugins
 import HoardServer
@@ -156,10 +157,20 @@ struct TokenCommand: AsyncParsableCommand {
         @OptionGroup var data: DataOptions
         @Option(help: "The group the token acts for.") var group: String
         @Option(help: "A label, e.g. whose tablet it is.") var name = "member"
-        @Flag(help: "Let the token act on every group.") var admin = false
+        @Option(help: ArgumentHelp(
+            "What it may do: member (read, import, host, upload), owner (also delete and publish the group's packs, invite members, list and revoke its tokens) or operator (the server's: acts on every group).",
+            valueName: "member|owner|operator"))
+        var role: String = "member"
+        @Flag(help: ArgumentHelp("Deprecated: the same as --role operator.", visibility: .hidden)) var admin = false
+
+        func validate() throws {
+            guard TokenRole(rawValue: role) != nil else { throw ValidationError("--role must be member, owner or operator") }
+        }
 
         func run() async throws {
-            Terminal.out(try data.open().createToken(group: group, label: name, isAdmin: admin))
+            if admin { Terminal.err("note: --admin is deprecated; it means --role operator (a token that acts on every group)") }
+            let chosen = admin ? .operator : TokenRole(rawValue: role) ?? .member
+            Terminal.out(try data.open().createToken(group: group, label: name, role: chosen))
         }
     }
 }

@@ -102,18 +102,25 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogError.
     #expect(try catalog.assets(pack: "goblins").flatMap(\.variants).allSatisfy { $0.digest != fakeDigest("picture:retouched/stone") })
 }
 
-@Test func aPackNameOwnedByAnotherGroupIsAConflict() throws {
+@Test func packNamesBelongToTheirGroupSoTwoGroupsImportTheSamePack() throws {
     let catalog = try Catalog.inMemory()
     #expect(try catalog.record(CommitFixture(group: "dragons", pack: "goblins", assets: goblinAssets()).commit) == .recorded)
-    let intruder = CommitFixture(group: "owlbears", pack: "goblins", version: "2", assets: goblinAssets(labelPrefix: "other"))
-    let error = #expect(throws: CatalogError.self) { try catalog.record(intruder.commit) }
-    #expect(error?.code == .conflict)
-    #expect(error?.message.contains("dragons") == true)
-    #expect(try catalog.packState(named: "goblins")?.group == "dragons")
-    #expect(try catalog.packState(named: "goblins")?.versions == ["1"])
-    // Pack names are case-insensitive, so a different spelling is the same pack.
-    let respelled = CommitFixture(group: "owlbears", pack: "Goblins", version: "3", assets: goblinAssets(labelPrefix: "other"))
-    #expect(errorCode { () throws(CatalogError) in _ = try catalog.record(respelled.commit) } == .conflict)
+    // The same archive into another group: its own pack, sharing the blobs, and no word of the first group.
+    #expect(try catalog.record(CommitFixture(group: "owlbears", pack: "goblins", assets: goblinAssets()).commit) == .recorded)
+    #expect(try catalog.packState(named: "goblins", group: "dragons")?.group == "dragons")
+    #expect(try catalog.packState(named: "goblins", group: "owlbears")?.versions == ["1"])
+    // Pack names are case-insensitive within a group, so a different spelling is the same pack.
+    let respelled = CommitFixture(group: "owlbears", pack: "Goblins", version: "2", assets: goblinAssets(labelPrefix: "other"))
+    #expect(try catalog.record(respelled.commit) == .recorded)
+    #expect(try catalog.packState(named: "goblins", group: "owlbears")?.versions == ["1", "2"])
+    #expect(try catalog.packState(named: "goblins", group: "dragons")?.versions == ["1"])
+    // Without a group, a name several groups use names no pack, and says so without naming them.
+    let error = #expect(throws: CatalogError.self) { try catalog.deletePack(named: "goblins") }
+    #expect(error?.code == .conflict && error?.message.contains("dragons") == false)
+    #expect(try catalog.setPublic(true, pack: "goblins", group: "owlbears"))
+    #expect(try catalog.packOwner(named: "goblins", group: "dragons")?.isPublic == false)
+    #expect(try catalog.deletePack(named: "goblins", group: "dragons"))
+    #expect(try catalog.packState(named: "goblins")?.group == "owlbears", "one left: the name alone finds it")
 }
 
 @Test func packStateListsVersionsManifestsAndTheCurrentOne() throws {

@@ -184,5 +184,10 @@ import Testing
         #expect(try catalog.assetPage(AssetQuery()).total == assets.count)
         let name = try #require(assets.first?.name)
         #expect(try catalog.assetPage(AssetQuery(text: name.uppercased())).assets.map(\.name).contains(name))
+        // v10 rebuilt the pack table: its rows, ids and access-log triggers are as they were.
+        #expect(try catalog.packState(named: "goblins")?.versions == ["1"])
+        let before = try catalog.lastAccessChange()
+        #expect(try catalog.setPublic(true, pack: "goblins"))
+        #expect(try catalog.lastAccessChange() > before)
     }
 }

@@ -130,18 +130,19 @@ struct SamplePackImportTests {
         #expect(try test.snapshot() == before)
     }
 
-    @Test func aPackNameBelongsToOneGroup() async throws {
+    @Test func twoGroupsImportTheSamePackEachAsTheirOwn() async throws {
         let test = try TestHoard()
         defer { test.remove() }
         var options = Importer.Options()
         options.group = "red"
-        _ = try await test.hoard.importPack(at: Fixtures.pack("scifi-outpost.zip"), options: options)
+        let red = try await test.hoard.importPack(at: Fixtures.pack("scifi-outpost.zip"), options: options)
         options.group = "blue"
-        let error = await #expect(throws: ImportError.self) {
-            try await test.hoard.importPack(at: Fixtures.pack("scifi-outpost.zip"), options: options)
-        }
-        #expect(error?.code == .packConflict)
-        #expect(error?.errors.first?.message.contains("red") == true)
+        let blue = try await test.hoard.importPack(at: Fixtures.pack("scifi-outpost.zip"), options: options)
+        #expect(blue.outcome == .imported && blue.group == "blue" && blue.version == red.version)
+        #expect(blue.newBlobs == 0 && blue.existingBlobs > 0, "the blobs are shared")
+        #expect(try test.hoard.catalog.packState(named: "scifi-outpost", group: "red")?.versions == [red.version])
+        #expect(try test.hoard.catalog.packState(named: "scifi-outpost", group: "blue")?.versions == [blue.version])
+        #expect(try test.hoard.catalog.packs().filter { $0.name == "scifi-outpost" }.map(\.group).sorted() == ["blue", "red"])
     }
 }
 

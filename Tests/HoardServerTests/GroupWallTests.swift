@@ -9,6 +9,46 @@ import Testing
 /// Access compares group ids, never names: two groups whose names differ only beyond ASCII case ("Éclair" and
 /// "éclair", which an older catalog could hold) are two groups, each walled off from the other's private packs.
 @Suite struct GroupWallTests {
+    /// Pack names are each group's own: two groups upload the same archive and both get their pack, sharing its
+    /// blobs; neither learns of the other; a name finds the caller's own pack first, `?group=` another group's public one.
+    @Test func twoGroupsUploadTheSameArchiveAndEachHasItsOwnPack() async throws {
+        try await Fixture.with(packs: false) { fixture in
+            let archive = try Data(contentsOf: URL(fileURLWithPath: Fixture.packPath(Fixture.dungeon)))
+            let pack = Fixture.dungeon
+            try await fixture.run { client in
+                for token in [fixture.red, fixture.blue] {
+                    try await client.execute(uri: "/v1/packs", method: .post, headers: auth(token), body: buffer(Array(archive))) { response in
+                        #expect(response.status == .created, "\(response.text)")
+                        #expect(!response.text.contains(token == fixture.red ? "blue" : "red"), "no word of the other group")
+                    }
+                }
+                let detail = { (token: String?, query: String) in
+                    try await client.execute(uri: "/v1/packs/\(pack)\(query)", method: .get, headers: auth(token)) { ($0.status, $0.text) }
+                }
+                #expect(try await detail(fixture.red, "").1.contains(#""group":"red""#))
+                #expect(try await detail(fixture.blue, "").1.contains(#""group":"blue""#))
+                #expect(try await detail(fixture.red, "?group=blue").0 == .notFound, "blue's pack is private")
+                try await client.execute(uri: "/v1/packs/\(pack)", method: .patch, headers: auth(fixture.blue),
+                                         body: ByteBuffer(string: #"{"isPublic":true}"#)) { #expect($0.status == .ok) }
+                #expect(try await detail(fixture.red, "?group=blue").1.contains(#""group":"blue""#))
+                #expect(try await detail(nil, "").1.contains(#""group":"blue""#), "the one public pack of that name")
+                // Red deletes its own pack; blue's stays, and the name now finds blue's public one.
+                try await client.execute(uri: "/v1/packs/\(pack)", method: .delete, headers: auth(fixture.red)) { #expect($0.status == .noContent) }
+                #expect(try await detail(fixture.blue, "").0 == .ok)
+                #expect(try await detail(fixture.red, "").1.contains(#""group":"blue""#))
+                // Two public packs of one name: the name alone is ambiguous, and the answer asks for the group.
+                try await client.execute(uri: "/v1/packs", method: .post, headers: auth(fixture.red), body: buffer(Array(archive))) {
+                    #expect($0.status == .created)
+                }
+                try await client.execute(uri: "/v1/packs/\(pack)", method: .patch, headers: auth(fixture.red),
+                                         body: ByteBuffer(string: #"{"isPublic":true}"#)) { #expect($0.status == .ok) }
+                let ambiguous = try await detail(nil, "")
+                #expect(ambiguous.0 == .badRequest && ambiguous.1.contains("?group="), "\(ambiguous.1)")
+                #expect(try await detail(nil, "?group=red").1.contains(#""group":"red""#))
+            }
+        }
+    }
+
     @Test func groupsWhoseNamesLookAlikeDoNotReachEachOthersPrivatePacks() async throws {
         try await Fixture.with(packs: false) { fixture in
             try fixture.hoard.catalog.createGroup(named: "Éclair")

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HoardCatalog
 import HoardCore
 import HoardImport
 import HoardServer
@@ -27,7 +28,7 @@ struct SessionFixture {
         options.group = "table"
         _ = try await hoard.importPack(at: Self.root.appendingPathComponent("Packs/dungeon-basics.zip").path, options: options)
         _ = try await hoard.importPack(at: Self.root.appendingPathComponent("Packs/scifi-outpost.zip").path, options: options)
-        hostToken = try hoard.createToken(group: "table", label: "gm", isAdmin: false)
+        hostToken = try hoard.createToken(group: "table", label: "gm", role: .owner)
         var configuration = ServerConfiguration(dataDirectory: directory)
         configuration.port = 0
         configuration.limits = .forTests

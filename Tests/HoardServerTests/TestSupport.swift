@@ -11,8 +11,8 @@ import NIOCore
 import Testing
 
 /// A fresh data directory for one test: groups `red`, `blue` and `staff`, the sample pack `dungeon-basics` owned by
-/// red and `scifi-outpost` owned by blue (both private until a test publishes one), a member token for red and
-/// blue, and an admin token in staff.
+/// red and `scifi-outpost` owned by blue (both private until a test publishes one), an owner token for red and
+/// blue (owners manage their group's packs), a member token for red, and an operator (admin) token in staff.
 struct Fixture: Sendable {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -21,8 +21,13 @@ struct Fixture: Sendable {
 
     let path: String
     let hoard: Hoard
+    /// An owner of red.
     let red: String
+    /// An owner of blue.
     let blue: String
+    /// A member of red (no owner).
+    let redMember: String
+    /// An operator, in staff.
     let admin: String
     var configuration: ServerConfiguration
 
@@ -49,8 +54,9 @@ struct Fixture: Sendable {
             try await Self.importPack(Self.dungeon, into: "red", hoard: hoard)
             try await Self.importPack(Self.scifi, into: "blue", hoard: hoard)
         }
-        red = try hoard.createToken(group: "red", label: "red member", isAdmin: false)
-        blue = try hoard.createToken(group: "blue", label: "blue member", isAdmin: false)
+        red = try hoard.createToken(group: "red", label: "red member", role: .owner)
+        blue = try hoard.createToken(group: "blue", label: "blue member", role: .owner)
+        redMember = try hoard.createToken(group: "red", label: "red plain member", role: .member)
         admin = try hoard.createToken(group: "staff", label: "admin", isAdmin: true)
         configuration = ServerConfiguration(dataDirectory: path)
         configuration.port = 0

@@ -37,12 +37,31 @@ function signedOut(status) {
   }
 }
 
-/** A JSON request; resolves to the parsed body (null for 204), rejects with APIError. */
+/** The server could not be reached at all (it is down, or the network is): the page offers to retry. */
+export class OfflineError extends Error {
+  constructor() {
+    super('Hoard’s server cannot be reached. Check that it is running and that you are online, then retry.');
+    this.status = 0;
+    this.code = 'OFFLINE';
+  }
+}
+
+/** fetch, with a network failure turned into an OfflineError. */
+async function reach(path, init) {
+  try {
+    return await fetch(path, init);
+  } catch (error) {
+    if (error?.name === 'AbortError') throw error;
+    throw new OfflineError();
+  }
+}
+
+/** A JSON request; resolves to the parsed body (null for 204), rejects with APIError or OfflineError. */
 export async function api(path, {method = 'GET', json, token} = {}) {
   const init = {method, headers: headers(json === undefined ? {} : {'Content-Type': 'application/json'}), credentials: 'omit'};
   if (token) init.headers.Authorization = `Bearer ${token}`;
   if (json !== undefined) init.body = JSON.stringify(json);
-  const response = await fetch(path, init);
+  const response = await reach(path, init);
   const body = response.status === 204 ? null : await response.json().catch(() => null);
   if (!response.ok) {
     if (!token) signedOut(response.status);
@@ -78,7 +97,7 @@ export function pictureURL(digest, path = `/v1/blobs/${digest}`) {
     const promise = new Promise((resolve, reject) => {
       waiting.push(async () => {
         try {
-          const response = await fetch(path, {headers: headers(), credentials: 'omit'});
+          const response = await reach(path, {headers: headers(), credentials: 'omit'});
           if (!response.ok) throw new APIError(response.status, await response.json().catch(() => null));
           resolve(URL.createObjectURL(await response.blob()));
         } catch (error) {
@@ -93,6 +112,86 @@ export function pictureURL(digest, path = `/v1/blobs/${digest}`) {
   return pictureURLs.get(key);
 }
 
+// Grid pictures come in batches (POST /v1/blobs/batch): those that scroll into view in the same moment share one
+// request, so a screen of 40 thumbnails costs one round trip instead of 40 (at most six at once per host).
+let batch = [];
+
+/** An object URL for a small picture (a thumbnail or a small variant), fetched in a batch with its neighbours. */
+export function batchedPictureURL(digest, mediaType) {
+  const key = `/v1/blobs/${digest}`;
+  if (!pictureURLs.has(key)) {
+    const promise = new Promise((resolve, reject) => {
+      if (batch.length === 0) setTimeout(flushBatch, 0);
+      batch.push({digest, mediaType, resolve, reject});
+    });
+    promise.catch(() => pictureURLs.delete(key));
+    pictureURLs.set(key, promise);
+  }
+  return pictureURLs.get(key);
+}
+
+function flushBatch() {
+  const jobs = batch.splice(0, batch.length);
+  for (let start = 0; start < jobs.length; start += 200) {
+    const chunk = jobs.slice(start, start + 200);
+    waiting.push(() => fetchBatch(chunk));
+  }
+  pump();
+}
+
+/** One batch: `sha256:<hex> <size>\n<bytes>\n` per blob; `-` (not readable) and `>` (too large) fall back to a GET. */
+async function fetchBatch(jobs) {
+  try {
+    const response = await reach('/v1/blobs/batch', {method: 'POST', credentials: 'omit',
+      headers: headers({'Content-Type': 'application/json'}), body: JSON.stringify({digests: jobs.map((job) => job.digest)})});
+    if (!response.ok) throw new APIError(response.status, await response.json().catch(() => null));
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    let at = 0;
+    for (const job of jobs) {
+      const end = bytes.indexOf(10, at);
+      if (end < 0) throw new Error('the batch was cut short');
+      const [digest, size] = new TextDecoder().decode(bytes.subarray(at, end)).split(' ');
+      at = end + 1;
+      if (digest !== job.digest) throw new Error('the batch answered out of order');
+      if (size === '-' || size === '>') {
+        job.done = true;
+        pictureURLs.delete(`/v1/blobs/${job.digest}`);
+        pictureURL(job.digest).then(job.resolve, job.reject);
+        continue;
+      }
+      const length = Number(size);
+      job.resolve(URL.createObjectURL(new Blob([bytes.subarray(at, at + length)], {type: job.mediaType ?? ''})));
+      job.done = true;
+      at += length + 1;
+    }
+  } catch {
+    // A batch that failed (refused, cut short): each picture it did not give is asked for on its own.
+    for (const job of jobs.filter((j) => !j.done)) {
+      pictureURLs.delete(`/v1/blobs/${job.digest}`);
+      pictureURL(job.digest).then(job.resolve, job.reject);
+    }
+  }
+}
+
+/**
+ * The pictures an asset listing or descriptor names that an <img> can show: its generated thumbnail and preview and
+ * its variants (a WebM video is left out), smallest first.
+ */
+export function pictures(asset) {
+  const renditions = [asset.thumbnail, asset.preview].filter((r) => r && typeof r === 'object');
+  return [...renditions, ...(asset.variants ?? [])].filter((p) => p.mediaType !== 'video/webm' && p.width && p.height)
+    .sort((a, b) => a.width * a.height - b.width * b.height);
+}
+
+/**
+ * The smallest picture whose longer side covers `devicePixels` (a tile's width in device pixels), else the largest:
+ * sharp on a 2× tablet, light on a desktop.
+ */
+export function pictureFor(asset, devicePixels) {
+  const candidates = pictures(asset);
+  return candidates.find((p) => Math.max(p.width, p.height) >= devicePixels) ?? candidates[candidates.length - 1];
+}
+
 /** Loads a picture into an <img>-like Image, resolving when it can be drawn. */
 export async function loadImage(digest) {
   const url = await pictureURL(digest);
@@ -103,26 +202,37 @@ export async function loadImage(digest) {
 }
 
 /**
- * Uploads a pack with XMLHttpRequest so the upload's progress can be shown: onProgress(sent, total) as bytes
- * leave, then resolves to {status, body} once the server has imported (or refused) the archive.
+ * Uploads a pack with XMLHttpRequest so the upload's progress can be shown: onProgress(sent, total, done) as bytes
+ * leave. `params` are the query's (name, fileName, progress). Returns {done, cancel}: `done` resolves to
+ * {status, body} once the server has imported (or refused) the archive; `cancel()` stops the upload.
  */
-export function uploadPack(file, name, onProgress) {
-  return new Promise((resolve, reject) => {
-    const request = new XMLHttpRequest();
-    request.open('POST', '/v1/packs' + query({name}));
+export function uploadPack(file, params, onProgress) {
+  const request = new XMLHttpRequest();
+  let sent = false;
+  const done = new Promise((resolve, reject) => {
+    request.open('POST', '/v1/packs' + query(params));
     for (const [key, value] of Object.entries(headers({'Content-Type': 'application/octet-stream'}))) request.setRequestHeader(key, value);
     request.upload.addEventListener('progress', (event) => onProgress(event.loaded, event.lengthComputable ? event.total : file.size));
-    request.upload.addEventListener('load', () => onProgress(file.size, file.size, true));
+    request.upload.addEventListener('load', () => { sent = true; onProgress(file.size, file.size, true); });
     request.addEventListener('load', () => {
       let body = null;
       try { body = JSON.parse(request.responseText); } catch { body = null; }
       signedOut(request.status);
       resolve({status: request.status, body});
     });
-    request.addEventListener('error', () => reject(new Error('the connection to the server failed during the upload')));
-    request.addEventListener('abort', () => reject(new Error('the upload was cancelled')));
+    request.addEventListener('error', () => reject(new Error('The connection to the server failed during the upload. Check the server is running, then upload again.')));
+    request.addEventListener('abort', () => reject(new Error(sent
+      ? 'Cancelled. The server had the whole archive and may still finish importing it; look for the pack under Browse.'
+      : 'Cancelled; the archive was not sent, nothing was stored.')));
     request.send(file);
   });
+  return {done, cancel: () => request.abort()};
+}
+
+/** How far the server's import of an upload that named `id` has got; null once it has answered. */
+export async function importProgress(id) {
+  const response = await fetch(`/v1/imports/${encodeURIComponent(id)}`, {headers: headers(), credentials: 'omit'});
+  return response.ok ? response.json() : null;
 }
 
 /** The smallest variant of an asset listing or descriptor, or its thumbnail when a processor made one. */

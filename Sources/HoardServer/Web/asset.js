@@ -43,6 +43,30 @@ async function drawFootprint(canvas, descriptor) {
   if (digest) paint(await loadImage(digest).catch(() => null));
 }
 
+const EXTENSIONS = {'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/gif': 'gif', 'image/apng': 'png', 'video/webm': 'webm'};
+
+/** A button that saves one variant under the asset's name and scale (`goblin@2x.png`). */
+function downloadButton(name, variant) {
+  const button = h('button', {type: 'button', class: 'ghost small download', title: `Download this ${variant.width} × ${variant.height} picture`},
+    'Download');
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    try {
+      const url = await pictureURL(variant.digest);
+      const base = name.split('/').pop() || 'asset';
+      const save = h('a', {href: url, download: `${base}@${variant.scale}x.${EXTENSIONS[variant.mediaType] ?? 'bin'}`, hidden: true});
+      document.body.append(save);
+      save.click();
+      save.remove();
+    } catch (error) {
+      toast(`Cannot download: ${error.message}`, 'error');
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return button;
+}
+
 /** "animated · 12 frames · 1.2 s", from a variant's animation fields. */
 function animation(variant) {
   const parts = ['animated'];
@@ -102,14 +126,16 @@ export async function showAsset(main, digest) {
         share, shareOut)),
     h('h2', {}, 'Variants'),
     h('div', {class: 'table-wrap'}, h('table', {class: 'variants'},
-      h('thead', {}, h('tr', {}, h('th', {}, 'Scale'), h('th', {}, 'Pixels'), h('th', {}, 'Size'), h('th', {}, 'Type'), h('th', {}, 'Digest'))),
+      h('thead', {}, h('tr', {}, h('th', {}, 'Scale'), h('th', {}, 'Pixels'), h('th', {}, 'Size'), h('th', {}, 'Type'), h('th', {}, 'Digest'),
+        h('th', {}, h('span', {class: 'visually-hidden'}, 'Download')))),
       h('tbody', {}, variants.map((variant) => h('tr', {},
         h('td', {}, `@${variant.scale}x`, variant.generated ? h('span', {class: 'badge'}, 'generated') : null,
           variant.animated ? h('span', {class: 'badge'}, animation(variant)) : null),
         h('td', {}, `${variant.width} × ${variant.height}`),
         h('td', {}, bytes(variant.size)),
         h('td', {}, variant.mediaType),
-        h('td', {}, h('code', {class: 'digest full'}, variant.digest), copyButton(variant.digest)))))))));
+        h('td', {}, h('code', {class: 'digest full'}, variant.digest), copyButton(variant.digest)),
+        h('td', {}, downloadButton(descriptor.name, variant)))))))));
 
   drawFootprint(canvas, descriptor);
   // Smallest first, so something shows at once; then the largest.

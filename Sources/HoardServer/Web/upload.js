@@ -1,6 +1,8 @@
-// Upload a pack: choose or drop an archive, watch a real progress bar, then read the import report.
-import {uploadPack} from './api.js';
+// Upload a pack: choose or drop an archive, see the name it will be filed under (and confirm replacing a pack of
+// that name), watch the upload and then the server's import, cancel, and read the import report.
+import {api, uploadPack, importProgress} from './api.js';
 import {bytes, h, plural, replace} from './dom.js';
+import {forgetBrowse} from './browse.js';
 
 /** Plain words for the import report's problem codes; the server's message follows. */
 const WORDS = {
@@ -24,12 +26,69 @@ const WORDS = {
   QUOTA_EXCEEDED: 'Your group is out of space',
 };
 
+/**
+ * Problems as cards: what blocks the import first, then warnings; the same problem on many files is one card that
+ * names how many files and lists them folded away.
+ */
 function problemList(problems) {
-  return h('ul', {class: 'problems'}, problems.map((problem) => h('li', {class: problem.severity ?? 'error'},
-    h('span', {class: 'severity'}, problem.severity === 'warning' ? 'Warning' : 'Error'),
-    h('span', {class: 'entry'}, problem.entry ?? 'the archive'),
+  const groups = new Map();
+  for (const problem of problems) {
+    const severity = problem.severity === 'warning' ? 'warning' : 'error';
+    const key = `${severity}\u0000${problem.code}\u0000${problem.message}`;
+    if (!groups.has(key)) groups.set(key, {severity, problem, entries: []});
+    groups.get(key).entries.push(problem.entry ?? 'the archive');
+  }
+  const ordered = [...groups.values()].sort((a, b) => (a.severity === 'error' ? 0 : 1) - (b.severity === 'error' ? 0 : 1));
+  return h('ul', {class: 'problems'}, ordered.map(({severity, problem, entries}) => h('li', {class: severity},
+    h('span', {class: 'severity'}, severity === 'warning' ? 'Warning' : 'Blocks the import'),
+    entries.length === 1 ? h('span', {class: 'entry'}, entries[0])
+      : h('details', {class: 'entry'}, h('summary', {}, `${entries.length} files`),
+        h('span', {}, entries.slice(0, 200).join('\n') + (entries.length > 200 ? `\n… and ${entries.length - 200} more` : ''))),
     h('span', {class: 'message'}, WORDS[problem.code] ? `${WORDS[problem.code]}: ${problem.message}` : problem.message),
     h('code', {class: 'code'}, problem.code))));
+}
+
+/**
+ * What a zip says of itself, read in the browser from its central directory: {entries, name}, the name pack.json
+ * gives (null when it has none at its root or in its one top folder, or names nothing); null for any other file.
+ */
+async function zipFacts(file) {
+  if (!/\.zip$/i.test(file.name) || file.size < 22) return null;
+  const tailSize = Math.min(file.size, 65557);
+  const tail = new DataView(await file.slice(file.size - tailSize).arrayBuffer());
+  let end = -1;
+  for (let i = tail.byteLength - 22; i >= 0; i--) if (tail.getUint32(i, true) === 0x06054b50) { end = i; break; }
+  if (end < 0) return null;
+  const count = tail.getUint16(end + 10, true);
+  const size = tail.getUint32(end + 12, true);
+  const offset = tail.getUint32(end + 16, true);
+  if (offset === 0xffffffff || offset + size > file.size) return null;
+  const directory = new DataView(await file.slice(offset, offset + size).arrayBuffer());
+  const facts = {entries: count, name: null};
+  for (let n = 0, at = 0; n < count && at + 46 <= directory.byteLength; n++) {
+    if (directory.getUint32(at, true) !== 0x02014b50) return null;
+    const method = directory.getUint16(at + 10, true);
+    const compressed = directory.getUint32(at + 20, true);
+    const nameLength = directory.getUint16(at + 28, true);
+    const local = directory.getUint32(at + 42, true);
+    const path = new TextDecoder().decode(new Uint8Array(directory.buffer, at + 46, nameLength));
+    at += 46 + nameLength + directory.getUint16(at + 30, true) + directory.getUint16(at + 32, true);
+    if (!/^([^/]+\/)?pack\.json$/.test(path) || compressed > (1 << 20) || (method !== 0 && method !== 8)) continue;
+    const header = new DataView(await file.slice(local, local + 30).arrayBuffer());
+    const start = local + 30 + header.getUint16(26, true) + header.getUint16(28, true);
+    const data = file.slice(start, start + compressed).stream();
+    const text = await new Response(method === 8 ? data.pipeThrough(new DecompressionStream('deflate-raw')) : data).text();
+    const name = JSON.parse(text)?.name;
+    facts.name = typeof name === 'string' && name.trim() ? name.trim() : null;
+    break;
+  }
+  return facts;
+}
+
+/** `scifi-outpost.zip` → `scifi-outpost`, as the server names a pack from its file. */
+function fileStem(name) {
+  const suffix = ['.tar.gz', '.tgz', '.tar', '.zip', '.dungeondraft_pack', '.rptok'].find((s) => name.toLowerCase().endsWith(s));
+  return suffix ? name.slice(0, -suffix.length) : name;
 }
 
 function report(status, body) {
@@ -55,66 +114,182 @@ function report(status, body) {
     problems.length ? [h('h3', {}, `${plural(problems.length, 'problem')}, file by file`), problemList(problems)] : null);
 }
 
+/** A random id for following the server's import of one upload. */
+function progressId() {
+  return Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+const PHASES = {receiving: 'receiving the archive', reading: 'reading and checking entries', publishing: 'storing the pictures',
+  committing: 'recording the pack'};
+
 export async function showUpload(main) {
   const file = h('input', {type: 'file', id: 'pack-file', accept: '.zip,.tar,.tgz,.tar.gz,application/zip', class: 'visually-hidden'});
-  const name = h('input', {type: 'text', id: 'pack-name', placeholder: 'from pack.json', autocomplete: 'off', maxlength: '128'});
+  const name = h('input', {type: 'text', id: 'pack-name', placeholder: 'from pack.json, else the file name', autocomplete: 'off',
+    maxlength: '128', 'aria-describedby': 'filed-as'});
   const chosen = h('p', {class: 'chosen muted'}, 'No file chosen yet.');
+  const filedAs = h('p', {class: 'muted', id: 'filed-as'});
   const drop = h('label', {class: 'drop', for: 'pack-file', tabindex: '0'},
     h('strong', {}, 'Drop a pack here'), h('span', {}, 'or tap to choose a .zip, .tar or .tar.gz'), file);
   const bar = h('div', {class: 'bar-fill'});
-  const progress = h('div', {class: 'progress', role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': '0', hidden: true}, bar);
-  const status = h('p', {class: 'progress-text muted', id: 'progress-text'});
+  const progress = h('div', {class: 'progress', role: 'progressbar', 'aria-label': 'Upload', 'aria-valuemin': '0', 'aria-valuemax': '100',
+    'aria-valuenow': '0', hidden: true}, bar);
+  const importBar = h('div', {class: 'bar-fill'});
+  const importProgressBar = h('div', {class: 'progress import', id: 'import-progress', role: 'progressbar', 'aria-label': 'Import',
+    'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': '0', hidden: true}, importBar);
+  const status = h('p', {class: 'progress-text muted', id: 'progress-text', role: 'status'});
   const go = h('button', {type: 'button', class: 'primary', id: 'upload-button', disabled: true}, 'Upload');
+  const cancel = h('button', {type: 'button', class: 'ghost', id: 'upload-cancel', hidden: true}, 'Cancel');
+  const confirmBox = h('div', {class: 'confirm', id: 'replace-confirm', hidden: true});
   const out = h('div', {id: 'upload-result'});
   let selected = null;
+  let fromPackJSON = null;
+  let entryTotal = 0;
+  let upload = null;
 
-  function choose(picked) {
-    selected = picked;
-    go.disabled = !picked;
-    replace(chosen, picked ? [h('strong', {}, picked.name), ` · ${bytes(picked.size)}`] : 'No file chosen yet.');
+  /** The name the pack will be filed under, and where it comes from. */
+  function effectiveName() {
+    if (name.value.trim()) return [name.value.trim(), 'as you typed it'];
+    if (fromPackJSON) return [fromPackJSON, 'from its pack.json'];
+    return selected ? [fileStem(selected.name), 'from the file name, unless its pack.json names it'] : [null, ''];
   }
+
+  function showFiledAs() {
+    const [filed, source] = effectiveName();
+    filedAs.textContent = filed ? `It will be filed as “${filed}” (${source}).` : '';
+  }
+
+  async function choose(picked) {
+    selected = picked;
+    fromPackJSON = null;
+    entryTotal = 0;
+    go.disabled = !picked;
+    confirmBox.hidden = true;
+    replace(chosen, picked ? [h('strong', {}, picked.name), ` · ${bytes(picked.size)}`] : 'No file chosen yet.');
+    showFiledAs();
+    if (!picked) return;
+    const facts = await zipFacts(picked).catch(() => null);
+    if (selected !== picked) return;
+    fromPackJSON = facts?.name ?? null;
+    entryTotal = facts?.entries ?? 0;
+    showFiledAs();
+  }
+
+  /** After each upload: nothing of it is left in the form for the next one. */
+  function clearForm() {
+    file.value = '';
+    name.value = '';
+    choose(null);
+  }
+
   file.addEventListener('change', () => choose(file.files[0] ?? null));
+  name.addEventListener('input', showFiledAs);
   drop.addEventListener('keydown', (event) => { if (event.key === 'Enter' || event.key === ' ') { event.preventDefault(); file.click(); } });
   for (const type of ['dragenter', 'dragover']) drop.addEventListener(type, (event) => { event.preventDefault(); drop.classList.add('over'); });
   for (const type of ['dragleave', 'drop']) drop.addEventListener(type, () => drop.classList.remove('over'));
   drop.addEventListener('drop', (event) => { event.preventDefault(); choose(event.dataTransfer.files[0] ?? null); });
 
+  /** Asks before a pack of the same name gets a new version; resolves to whether to go on. */
+  async function confirmReplace(filed) {
+    const {packs} = await api('/v1/packs');
+    const existing = packs.find((p) => p.name.toLowerCase() === filed.toLowerCase());
+    if (!existing) return true;
+    return new Promise((resolve) => {
+      const yes = h('button', {type: 'button', class: 'primary', id: 'replace-yes'}, `Upload as a new version of “${existing.name}”`);
+      const no = h('button', {type: 'button', class: 'ghost', id: 'replace-no'}, 'Cancel');
+      replace(confirmBox, h('p', {}, h('strong', {}, `A pack named “${existing.name}” is already here`),
+        ` (version ${existing.version ?? '–'}, ${plural(existing.assetCount, 'asset')}, group ${existing.group}). `,
+        'Uploading replaces what people browse with this archive; its older version is kept. To file it separately, type another name above.'),
+        h('p', {class: 'actions'}, yes, no));
+      confirmBox.hidden = false;
+      yes.addEventListener('click', () => { confirmBox.hidden = true; resolve(true); });
+      no.addEventListener('click', () => { confirmBox.hidden = true; go.focus(); resolve(false); });
+      yes.focus();
+    });
+  }
+
+  function setBar(node, fill, percent) {
+    fill.style.width = `${percent}%`;
+    node.setAttribute('aria-valuenow', String(percent));
+  }
+
   go.addEventListener('click', async () => {
     if (!selected) return;
+    const picked = selected;
+    const [filed] = effectiveName();
     go.disabled = true;
+    try {
+      if (!(await confirmReplace(filed))) { go.disabled = false; return; }
+    } catch (error) {
+      status.textContent = `Cannot check the pack names: ${error.message}`;
+      go.disabled = false;
+      return;
+    }
     progress.hidden = false;
+    progress.classList.remove('failed');
+    importProgressBar.hidden = true;
+    setBar(importProgressBar, importBar, 0);
+    cancel.hidden = false;
     replace(out);
     const started = performance.now();
+    const id = progressId();
+    const entries = entryTotal;
+    let following = null;
+    const follow = () => {
+      importProgressBar.hidden = false;
+      following = setInterval(async () => {
+        const now = await importProgress(id).catch(() => null);
+        if (!now || !upload) return;
+        const percent = entries > 0 ? Math.min(100, Math.round((now.entries / entries) * 100))
+          : now.bytesTotal > 0 ? Math.min(100, Math.round((now.bytesDone / now.bytesTotal) * 100)) : 0;
+        setBar(importProgressBar, importBar, now.phase === 'reading' ? percent : now.phase === 'receiving' ? 0 : 100);
+        const read = entries > 0 ? `${now.entries} of ${entries} entries read` : `${now.entries} entries read, ${percent}% of the archive`;
+        status.textContent = now.phase === 'reading' && entries > 0 && now.entries >= entries
+          ? `The server has read all ${entries} entries and is checking the pictures and making thumbnails…`
+          : `The server is ${PHASES[now.phase] ?? now.phase}: ${read}…`;
+      }, 400);
+    };
     const setProgress = (sent, total, done) => {
       const percent = total > 0 ? Math.round((sent / total) * 100) : 0;
-      bar.style.width = `${percent}%`;
-      progress.setAttribute('aria-valuenow', String(percent));
+      setBar(progress, bar, percent);
       const seconds = (performance.now() - started) / 1000;
       const rate = seconds > 0 ? `${bytes(Math.round(sent / seconds))}/s` : '';
-      status.textContent = done ? `Sent ${bytes(total)}; the server is checking and importing the pack…`
-        : `${percent}% · ${bytes(sent)} of ${bytes(total)} ${rate ? '· ' + rate : ''}`;
+      if (done && !following) {
+        status.textContent = `Sent ${bytes(total)}; the server is checking and importing the pack…`;
+        follow();
+      } else if (!done) {
+        status.textContent = `${percent}% · ${bytes(sent)} of ${bytes(total)} ${rate ? '· ' + rate : ''}`;
+      }
     };
-    setProgress(0, selected.size);
+    setProgress(0, picked.size);
     try {
-      const result = await uploadPack(selected, name.value.trim(), setProgress);
+      upload = uploadPack(picked, {name: name.value.trim(), fileName: picked.name, progress: id}, setProgress);
+      const result = await upload.done;
       progress.classList.toggle('failed', result.status >= 400);
-      status.textContent = result.status >= 400 ? `Sent ${bytes(selected.size)}; the pack was refused.` : `Sent ${bytes(selected.size)} and imported.`;
+      if (result.status < 400) setBar(importProgressBar, importBar, 100);
+      status.textContent = result.status >= 400 ? `Sent ${bytes(picked.size)}; the pack was refused.` : `Sent ${bytes(picked.size)} and imported.`;
+      if (result.status < 400) forgetBrowse();
       replace(out, report(result.status, result.body));
+      clearForm();
     } catch (error) {
       progress.classList.add('failed');
       status.textContent = error.message;
     } finally {
+      clearInterval(following);
+      upload = null;
+      cancel.hidden = true;
       go.disabled = !selected;
     }
   });
+  cancel.addEventListener('click', () => upload?.cancel());
 
   replace(main, h('section', {class: 'upload'},
     h('h1', {}, 'Upload a pack'),
     h('div', {class: 'card'},
       drop, chosen,
       h('div', {class: 'row'},
-        h('label', {for: 'pack-name'}, 'Pack name ', h('span', {class: 'muted'}, '(optional; wins over pack.json)')), name),
-      go, progress, status),
+        h('label', {for: 'pack-name'}, 'Pack name ', h('span', {class: 'muted'}, '(optional; wins over pack.json)')), name, filedAs),
+      confirmBox,
+      h('p', {class: 'actions start'}, go, cancel), progress, importProgressBar, status),
     out,
     h('details', {class: 'card help'}, h('summary', {}, 'How to make a pack'),
       h('pre', {}, 'pack.json                  optional: name, version, author, license, tilePixels\n' +

@@ -1,0 +1,125 @@
+import Foundation
+import HoardCatalog
+import HoardCore
+import HoardImport
+import Hummingbird
+
+/// `/v1/tokens` and `/v1/invites`: a group's owners manage who belongs to it. An owner (or an operator) lists the
+/// group's tokens and revokes them, and invites people with a one-time code that anyone holding it redeems, once,
+/// for a token of the group; the secret is shown to them only.
+struct GroupRoutes: Sendable {
+    let hoard: Hoard
+    let access: AccessIndex
+
+    /// How long an invitation works unless its maker says otherwise, and at most.
+    static let defaultInviteHours = 7 * 24
+    static let maxInviteHours = 30 * 24
+
+    func register(on endpoints: Endpoints) {
+        endpoints.on(.get, "/v1/tokens") { request, context in try listTokens(request, context) }
+        endpoints.on(.delete, "/v1/tokens/{id}") { _, context in try await revoke(context) }
+        endpoints.on(.post, "/v1/invites") { request, context in try await invite(request, context) }
+        endpoints.on(.post, "/v1/invites/accept") { request, context in try await accept(request, context) }
+    }
+
+    /// The caller, when it manages its group (an owner or an operator).
+    static func requireOwner(_ context: HoardRequestContext) throws -> Principal {
+        let principal = try context.requireMember()
+        guard principal.managesGroup else { throw APIError.forbidden("only the group's owners manage its members; ask one of them") }
+        return principal
+    }
+
+    struct Listed: Encodable {
+        var id: Int64
+        var name: String
+        var role: String
+        var createdAt: Date
+        /// Whether it is the token that asked.
+        var isCaller: Bool
+    }
+
+    func listTokens(_ request: Request, _ context: HoardRequestContext) throws -> Response {
+        let principal = try Self.requireOwner(context)
+        let bearer = request.headers[.authorization].map { Hoard.hashToken(String($0.dropFirst(7)).trimmingCharacters(in: .whitespaces)) }
+        let tokens = try hoard.catalog.tokens(groupId: principal.groupId).map { token in
+            Listed(id: token.id ?? 0, name: token.name, role: token.role, createdAt: token.createdAt, isCaller: token.secretHash == bearer)
+        }
+        return try JSONBody.response(["group": JSONValue.string(principal.group), "tokens": try JSONValue.encoded(tokens)])
+    }
+
+    /// Revokes one of the group's tokens: it answers 401 from this answer on. An owner cannot revoke an operator's.
+    func revoke(_ context: HoardRequestContext) async throws -> Response {
+        let principal = try Self.requireOwner(context)
+        let text = context.parameter("id")
+        let notFound = APIError.notFound("your group has no token \(text.prefix(40)); list them with GET /v1/tokens")
+        guard let id = Int64(text), let token = try hoard.catalog.tokens(groupId: principal.groupId).first(where: { $0.id == id }) else {
+            throw notFound
+        }
+        guard token.role != TokenRole.operator.rawValue || principal.isAdmin else {
+            throw APIError.forbidden("an operator's token is revoked by an operator")
+        }
+        guard try hoard.catalog.deleteToken(id: id, groupId: principal.groupId) else { throw notFound }
+        try await access.catchUp()
+        context.logger.info("token revoked", metadata: ["group": "\(principal.groupId)", "token": "\(id)", "by": "\(principal.tokenName)"])
+        return Response(status: .noContent)
+    }
+
+    struct InviteRequest: Decodable {
+        var role: String?
+        var hours: Int?
+    }
+
+    struct Invited: Encodable {
+        var code: String
+        var group: String
+        var role: String
+        var expiresAt: Date
+        /// The page that redeems it, relative to the server.
+        var path: String
+    }
+
+    func invite(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
+        let principal = try Self.requireOwner(context)
+        let body = try await request.decode(as: InviteRequest.self, context: context)
+        guard let role = TokenRole(rawValue: body.role ?? "member"), role != .operator else {
+            throw APIError.badRequest("role must be 'member' or 'owner' (operators are made with `hoard token create --role operator`)")
+        }
+        let hours = body.hours ?? Self.defaultInviteHours
+        guard (1...Self.maxInviteHours).contains(hours) else { throw APIError.badRequest("hours must be 1 to \(Self.maxInviteHours)") }
+        let code = "hoard_i_" + Hoard.randomSecret()
+        let expiresAt = Date(timeIntervalSinceNow: TimeInterval(hours * 3600))
+        try hoard.catalog.addInvite(InviteRecord(
+            codeHash: Hoard.hashToken(code), groupId: principal.groupId, role: role, createdBy: principal.tokenName, expiresAt: expiresAt))
+        context.logger.info("invitation made", metadata: ["group": "\(principal.groupId)", "role": "\(role.rawValue)", "by": "\(principal.tokenName)"])
+        return try JSONBody.response(
+            Invited(code: code, group: principal.group, role: role.rawValue, expiresAt: expiresAt, path: "/#/invite/\(code)"), status: .created)
+    }
+
+    struct AcceptRequest: Decodable {
+        var code: String
+        var name: String
+    }
+
+    struct Accepted: Encodable {
+        var token: String
+        var group: String
+        var role: String
+    }
+
+    /// Redeems an invitation (no token needed: the code is the secret, 256 bits): a new token of its group and role.
+    func accept(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
+        let body = try await request.decode(as: AcceptRequest.self, context: context)
+        let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty, name.count <= 64, !name.contains(where: \.isNewline) else {
+            throw APIError.badRequest("name must be 1 to 64 characters: whose token it is (\"Ann's tablet\")")
+        }
+        let token = Hoard.tokenPrefix + Hoard.randomSecret()
+        guard body.code.count <= 100,
+              let record = try hoard.catalog.redeemInvite(codeHash: Hoard.hashToken(body.code), label: name, secretHash: Hoard.hashToken(token))
+        else { throw APIError.notFound("no such invitation: it was used, it expired, or the code is mistyped; ask for a new one") }
+        try await access.catchUp()
+        let group = try hoard.catalog.groups().first { $0.id == record.groupId }?.name ?? ""
+        context.logger.info("invitation redeemed", metadata: ["group": "\(record.groupId)", "role": "\(record.role)"])
+        return try JSONBody.response(Accepted(token: token, group: group, role: record.role), status: .created)
+    }
+}

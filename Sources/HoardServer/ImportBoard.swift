@@ -1,0 +1,67 @@
+import HoardImport
+import Synchronization
+
+/// Where the server's imports are, for the page's progress bar: an upload that names an id (`POST /v1/packs?progress=`)
+/// is listed here from its first byte until its answer, and `GET /v1/imports/{id}` reads it. In memory only; an id
+/// is the client's own random word, readable by members of the uploader's group.
+final class ImportBoard: Sendable {
+    /// One import in flight.
+    struct Entry: Sendable, Encodable {
+        /// `receiving` while the archive arrives, then the importer's phase (`reading`, `publishing`, `committing`).
+        var phase: String
+        /// Archive bytes received, then read by the importer.
+        var bytesDone: Int64
+        /// The archive's size (0 while unknown).
+        var bytesTotal: Int64
+        /// Archive entries read so far.
+        var entries: Int
+    }
+
+    private struct Slot {
+        var groupId: Int64
+        var entry: Entry
+    }
+
+    private let slots = Mutex<[String: Slot]>([:])
+    /// Most imports followed at once; beyond it an upload still runs but is not listed.
+    static let capacity = 256
+
+    /// Whether `id` can name an import: 8 to 64 letters, digits and dashes.
+    static func isValid(_ id: String) -> Bool {
+        (8...64).contains(id.utf8.count) && id.utf8.allSatisfy { $0 == 0x2D || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+    }
+
+    /// Starts following `id` for a member of `groupId`; false when the id is taken or the board is full.
+    func start(_ id: String, groupId: Int64, size: Int64) -> Bool {
+        slots.withLock { slots in
+            guard slots[id] == nil, slots.count < Self.capacity else { return false }
+            slots[id] = Slot(groupId: groupId, entry: Entry(phase: "receiving", bytesDone: 0, bytesTotal: size, entries: 0))
+            return true
+        }
+    }
+
+    /// Bytes received so far.
+    func received(_ id: String, bytes: Int64) {
+        slots.withLock { $0[id]?.entry.bytesDone = bytes }
+    }
+
+    /// The importer's progress.
+    func update(_ id: String, _ progress: ImportProgress) {
+        slots.withLock {
+            $0[id]?.entry = Entry(phase: progress.phase.rawValue, bytesDone: progress.bytesRead, bytesTotal: progress.totalBytes, entries: progress.entries)
+        }
+    }
+
+    /// Stops following `id`.
+    func finish(_ id: String) {
+        _ = slots.withLock { $0.removeValue(forKey: id) }
+    }
+
+    /// The import's progress, when it is in flight and the caller's group started it (or the caller is an admin).
+    func entry(_ id: String, groupId: Int64, isAdmin: Bool) -> Entry? {
+        slots.withLock { slots in
+            guard let slot = slots[id], isAdmin || slot.groupId == groupId else { return nil }
+            return slot.entry
+        }
+    }
+}

@@ -1,0 +1,98 @@
+// A group's members, for its owners: the group's tokens (revoke one), and invitations (a one-time link to send).
+// And the page an invitation link opens: it asks whose token it will be, redeems the code and signs in.
+import {api, auth, APIError} from './api.js';
+import {h, replace} from './dom.js';
+
+function when(text) {
+  const date = new Date(text);
+  return Number.isNaN(date.getTime()) ? '' : date.toLocaleDateString();
+}
+
+export async function showMembers(main) {
+  let listed;
+  try {
+    listed = await api('/v1/tokens');
+  } catch (failure) {
+    if (!(failure instanceof APIError) || failure.status !== 403) throw failure;
+    replace(main, h('section', {class: 'members'}, h('h1', {}, 'Members'),
+      h('div', {class: 'card notice'}, h('p', {}, 'Only your group’s owners manage its members. Ask one of them to invite someone.'))));
+    return;
+  }
+  const status = h('p', {class: 'muted', role: 'status'});
+  const rows = listed.tokens.map((token) => {
+    const revoke = h('button', {type: 'button', class: 'ghost danger', 'aria-label': `Revoke ${token.name}`}, 'Revoke');
+    revoke.hidden = token.isCaller;
+    revoke.addEventListener('click', async () => {
+      if (!confirm(`Revoke “${token.name}”? Whoever holds it is signed out at once.`)) return;
+      revoke.disabled = true;
+      try {
+        await api(`/v1/tokens/${token.id}`, {method: 'DELETE'});
+        row.remove();
+        status.textContent = `Revoked ${token.name}.`;
+      } catch (failure) {
+        revoke.disabled = false;
+        status.textContent = `Not revoked: ${failure.message}`;
+      }
+    });
+    const row = h('li', {class: 'member'},
+      h('strong', {}, token.name), ' ', h('span', {class: `badge ${token.role}`}, token.role),
+      token.isCaller ? h('span', {class: 'muted'}, ' (you)') : null,
+      h('span', {class: 'muted'}, ` · since ${when(token.createdAt)} `), revoke);
+    return row;
+  });
+  const role = h('select', {id: 'invite-role'}, h('option', {value: 'member'}, 'member'), h('option', {value: 'owner'}, 'owner'));
+  const link = h('input', {id: 'invite-link', type: 'text', readonly: true, hidden: true, 'aria-label': 'Invitation link'});
+  const make = h('button', {type: 'submit', class: 'primary'}, 'Make an invitation link');
+  const form = h('form', {class: 'card invite'},
+    h('h2', {}, 'Invite someone'),
+    h('p', {class: 'muted'}, 'The link works once, for seven days. Send it to the person you invite.'),
+    h('label', {for: 'invite-role'}, 'As '), role, ' ', make, link);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    make.disabled = true;
+    try {
+      const invited = await api('/v1/invites', {method: 'POST', json: {role: role.value}});
+      link.value = location.origin + invited.path;
+      link.hidden = false;
+      link.select();
+      status.textContent = `An invitation as ${invited.role} is ready: copy the link.`;
+    } catch (failure) {
+      status.textContent = `No invitation: ${failure.message}`;
+    } finally {
+      make.disabled = false;
+    }
+  });
+  replace(main, h('section', {class: 'members'},
+    h('h1', {}, `Members of ${listed.group}`), status,
+    h('ul', {class: 'card member-list'}, rows), form));
+}
+
+/** The page of an invitation link: works signed out; redeeming signs this tab in with the new token. */
+export function showInvite(main, code, done) {
+  const name = h('input', {id: 'invite-name', type: 'text', required: true, maxlength: '64', autocomplete: 'nickname',
+    placeholder: 'Ann’s tablet'});
+  const error = h('p', {class: 'error', role: 'alert'});
+  const button = h('button', {type: 'submit', class: 'primary'}, 'Join the group');
+  const form = h('form', {class: 'card sign-in', id: 'invite'},
+    h('h1', {}, 'You are invited to a Hoard group'),
+    h('p', {class: 'muted'}, 'Name the device or person this is for; your group’s owners see it.'),
+    h('label', {for: 'invite-name'}, 'Name'), name, error, button);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    button.disabled = true;
+    error.textContent = '';
+    try {
+      const accepted = await api('/v1/invites/accept', {method: 'POST', json: {code, name: name.value.trim()}, token: ''});
+      auth.signIn(accepted.token);
+      location.hash = '#/';
+      done();
+    } catch (failure) {
+      error.textContent = failure instanceof APIError && failure.status === 404
+        ? 'This invitation was used or has expired. Ask for a new link.'
+        : `Not joined: ${failure.message}`;
+      button.disabled = false;
+    }
+  });
+  replace(main, h('div', {class: 'center'}, form));
+  name.focus();
+}

@@ -1,0 +1,103 @@
+import Foundation
+import HTTPTypes
+import HoardCatalog
+import HoardCore
+@testable import HoardServer
+@testable import HoardImport
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// What the web page's browse and upload views ask of the server: a footprint filter with counts by kind and
+/// footprint, packs named from the uploaded file, import progress. (Listings naming generated thumbnails need
+/// libvips' generator, which the `hoard` binary registers: Tests/browser/test_web.py checks them.)
+@Suite struct BrowseListingTests {
+    struct Page: Decodable {
+        var assets: [AssetListing]
+        var total: Int
+        var facets: AssetFacets?
+    }
+
+    @Test func footprintFiltersAndFacetsCountWhatEachChoiceWouldGive() async throws {
+        try await Fixture.with { fixture in
+            try await fixture.run { client in
+                let all = try await client.execute(uri: "/v1/assets?pack=\(Fixture.dungeon)&facets=true&limit=1000", method: .get,
+                                                   headers: auth(fixture.red)).decode(Page.self)
+                let facets = try #require(all.facets)
+                #expect(facets.kind.values.reduce(0, +) == all.total)
+                #expect(facets.footprint.values.reduce(0, +) == all.total)
+                #expect(facets.footprint.count > 1, "the sample pack has several footprints")
+                for (key, count) in facets.footprint {
+                    let page = try await client.execute(uri: "/v1/assets?pack=\(Fixture.dungeon)&footprint=\(key)&limit=1000", method: .get,
+                                                        headers: auth(fixture.red)).decode(Page.self)
+                    #expect(page.total == count && page.assets.count == count, "footprint \(key)")
+                    #expect(page.assets.allSatisfy { "\($0.footprint.width)x\($0.footprint.height)" == key })
+                }
+                // With a kind chosen, the kind counts still show every kind; the footprint counts are the kind's.
+                let tokens = try await client.execute(uri: "/v1/assets?pack=\(Fixture.dungeon)&kind=token&facets=true", method: .get,
+                                                      headers: auth(fixture.red)).decode(Page.self)
+                #expect(tokens.facets?.kind == facets.kind)
+                #expect(tokens.facets?.footprint.values.reduce(0, +) == tokens.total)
+                // A search and a footprint together.
+                let searched = try await client.execute(uri: "/v1/assets?q=drag&footprint=4x4&facets=true", method: .get,
+                                                        headers: auth(fixture.red)).decode(Page.self)
+                #expect(searched.total >= 1 && searched.assets.allSatisfy { $0.name.lowercased().contains("drag") })
+                #expect(searched.facets?.footprint["4x4"] == searched.total)
+                for query in ["footprint=2by2", "footprint=0x1", "footprint=x", "footprint=1x1x1", "facets=maybe"] {
+                    try await client.execute(uri: "/v1/assets?\(query)", method: .get, headers: auth(fixture.red)) { response in
+                        response.expectError(.badRequest, "BAD_REQUEST")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func anUploadWithoutANameIsNamedFromItsFileAndItsProgressIdEndsWithIt() async throws {
+        try await Fixture.with { fixture in
+            let path = temporaryFile()
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            try Python.run(
+                """
+                import json, struct, sys, zipfile, zlib
+                def chunk(k, d): return struct.pack(">I", len(d)) + k + d + struct.pack(">I", zlib.crc32(k + d))
+                raw = b"".join(b"\\x00" + bytes([20, 150, 50, 255]) * 64 for _ in range(64))
+                png = (b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 64, 64, 8, 6, 0, 0, 0))
+                       + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+                with zipfile.ZipFile(sys.argv[1], "w") as z:
+                    z.writestr("pack.json", json.dumps({"version": "1.0.0"}))
+                    z.writestr("tokens/hero.png", png)
+                """, [path])
+            let archive = try ByteBuffer(bytes: Array(Data(contentsOf: URL(fileURLWithPath: path))))
+            try await fixture.run { client in
+                try await client.execute(uri: "/v1/packs", method: .post, headers: auth(fixture.red), body: archive) { response in
+                    response.expectError(.unprocessableContent, "BAD_MANIFEST")
+                }
+                let named = try await client.execute(uri: "/v1/packs?fileName=heroes%20of%20old.zip&progress=page-0123456789", method: .post,
+                                                     headers: auth(fixture.red), body: archive)
+                #expect(named.status == .created)
+                #expect(try named.decode(ImportReport.self).pack == "heroes of old")
+                try await client.execute(uri: "/v1/imports/page-0123456789", method: .get, headers: auth(fixture.red)) { response in
+                    response.expectError(.notFound, "NOT_FOUND")
+                }
+                try await client.execute(uri: "/v1/packs?progress=no!", method: .post, headers: auth(fixture.red), body: archive) { response in
+                    response.expectError(.badRequest, "BAD_REQUEST")
+                }
+            }
+        }
+    }
+
+    @Test func theImportBoardShowsAnImportToItsGroupUntilItEnds() {
+        let board = ImportBoard()
+        #expect(board.start("import-one", groupId: 1, size: 100))
+        #expect(!board.start("import-one", groupId: 2, size: 5), "an id in use is not taken over")
+        board.received("import-one", bytes: 40)
+        #expect(board.entry("import-one", groupId: 1, isAdmin: false)?.bytesDone == 40)
+        #expect(board.entry("import-one", groupId: 2, isAdmin: false) == nil, "another group does not see it")
+        #expect(board.entry("import-one", groupId: 2, isAdmin: true)?.phase == "receiving")
+        board.update("import-one", ImportProgress(phase: .reading, bytesRead: 70, totalBytes: 100, entries: 12))
+        #expect(board.entry("import-one", groupId: 1, isAdmin: false)?.entries == 12)
+        board.finish("import-one")
+        #expect(board.entry("import-one", groupId: 1, isAdmin: false) == nil)
+        #expect(!ImportBoard.isValid("short") && !ImportBoard.isValid("has space in it") && ImportBoard.isValid("abcdef12-3456"))
+    }
+}
