@@ -2,18 +2,24 @@
 # Blob serving speed against nginx serving the very same blob files, same machine, same run:
 #   wrk -t2 -c64 -d10s --latency, 64 KiB blobs and 1 MiB blobs, random blob per request, keep-alive.
 # Targets (issue #3): 64 KiB: >= 0.8x nginx requests/s, p99 <= 2x nginx; 1 MiB: >= 0.9x nginx throughput.
-# Usage: Benchmarks/serve.sh [--duration 10s] [--small N] [--large N] [--threads N]
+# Usage: Benchmarks/serve.sh [--duration 10s] [--small N] [--large N] [--threads N] [--hoard PATH] [--baseline PATH] [--tls]
+#   --hoard PATH     measure this binary instead of building the release one
+#   --baseline PATH  also measure an earlier hoard binary, same data, same run (before/after figures)
+#   --tls            also measure hoard over HTTPS (a self-signed certificate made with openssl)
 # Needs: scripts/setup.sh --bench (nginx, wrk). Everything listens on 127.0.0.1 only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-DURATION=10s SMALL=256 LARGE=64 THREADS=""
+DURATION=10s SMALL=256 LARGE=64 THREADS="" HOARD="" BASELINE="" TLS=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) DURATION=$2; shift 2 ;;
     --small) SMALL=$2; shift 2 ;;
     --large) LARGE=$2; shift 2 ;;
     --threads) THREADS=$2; shift 2 ;;
+    --hoard) HOARD=$2; shift 2 ;;
+    --baseline) BASELINE=$2; shift 2 ;;
+    --tls) TLS=1; shift ;;
     -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
@@ -23,16 +29,20 @@ for tool in nginx wrk python3 curl; do
 done
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/hoard-serve-bench.XXXXXX")
-HOARD_PORT=18480 NGINX_PORT=18481
+HOARD_PORT=18480 NGINX_PORT=18481 BASE_PORT=18482 TLS_PORT=18483
 cleanup() {
   [ -n "${HOARD_PID:-}" ] && kill "$HOARD_PID" 2>/dev/null || true
+  [ -n "${BASE_PID:-}" ] && kill "$BASE_PID" 2>/dev/null || true
+  [ -n "${TLS_PID:-}" ] && kill "$TLS_PID" 2>/dev/null || true
   [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT
 
-swift build -c release --product hoard >/dev/null
-HOARD="$(swift build -c release --show-bin-path)/hoard"
+if [ -z "$HOARD" ]; then
+  swift build -c release --product hoard >/dev/null
+  HOARD="$(swift build -c release --show-bin-path)/hoard"
+fi
 DATA="$WORK/data"
 "$HOARD" group create bench --data-dir "$DATA" >/dev/null
 TOKEN=$("$HOARD" token create --group bench --data-dir "$DATA")
@@ -83,6 +93,24 @@ http {
 CONF
 nginx -c "$WORK/nginx.conf" -p "$WORK/nginx"
 
+# The baseline binary and the TLS server serve the same data directory (read-only serving; SQLite in WAL mode).
+if [ -n "$BASELINE" ]; then
+  "$BASELINE" serve --data-dir "$DATA" --port "$BASE_PORT" --log-level warning ${THREADS:+--threads "$THREADS"} &
+  BASE_PID=$!
+fi
+if [ -n "$TLS" ]; then
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=localhost \
+    -addext subjectAltName=IP:127.0.0.1 -keyout "$WORK/key.pem" -out "$WORK/cert.pem" 2>/dev/null
+  "$HOARD" serve --data-dir "$DATA" --port "$TLS_PORT" --log-level warning ${THREADS:+--threads "$THREADS"} \
+    --tls-cert "$WORK/cert.pem" --tls-key "$WORK/key.pem" &
+  TLS_PID=$!
+fi
+for _ in $(seq 50); do
+  { [ -z "$BASELINE" ] || curl -sf "http://127.0.0.1:$BASE_PORT/healthz" >/dev/null; } &&
+    { [ -z "$TLS" ] || curl -sfk "https://127.0.0.1:$TLS_PORT/healthz" >/dev/null; } && break
+  sleep 0.2
+done
+
 # wrk picks a random blob per request from the list.
 cat > "$WORK/pick.lua" <<'LUA'
 local paths = {}
@@ -99,8 +127,8 @@ end
 LUA
 sed -i "s/args_token or \"\"/\"$TOKEN\"/" "$WORK/pick.lua"
 
-run() { # name port list server
-  wrk -t2 -c64 -d"$DURATION" --latency -s "$WORK/pick.lua" "http://127.0.0.1:$2" -- "$3" "$4" > "$WORK/$1.out"
+run() { # name port list server [scheme]
+  wrk -t2 -c64 -d"$DURATION" --latency -s "$WORK/pick.lua" "${5:-http}://127.0.0.1:$2" -- "$3" "$4" > "$WORK/$1.out"
   python3 - "$WORK/$1.out" "$1" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
@@ -119,15 +147,21 @@ for list in small large; do
   while read -r d; do
     curl -sf -o /dev/null -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$HOARD_PORT/v1/blobs/$d"
     curl -sf -o /dev/null "http://127.0.0.1:$NGINX_PORT/sha256/${d:7:2}/${d:7}"
+    [ -z "$BASELINE" ] || curl -sf -o /dev/null -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$BASE_PORT/v1/blobs/$d"
+    [ -z "$TLS" ] || curl -sfk -o /dev/null -H "Authorization: Bearer $TOKEN" "https://127.0.0.1:$TLS_PORT/v1/blobs/$d"
   done < "$WORK/$list.txt"
 done
 
 echo "== wrk -t2 -c64 -d$DURATION, $SMALL blobs of 64 KiB and $LARGE of 1 MiB (name req/s MiB/s p99-ms non-2xx)"
 {
   run nginx-64k "$NGINX_PORT" "$WORK/small.txt" nginx
+  [ -z "$BASELINE" ] || run base-64k "$BASE_PORT" "$WORK/small.txt" hoard
   run hoard-64k "$HOARD_PORT" "$WORK/small.txt" hoard
+  [ -z "$TLS" ] || run tls-64k "$TLS_PORT" "$WORK/small.txt" hoard https
   run nginx-1m "$NGINX_PORT" "$WORK/large.txt" nginx
+  [ -z "$BASELINE" ] || run base-1m "$BASE_PORT" "$WORK/large.txt" hoard
   run hoard-1m "$HOARD_PORT" "$WORK/large.txt" hoard
+  [ -z "$TLS" ] || run tls-1m "$TLS_PORT" "$WORK/large.txt" hoard https
 } | tee "$WORK/results.txt"
 mkdir -p Benchmarks/out
 cp "$WORK/results.txt" Benchmarks/out/serve.txt
@@ -137,4 +171,14 @@ r = {l.split()[0]: [float(x) for x in l.split()[1:]] for l in open(sys.argv[1])}
 print(f"64 KiB: {r['hoard-64k'][0] / r['nginx-64k'][0]:.2f}x nginx requests/s (target >= 0.8), "
       f"p99 {r['hoard-64k'][2]:.2f} ms vs {r['nginx-64k'][2]:.2f} ms = {r['hoard-64k'][2] / r['nginx-64k'][2]:.2f}x (target <= 2)")
 print(f"1 MiB: {r['hoard-1m'][1] / r['nginx-1m'][1]:.2f}x nginx throughput (target >= 0.9)")
+PY
+python3 - "$WORK/results.txt" <<'PY'
+import sys
+r = {l.split()[0]: [float(x) for x in l.split()[1:]] for l in open(sys.argv[1])}
+for other, label in (("base", "baseline"), ("tls", "HTTPS")):
+    for size in ("64k", "1m"):
+        if f"{other}-{size}" in r:
+            a, b = r[f"hoard-{size}"], r[f"{other}-{size}"]
+            print(f"{size}: hoard {a[0]:.0f} req/s p99 {a[2]:.2f} ms; {label} {b[0]:.0f} req/s p99 {b[2]:.2f} ms "
+                  f"({label}/hoard: {b[0] / a[0]:.2f}x req/s)")
 PY

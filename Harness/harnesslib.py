@@ -28,8 +28,8 @@ def sha256(data):
 class Server:
     """`hoard serve` over one data directory on a free loopback port; restartable, killable."""
 
-    def __init__(self, hoard, data, log_level="error"):
-        self.hoard, self.data, self.log_level = hoard, data, log_level
+    def __init__(self, hoard, data, log_level="error", extra=()):
+        self.hoard, self.data, self.log_level, self.extra = hoard, data, log_level, list(extra)
         self.port = free_port()
         self.process = None
 
@@ -39,7 +39,7 @@ class Server:
 
     def start(self):
         self.process = subprocess.Popen(
-            [self.hoard, "serve", "--data-dir", self.data, "--port", str(self.port), "--log-level", self.log_level],
+            [self.hoard, "serve", "--data-dir", self.data, "--port", str(self.port), "--log-level", self.log_level, *self.extra],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
             wait_healthy(self.base, tries=300)

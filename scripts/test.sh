@@ -44,6 +44,9 @@ printf '\033[1m==> the live channel under abuse, against a release build: fragme
 swift build -c release --product hoard
 timeout 300 python3 Harness/live_abuse.py "$(swift build -c release --show-bin-path)/hoard"
 
+printf '\033[1m==> slowloris: 20,000 half-open connections are closed at the head timeout; /healthz answers within a second (about 30 s)\033[0m\n' >&2
+timeout 300 python3 Harness/slowloris.py "$(swift build -c release --show-bin-path)/hoard"
+
 printf '\033[1m==> fault injection: full disk, read-only data directory, busy catalog\033[0m\n' >&2
 python3 Harness/fault.py "$hoard"   # full disk and read-only only where it may mount a tmpfs (root)
 

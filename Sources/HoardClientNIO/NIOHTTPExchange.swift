@@ -4,12 +4,14 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
+import NIOTLS
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// HTTP/1.1 for the command line's client over SwiftNIO (plain `http://` only): keep-alive connections, at most
+/// HTTP/1.1 for the command line's client over SwiftNIO (`http://`, and `https://` through NIOSSL): keep-alive connections, at most
 /// `maxConnections` per server, and every body read from the socket only as fast as the caller takes it (the
 /// channel reads on demand). On Linux, URLSession hands each 16 KiB of a body through libcurl, a timer reset and an
 /// operation queue; a cold join of 1,000 assets spent more CPU there than on the blobs.
@@ -17,22 +19,38 @@ public final class NIOHTTPExchange: HTTPExchange {
     private let group: any EventLoopGroup
     private let pool: ConnectionPool
     private let timeout: TimeAmount
+    /// What `https://` connections trust; nil when the system's certificates could not be read.
+    private let tls: NIOSSLContext?
 
     /// An exchange with at most `maxConnections` connections per server, failing a request after `timeout` seconds
-    /// in which no byte went either way.
+    /// in which no byte went either way; `https://` servers are trusted by the system's certificates.
     public init(maxConnections: Int, timeout: TimeInterval, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
         self.group = group
         self.timeout = .milliseconds(Int64(timeout * 1000))
         pool = ConnectionPool(limit: max(1, maxConnections))
+        tls = try? NIOSSLContext(configuration: .hoardClient(caCertificates: nil))
+    }
+
+    /// The same, trusting for `https://` only the certificates of the PEM file `caCertificates`; throws when it
+    /// cannot be read.
+    public init(
+        maxConnections: Int, timeout: TimeInterval, caCertificates: String, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) throws {
+        self.group = group
+        self.timeout = .milliseconds(Int64(timeout * 1000))
+        pool = ConnectionPool(limit: max(1, maxConnections))
+        tls = try NIOSSLContext(configuration: .hoardClient(caCertificates: caCertificates))
     }
 
     deinit { pool.closeAll() }
 
     public func stream(_ request: URLRequest, uploadFile: URL?) async throws -> HTTPStreamedResponse {
-        guard let url = request.url, url.scheme == "http", let host = url.host else {
-            throw NIOHTTPExchangeError("only http:// addresses are supported here, not \(request.url?.absoluteString ?? "none")")
+        guard let url = request.url, url.scheme == "http" || url.scheme == "https", let host = url.host else {
+            throw NIOHTTPExchangeError("only http:// and https:// addresses are supported here, not \(request.url?.absoluteString ?? "none")")
         }
-        let key = ConnectionPool.Key(host: host, port: url.port ?? 80)
+        let isTLS = url.scheme == "https"
+        guard !isTLS || tls != nil else { throw NIOHTTPExchangeError("this system's trusted certificates cannot be read; name them with --cacert") }
+        let key = ConnectionPool.Key(host: host, port: url.port ?? (isTLS ? 443 : 80), isTLS: isTLS)
         // A kept-alive connection the server closed meanwhile fails before any answer: one more try on a new one.
         for attempt in 1...2 {
             let lease = try await pool.lease(key)
@@ -41,7 +59,7 @@ public final class NIOHTTPExchange: HTTPExchange {
             case .reuse(let idle): connection = idle
             case .open:
                 do {
-                    connection = try await Connection.open(key, group: group, timeout: timeout)
+                    connection = try await Connection.open(key, group: group, timeout: timeout, tls: tls)
                 } catch {
                     pool.release(key, keeping: nil)
                     throw error
@@ -81,6 +99,7 @@ private final class ConnectionPool: Sendable {
     struct Key: Hashable, Sendable {
         var host: String
         var port: Int
+        var isTLS: Bool
     }
 
     enum Lease {
@@ -158,19 +177,32 @@ private final class Connection: Sendable {
 
     var isActive: Bool { channel.isActive }
 
-    static func open(_ key: ConnectionPool.Key, group: any EventLoopGroup, timeout: TimeAmount) async throws -> Connection {
+    static func open(_ key: ConnectionPool.Key, group: any EventLoopGroup, timeout: TimeAmount, tls: NIOSSLContext?) async throws -> Connection {
         let channel = try await ClientBootstrap(group: group)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelOption(.autoRead, value: false)
             .connectTimeout(timeout)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if key.isTLS, let tls {
+                        try channel.pipeline.syncOperations.addHandlers([
+                            NIOSSLClientHandler(context: tls, serverHostname: key.isIPAddress ? nil : key.host), HandshakeReader(),
+                        ])
+                    }
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
                     try channel.pipeline.syncOperations.addHandlers([IdleStateHandler(allTimeout: timeout), ResponseReader()])
                 }
             }
             .connect(host: key.host, port: key.port)
             .get()
+        if key.isTLS {
+            do {
+                try await channel.pipeline.handler(type: HandshakeReader.self).get().finished(on: channel.eventLoop).get()
+            } catch {
+                channel.close(promise: nil)
+                throw error
+            }
+        }
         let reader = try await channel.pipeline.handler(type: ResponseReader.self).get()
         return Connection(channel: channel, reader: reader)
     }
@@ -184,7 +216,7 @@ private final class Connection: Sendable {
         if target.isEmpty { target = "/" }
         if let query = components?.percentEncodedQuery { target += "?" + query }
         var head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.httpMethod ?? "GET"), uri: target)
-        head.headers.add(name: "Host", value: host.port == 80 ? host.host : "\(host.host):\(host.port)")
+        head.headers.add(name: "Host", value: host.port == (host.isTLS ? 443 : 80) ? host.host : "\(host.host):\(host.port)")
         for (name, value) in request.allHTTPHeaderFields ?? [:] where name.lowercased() != "host" {
             head.headers.add(name: name, value: value)
         }
@@ -360,5 +392,83 @@ private final class ResponseReader: ChannelInboundHandler, @unchecked Sendable {
             self.waiter = nil
             waiter.fail(error)
         }
+    }
+}
+
+extension ConnectionPool.Key {
+    /// Whether the host is an address rather than a name (TLS sends no server name for an address).
+    var isIPAddress: Bool { (try? SocketAddress(ipAddress: host, port: 0)) != nil }
+}
+
+extension TLSConfiguration {
+    /// What the command line's clients trust: the system's certificates, or only those of `caCertificates` (PEM).
+    public static func hoardClient(caCertificates: String?) -> TLSConfiguration {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        if let caCertificates { configuration.trustRoots = .file(caCertificates) }
+        configuration.applicationProtocols = ["http/1.1"]
+        return configuration
+    }
+}
+
+/// Reads while the TLS handshake goes on (the channel reads only on demand, by ``ResponseReader``, and the
+/// handshake's records produce no HTTP part that would ask for more), and tells how the handshake ended.
+private final class HandshakeReader: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+
+    // Touched on the channel's event loop only.
+    private var isDone = false
+    private var done: EventLoopPromise<Void>?
+
+    /// Succeeds once the handshake is done; fails with the reason it was not (an untrusted certificate, …).
+    func finished(on loop: any EventLoop) -> EventLoopFuture<Void> {
+        loop.flatSubmit { [self] in
+            if isDone { return loop.makeSucceededVoidFuture() }
+            if let failure { return loop.makeFailedFuture(failure) }
+            let promise = done ?? loop.makePromise()
+            done = promise
+            return promise.futureResult
+        }
+    }
+
+    private func end(_ result: Result<Void, any Error>) {
+        guard !isDone else { return }
+        if case .success = result { isDone = true }
+        if let done {
+            self.done = nil
+            done.completeWith(result)
+        } else if case .failure(let error) = result {
+            failure = error
+        }
+    }
+
+    private var failure: (any Error)?
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { context.read() }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        context.read()
+        context.fireChannelActive()
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if !isDone { context.read() }
+        context.fireChannelReadComplete()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .handshakeCompleted = event as? TLSUserEvent { end(.success(())) }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        end(.failure(NIOHTTPExchangeError("the TLS handshake failed: \(error)")))
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        end(.failure(failure ?? NIOHTTPExchangeError("the server closed the connection during the TLS handshake")))
+        context.fireChannelInactive()
     }
 }

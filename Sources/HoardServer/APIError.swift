@@ -5,6 +5,7 @@ import HoardCore
 import HoardStore
 import Hummingbird
 import NIOCore
+import NIOHTTP1
 import Logging
 
 /// Every error the HTTP API answers with, registered once as (code, status); the body is always
@@ -57,8 +58,12 @@ public struct APIError: HTTPResponseError, Sendable {
     }
     /// The group's byte quota would be exceeded.
     public static func quotaExceeded(_ message: String) -> APIError { APIError("QUOTA_EXCEEDED", .init(code: 507, reasonPhrase: "Insufficient Storage"), message) }
-    /// Too many requests from this caller.
-    public static func rateLimited(_ message: String) -> APIError { APIError("RATE_LIMITED", .tooManyRequests, message) }
+    /// Too many requests from this caller; `Retry-After` says in how many seconds to try again.
+    public static func rateLimited(_ message: String, retryAfter seconds: Int? = nil) -> APIError {
+        var error = APIError("RATE_LIMITED", .tooManyRequests, message)
+        if let seconds { error.headers[.retryAfter] = "\(seconds)" }
+        return error
+    }
     /// The method is not allowed on this path.
     public static func methodNotAllowed(_ message: String) -> APIError { APIError("METHOD_NOT_ALLOWED", .methodNotAllowed, message) }
     /// A method no path of this server is served with (`PROPFIND`, `TRACE`, …).
@@ -178,6 +183,10 @@ enum ErrorMapping {
         case is BlobStoreError:
             logger.error("storage failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             return .storageFailure()
+        case let error as HTTPParserError where error == .invalidEOFState:
+            // The connection closed inside the body: the client went away, or was closed for sending too slowly.
+            logger.debug("request body cut short", metadata: ["path": "\(request.uri.path)"])
+            return .badRequest("the connection closed before the request's body ended")
         default:
             logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             return .internalError()

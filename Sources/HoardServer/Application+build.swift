@@ -20,7 +20,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let access = try AccessIndex(catalog: hoard.catalog, cacheEntries: configuration.accessCacheEntries)
     let metrics = ServerMetrics()
     let cache = BlobCache(
-        capacity: configuration.cacheBytes, maxEntry: configuration.cacheMaxBlob, minFileSize: configuration.sendFileFrom)
+        capacity: configuration.cacheBytes, maxEntry: configuration.cacheMaxBlob,
+        minFileSize: configuration.certificates == nil ? configuration.sendFileFrom : nil)
     let reader = BlobReader(store: hoard.store, cache: cache, metrics: metrics)
     let limiter = RateLimiter(
         perMinute: configuration.uploadsPerMinute, perParticipant: configuration.uploadsPerParticipant,
@@ -40,27 +41,34 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let channel = HTTP1WebSocketUpgradeChannel.Configuration(
         http1: .init(additionalChannelHandlers: hasFastPath ? [ResponseTracker()] : []),
         ws: .init(
-            maxFrameSize: LiveRoutes.maxMessage, autoPing: .enabled(timePeriod: .seconds(10)), closeTimeout: LiveRoutes.closeTimeout,
+            maxFrameSize: LiveRoutes.maxMessage, autoPing: .enabled(timePeriod: configuration.webSocketPingInterval), closeTimeout: LiveRoutes.closeTimeout,
             validateUTF8: true))
     let upgradeCheck = UpgradeAnswerer.liveCheck(access: access, catalog: hoard.catalog)
+    let connections = ConnectionCount(limits: configuration.limits, logger: logger)
     let server = HTTPServerBuilder { responder -> any ServerChildChannel in
         let inner = HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: channel)
-        guard hasFastPath else {
-            return BadRequestAnsweringChildChannel(inner: UpgradeAnsweringChildChannel(inner: inner, check: upgradeCheck))
+        func guarded(_ inner: some ServerChildChannel) -> any ServerChildChannel {
+            GuardedChildChannel(
+                inner: BadRequestAnsweringChildChannel(inner: UpgradeAnsweringChildChannel(inner: inner, check: upgradeCheck)),
+                limits: configuration.limits, count: connections, certificates: configuration.certificates, logger: logger)
         }
-        return BadRequestAnsweringChildChannel(inner: UpgradeAnsweringChildChannel(inner: FastPathChildChannel(inner: inner) {
+        guard hasFastPath else { return guarded(inner) }
+        return guarded(FastPathChildChannel(inner: inner) {
             BlobFastPath(access: access, cache: cache, metrics: metrics, serverName: serverName)
-        }, check: upgradeCheck))
+        })
+    }
+    let reloader = configuration.certificates.map {
+        CertificateReloadService(store: $0, interval: configuration.certificateCheckInterval, logger: logger) as any Service
     }
     let app = Application(
         router: router,
         server: server,
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: serverName, backlog: configuration.backlog),
-        services: [refresher] + metricsService(configuration, metrics: metrics, logger: logger),
+        services: [refresher] + metricsService(configuration, metrics: metrics, logger: logger) + (reloader.map { [$0] } ?? []),
         onServerRunning: { channel in
             logger.info("Hoard is serving", metadata: [
-                "url": "http://\(configuration.host):\(channel.localAddress?.port ?? configuration.port)",
+                "url": "\(configuration.certificates == nil ? "http" : "https")://\(configuration.host):\(channel.localAddress?.port ?? configuration.port)",
                 "dataDirectory": "\(configuration.dataDirectory)",
             ])
         },
@@ -94,6 +102,7 @@ func buildRouter(
     let router = Router(context: HoardRequestContext.self)
     let endpoints = Endpoints(router: router)
     router.add(middleware: HoardMiddleware(access: access, metrics: metrics, endpoints: endpoints))
+    router.add(middleware: FailedJoins(perMinute: configuration.failedJoinsPerMinute, limiter: limiter))
     endpoints.on(.get, "/healthz") { _, _ in try JSONBody.response(["status": "ok"]) }
     let hasMetricsAddress = configuration.metricsAddress != nil
     endpoints.on(.get, "/metrics") { request, context in

@@ -33,14 +33,19 @@ final class BadRequestAnswerer: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !failed else { return }
         guard case .head(let head) = unwrapInboundIn(data) else {
-            if case .end = unwrapInboundIn(data) { isInRequest = false }
+            if case .end = unwrapInboundIn(data) {
+                isInRequest = false
+                context.triggerUserOutboundEvent(ConnectionGuard.Progress.requestRead, promise: nil)
+            }
             context.fireChannelRead(data)
             return
         }
         unanswered += 1
         isInRequest = true
+        context.triggerUserOutboundEvent(ConnectionGuard.Progress.headRead, promise: nil)
         context.fireChannelRead(data)
         if head.headers.contains(name: "upgrade") {
+            context.triggerUserOutboundEvent(ConnectionGuard.Progress.upgradeRequested, promise: nil)
             // The connection may become a WebSocket: once the decoder leaves, what arrives is not HTTP, so this
             // handler leaves first. (The upgrade handler answers what it cannot upgrade itself.)
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
@@ -57,6 +62,7 @@ final class BadRequestAnswerer: ChannelDuplexHandler, RemovableChannelHandler {
             context.write(data, promise: promise)
         case .end:
             context.write(data, promise: promise)
+            context.triggerUserOutboundEvent(ConnectionGuard.Progress.responseEnded, promise: nil)
             unanswered = max(0, unanswered - 1)
             guard failed, unanswered == 0 else { return }
             if answered {
@@ -95,7 +101,8 @@ final class BadRequestAnswerer: ChannelDuplexHandler, RemovableChannelHandler {
     }
 }
 
-/// Any child channel with a ``BadRequestAnswerer`` right after its HTTP decoder.
+/// Any child channel with a ``BadRequestAnswerer`` right after its HTTP decoder (which also tells the
+/// ``ConnectionGuard`` where each request the decoder reads is).
 struct BadRequestAnsweringChildChannel<Inner: ServerChildChannel>: ServerChildChannel {
     typealias Value = Inner.Value
 

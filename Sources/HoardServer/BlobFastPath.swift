@@ -148,6 +148,7 @@ final class BlobFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                     forward(pending!.readSlice(length: length)!, context: context)
                 } else {
                     pending!.moveReaderIndex(forwardBy: length)
+                    context.triggerUserOutboundEvent(ConnectionGuard.Progress.served, promise: nil)
                 }
             }
         }

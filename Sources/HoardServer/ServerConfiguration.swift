@@ -63,6 +63,18 @@ public struct ServerConfiguration: Sendable {
     public var hasBlobFastPath = true
     /// Largest picture accepted by POST /v1/uploads (held in memory while it is checked and cleaned).
     public var maxPictureUpload: Int = 16 << 20
+    /// Time limits on reading requests and caps on connections (``ConnectionLimits``).
+    public var limits = ConnectionLimits()
+    /// Wrong join codes one address may send a minute before it is answered 429 (a code has 40 bits: at this rate
+    /// one address guesses one in 2^40 in a hundred thousand years).
+    public var failedJoinsPerMinute: Int = 10
+    /// How often live sockets are pinged; one that has not answered a ping when the next is due is closed.
+    public var webSocketPingInterval: Duration = .seconds(10)
+    /// The TLS certificate and key served; nil serves plain HTTP. Under TLS hot blobs are sent from memory
+    /// (``sendFileFrom`` does not apply: `sendfile` would bypass the encryption).
+    public var certificates: CertificateStore?
+    /// How often the TLS files are checked for a renewed certificate; nil reloads on SIGHUP only.
+    public var certificateCheckInterval: Duration? = .seconds(60)
     /// What cleans uploaded pictures before they are stored (the metadata-stripping hook).
     public var uploadSanitizer: any UploadSanitizer = RewrittenUpload()
 

@@ -225,6 +225,7 @@ final class ClientFrameGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }
         state = .frames
+        context.triggerUserOutboundEvent(ConnectionGuard.Progress.upgraded, promise: nil)
         context.write(data, promise: promise)
         if unmaskedEarly { refuse(context: context) }
     }

@@ -29,6 +29,9 @@ struct JoinCommand: AsyncParsableCommand {
     @Option(help: "The name others see.")
     var name: String = ProcessInfo.processInfo.environment["USER"] ?? "player"
 
+    @Option(help: ArgumentHelp("Trust only the certificates in this PEM file for an https:// server (e.g. a self-signed one).", valueName: "PEM"))
+    var cacert: String?
+
     @Flag(help: "Print live events after the sync, until interrupted.")
     var follow = false
 
@@ -48,7 +51,7 @@ struct JoinCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let client = HoardClient(baseURL: try ServerURL.parse(url), configuration: .commandLine)
+        let client = HoardClient(baseURL: try ServerURL.parse(url), configuration: try .commandLine(caCertificates: cacert))
         let cache: BlobCacheDirectory
         do { cache = try BlobCacheDirectory(path: self.cache) } catch { throw CLIError("\(error)") }
         let joined: JoinedSession
@@ -83,14 +86,14 @@ struct JoinCommand: AsyncParsableCommand {
             Terminal.out(SyncText.summary(summary, cache: cache))
         }
         guard follow else { return }
-        try await Self.follow(joined, cache: cache)
+        try await Self.follow(joined, cache: cache, caCertificates: cacert)
     }
 
     /// Prints live events, one line each, until interrupted or the channel gives up.
-    static func follow(_ joined: JoinedSession, cache: BlobCacheDirectory) async throws {
+    static func follow(_ joined: JoinedSession, cache: BlobCacheDirectory, caCertificates: String?) async throws {
         var options = LiveOptions()
         #if os(Linux)
-        options.connector = NIOLiveConnector()
+        options.connector = NIOLiveConnector(caCertificates: caCertificates)
         #endif
         let channel = joined.live(prefetchInto: cache, options: options)
         do {
@@ -133,6 +136,9 @@ struct CreateSessionCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A member's token (default: $HOARD_TOKEN).", valueName: "T"))
     var token: String?
 
+    @Option(help: ArgumentHelp("Trust only the certificates in this PEM file for an https:// server.", valueName: "PEM"))
+    var cacert: String?
+
     @Option(help: ArgumentHelp("The session's name (default: the map file's name).", valueName: "N"))
     var name: String?
 
@@ -153,7 +159,7 @@ struct CreateSessionCommand: AsyncParsableCommand {
             throw CLIError("cannot read the map \(map) as JSON: \(error)")
         }
         let sessionName = name ?? ((map as NSString).lastPathComponent as NSString).deletingPathExtension
-        let client = HoardClient(baseURL: try ServerURL.parse(url), token: token, configuration: .commandLine)
+        let client = HoardClient(baseURL: try ServerURL.parse(url), token: token, configuration: try .commandLine(caCertificates: cacert))
         let source = blobs.map { BlobFolder(directory: URL(fileURLWithPath: $0, isDirectory: true)) }
         let created: CreatedSession
         do {
@@ -220,9 +226,18 @@ enum SyncText {
 
 extension HoardClient.Configuration {
     /// The command line's client: its requests go over SwiftNIO (``NIOHTTPExchange``) rather than URLSession.
-    static var commandLine: Self {
+    static func commandLine(caCertificates: String? = nil) throws -> Self {
         var configuration = Self()
-        configuration.exchange = NIOHTTPExchange(maxConnections: configuration.maxParallelFetches, timeout: configuration.timeout)
+        guard let caCertificates else {
+            configuration.exchange = NIOHTTPExchange(maxConnections: configuration.maxParallelFetches, timeout: configuration.timeout)
+            return configuration
+        }
+        do {
+            configuration.exchange = try NIOHTTPExchange(
+                maxConnections: configuration.maxParallelFetches, timeout: configuration.timeout, caCertificates: caCertificates)
+        } catch {
+            throw CLIError("cannot use the certificates in \(caCertificates): \(error)")
+        }
         return configuration
     }
 }

@@ -2,18 +2,27 @@ import Foundation
 import HoardClient
 import HummingbirdWSClient
 import Logging
+import NIOSSL
 
 /// A live-channel transport over SwiftNIO's WebSocket client, for systems whose URLSession has no WebSocket
-/// support (Linux with libcurl before 8.11). Plain `ws://` only.
+/// support (Linux with libcurl before 8.11): `ws://`, and `wss://` trusting what ``HoardClientNIO``'s HTTPS trusts.
 struct NIOLiveConnector: LiveConnector {
+    /// The PEM file of the only certificates trusted (`--cacert`); nil for the system's.
+    var caCertificates: String?
+
     func connect(to url: URL, token: String?) async throws -> any LiveConnection {
         let connection = NIOLiveConnection()
         var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 22)
         if let token { configuration.additionalHeaders[.authorization] = "Bearer \(token)" }
-        let address = url.absoluteString.replacingOccurrences(of: "http://", with: "ws://")
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        components?.scheme = url.scheme == "https" ? "wss" : "ws"
+        let address = components?.string ?? url.absoluteString
+        let tls = TLSConfiguration.hoardClient(caCertificates: caCertificates)
         connection.task = Task {
             do {
-                _ = try await WebSocketClient.connect(url: address, configuration: configuration, logger: Logger(label: "hoard.live")) {
+                _ = try await WebSocketClient.connect(
+                    url: address, configuration: configuration, tlsConfiguration: tls, logger: Logger(label: "hoard.live")
+                ) {
                     inbound, outbound, _ in
                     await connection.attach(outbound)
                     for try await message in inbound.messages(maxSize: 1 << 22) {

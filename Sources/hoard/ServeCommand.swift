@@ -34,6 +34,23 @@ struct ServeCommand: AsyncParsableCommand {
             "Serve /metrics only on this address, without a token (for a Prometheus scraper on a private interface).",
             discussion: "Without it, /metrics is served on --host/--port to admin tokens only.", valueName: "host:port"))
     var metricsAddress: String?
+    @Option(help: "Seconds a request's head may take to arrive, from the connection's start or the head's first byte.")
+    var headTimeout: Double = 10
+    @Option(help: "Seconds a kept-alive connection may wait for its next request.") var idleTimeout: Double = 60
+    @Option(help: "Fewest bytes a second a request body must arrive at, over 10-second spans (0: no minimum).")
+    var minBodyRate = 1024
+    @Option(help: "Connections open at once (default: the descriptor limit, raised to its hard limit, less a reserve).")
+    var maxConnections: Int?
+    @Option(help: "Connections open at once from one IP address.") var maxConnectionsPerAddress = 1024
+    @Option(help: "Seconds a WebSocket upgrade may take, from its request to the 101 answer.") var websocketHandshakeTimeout: Double = 10
+    @Option(help: "Seconds between pings on live sockets; one that has not answered when the next is due is closed.")
+    var websocketPingInterval: Double = 10
+    @Option(help: "Wrong join codes one address may send a minute; past that it is answered 429.") var failedJoinsPerMinute = 10
+    @Option(help: ArgumentHelp("Serve HTTPS with this certificate chain (PEM, leaf first, e.g. an ACME client's fullchain.pem).", valueName: "PEM"))
+    var tlsCert: String?
+    @Option(help: ArgumentHelp("The certificate's private key (PEM).", valueName: "PEM")) var tlsKey: String?
+    @Option(help: "Seconds between checks of --tls-cert and --tls-key for a renewed certificate (0: reload on SIGHUP only).")
+    var tlsCheckInterval: Double = 60
 
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("unknown log level '\(logLevel)'") }
@@ -57,8 +74,47 @@ struct ServeCommand: AsyncParsableCommand {
             let host = metricsAddress[..<colon]
             configuration.metricsAddress = (String(host.hasPrefix("[") && host.hasSuffix("]") ? host.dropFirst().dropLast() : host), port)
         }
+        try applyLimits(to: &configuration)
         let app = try await buildApplication(configuration)
         try await app.runService()
+    }
+}
+
+extension ServeCommand {
+    /// The time limits, connection caps and TLS options, checked.
+    func applyLimits(to configuration: inout ServerConfiguration) throws {
+        func duration(_ seconds: Double, _ option: String) throws -> Duration {
+            guard seconds > 0, seconds <= 86_400 else { throw ValidationError("--\(option) takes seconds above 0 and at most 86400, not \(seconds)") }
+            return .milliseconds(Int64(seconds * 1000))
+        }
+        configuration.limits.headTimeout = try duration(headTimeout, "head-timeout")
+        configuration.limits.idleTimeout = try duration(idleTimeout, "idle-timeout")
+        configuration.limits.webSocketHandshakeTimeout = try duration(websocketHandshakeTimeout, "websocket-handshake-timeout")
+        configuration.webSocketPingInterval = try duration(websocketPingInterval, "websocket-ping-interval")
+        guard minBodyRate >= 0 else { throw ValidationError("--min-body-rate takes bytes a second, 0 or more") }
+        configuration.limits.minBodyRate = minBodyRate
+        guard maxConnectionsPerAddress > 0, (maxConnections ?? 1) > 0, failedJoinsPerMinute > 0 else {
+            throw ValidationError("--max-connections, --max-connections-per-address and --failed-joins-per-minute take a number above 0")
+        }
+        // A server holds a descriptor per connection: take what the system allows, then stay under it.
+        let descriptors = ConnectionLimits.raiseDescriptorLimit()
+        if let maxConnections, maxConnections > descriptors - 64 {
+            throw ValidationError("--max-connections \(maxConnections) is not below the descriptor limit (\(descriptors)); raise it (ulimit -n) or lower the cap")
+        }
+        configuration.limits.maxConnections = maxConnections
+        configuration.limits.maxConnectionsPerAddress = maxConnectionsPerAddress
+        configuration.failedJoinsPerMinute = failedJoinsPerMinute
+        switch (tlsCert, tlsKey) {
+        case (nil, nil): break
+        case (let certificate?, let key?):
+            do {
+                configuration.certificates = try CertificateStore(certificatePath: certificate, keyPath: key)
+            } catch {
+                throw ValidationError("cannot serve TLS: \(error)")
+            }
+            configuration.certificateCheckInterval = tlsCheckInterval > 0 ? try duration(tlsCheckInterval, "tls-check-interval") : nil
+        default: throw ValidationError("--tls-cert and --tls-key go together")
+        }
     }
 }
 

@@ -288,7 +288,7 @@ final class RawSocket: Sendable {
     func close() { _ = systemClose(fd) }
 
     /// On a thread of its own: on Linux, `DispatchQueue.global()` is the pool Swift concurrency runs on.
-    private static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             Thread { continuation.resume(with: Result { try work() }) }.start()
         }

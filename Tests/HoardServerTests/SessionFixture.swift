@@ -9,6 +9,7 @@ import HummingbirdTesting
 import HummingbirdWSClient
 import Logging
 import NIOCore
+import NIOSSL
 import Testing
 
 /// A data directory with the sample packs imported into group "table", a host token and a server configuration.
@@ -30,6 +31,7 @@ struct SessionFixture {
         hostToken = try hoard.createToken(group: "table", label: "gm", role: .owner)
         var configuration = ServerConfiguration(dataDirectory: directory)
         configuration.port = 0
+        configuration.limits = .forTests
         self.configuration = configuration
     }
 
@@ -59,17 +61,18 @@ extension TestClientProtocol {
 /// A scripted WebSocket client: connects to a live channel, sends messages, collects what arrives.
 enum LiveClient {
     /// Connects, sends `messages` (pausing between them), and returns every text received until `count` arrived, one
-    /// containing `stop` arrived, or `timeout` passed.
+    /// containing `stop` arrived, or `timeout` passed. With `tls`, over `wss://`.
     static func exchange(
         port: Int, session: String, token: String, since: Int64? = nil, send messages: [String] = [], until count: Int,
-        stop: String? = nil, timeout: Duration = .seconds(15)
+        stop: String? = nil, timeout: Duration = .seconds(15), host: String = "127.0.0.1", tls: TLSConfiguration? = nil
     ) async throws -> [String] {
         let received = Received()
-        let url = "ws://127.0.0.1:\(port)/v1/sessions/\(session)/live" + (since.map { "?since=\($0)" } ?? "")
+        let url = "\(tls == nil ? "ws" : "wss")://\(host):\(port)/v1/sessions/\(session)/live" + (since.map { "?since=\($0)" } ?? "")
         let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20, additionalHeaders: [.authorization: "Bearer \(token)"])
         await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                _ = try await WebSocketClient.connect(url: url, configuration: configuration, logger: Logger(label: "test")) { inbound, outbound, _ in
+                _ = try await WebSocketClient.connect(url: url, configuration: configuration, tlsConfiguration: tls, logger: Logger(label: "test")) {
+                    inbound, outbound, _ in
                     for message in messages {
                         try await outbound.write(.text(message))
                     }

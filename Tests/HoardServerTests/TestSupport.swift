@@ -62,6 +62,7 @@ struct Fixture: Sendable {
         configuration.port = 0
         configuration.logLevel = .error
         configuration.refreshInterval = .milliseconds(50)
+        configuration.limits = .forTests
     }
 
     @discardableResult
