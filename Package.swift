@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(
             name: "HoardServerTests",
             dependencies: [
-                "HoardServer", "HoardClient", "HoardClientNIO",
+                "HoardServer", "HoardClient", "HoardClientNIO", "HoardTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -1,6 +1,7 @@
 import Foundation
 import HoardClientNIO
 import HoardCore
+import HoardTestSupport
 import Testing
 
 @testable import HoardClient
@@ -14,26 +15,14 @@ import FoundationNetworking
 @Suite(.timeLimit(.minutes(3))) struct APICoverageTests {
     /// A 1×1 PNG, made fresh (a random text chunk) so each upload is new.
     static func picture() -> Data {
-        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-            let body = Array(type.utf8) + data
-            return bigEndian(UInt32(data.count)) + body + bigEndian(crc(body))
-        }
-        func bigEndian(_ value: UInt32) -> [UInt8] { [24, 16, 8, 0].map { UInt8((value >> $0) & 0xFF) } }
-        func crc(_ bytes: [UInt8]) -> UInt32 {
-            var crc: UInt32 = 0xFFFF_FFFF
-            for byte in bytes {
-                crc ^= UInt32(byte)
-                for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-            }
-            return ~crc
-        }
+        let (chunk, bigEndian) = (PNGBytes.chunk, PNGBytes.bigEndian)
         // An uncompressed deflate block holding one filter byte and one RGBA pixel.
         let raw: [UInt8] = [0, 200, 50, 50, 255]
         var adler = (a: UInt32(1), b: UInt32(0))
         for byte in raw { adler.a = (adler.a + UInt32(byte)) % 65521; adler.b = (adler.b + adler.a) % 65521 }
         let deflate: [UInt8] = [0x78, 0x01, 0x01, 5, 0, 0xFA, 0xFF] + raw + bigEndian(adler.b << 16 | adler.a)
         let note = Array("n\u{0}\(UUID().uuidString)".utf8)
-        return Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", bigEndian(1) + bigEndian(1) + [8, 6, 0, 0, 0])
+        return Data(PNGBytes.signature + chunk("IHDR", bigEndian(1) + bigEndian(1) + [8, 6, 0, 0, 0])
             + chunk("tEXt", note) + chunk("IDAT", deflate) + chunk("IEND", []))
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HoardCore
 import HoardServer
+import HoardTestSupport
 import HummingbirdTesting
 import NIOCore
 import Testing
@@ -12,10 +13,7 @@ extension Fixture {
     /// (kept by the metadata stripper), `extra` chunks before IEND, and IEND. Hoard checks pictures by their header,
     /// so this is all an upload needs; no sample pack has to be imported.
     func freshPicture(extra: [(type: String, data: [UInt8])] = []) async throws -> [UInt8] {
-        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-            let body = Array(type.utf8) + data
-            return bigEndian(UInt32(data.count)) + body + bigEndian(crc32(body))
-        }
+        let chunk = PNGBytes.chunk
         let header = bigEndian(64) + bigEndian(64) + [8, 6, 0, 0, 0]
         return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", header) + chunk("hoRd", randomBytes(16))
             + extra.flatMap { chunk($0.type, $0.data) } + chunk("IEND", [])
@@ -60,14 +58,7 @@ extension TestClientProtocol {
     }
 }
 
-func bigEndian(_ value: UInt32) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) } }
+func bigEndian(_ value: UInt32) -> [UInt8] { PNGBytes.bigEndian(value) }
 
 /// CRC-32 (ISO-HDLC, as PNG uses it).
-func crc32(_ bytes: [UInt8]) -> UInt32 {
-    var crc: UInt32 = 0xFFFF_FFFF
-    for byte in bytes {
-        crc ^= UInt32(byte)
-        for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-    }
-    return ~crc
-}
+func crc32(_ bytes: [UInt8]) -> UInt32 { PNGBytes.crc32(bytes) }
