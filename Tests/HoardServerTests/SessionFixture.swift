@@ -60,7 +60,7 @@ extension TestClientProtocol {
 
 /// A scripted WebSocket client: connects to a live channel, sends messages, collects what arrives.
 enum LiveClient {
-    /// Connects, sends `messages` (pausing between them), and returns every text received until `count` arrived, one
+    /// Connects, sends `messages` in order while reading, and returns every text received until `count` arrived, one
     /// containing `stop` arrived, or `timeout` passed. With `tls`, over `wss://`.
     static func exchange(
         port: Int, session: String, token: String, since: Int64? = nil, send messages: [String] = [], until count: Int,
@@ -73,12 +73,17 @@ enum LiveClient {
             group.addTask {
                 _ = try await WebSocketClient.connect(url: url, configuration: configuration, tlsConfiguration: tls, logger: Logger(label: "test")) {
                     inbound, outbound, _ in
-                    for message in messages {
-                        try await outbound.write(.text(message))
-                    }
-                    for try await frame in inbound.messages(maxSize: 1 << 20) {
-                        guard case .text(let text) = frame else { continue }
-                        if await received.append(text) >= count || stop.map(text.contains) == true { break }
+                    // Reads while it writes, as a real client does: a client that wrote a long burst before reading
+                    // anything would fall behind its own echoes and be dropped as a reader that does not read.
+                    try await withThrowingTaskGroup(of: Void.self) { writer in
+                        writer.addTask {
+                            for message in messages { try await outbound.write(.text(message)) }
+                        }
+                        for try await frame in inbound.messages(maxSize: 1 << 20) {
+                            guard case .text(let text) = frame else { continue }
+                            if await received.append(text) >= count || stop.map(text.contains) == true { break }
+                        }
+                        try await writer.next()
                     }
                     try await outbound.close(.normalClosure, reason: nil)
                 }
