@@ -201,9 +201,11 @@ extension Catalog {
         try write { db in try invite.insert(db) }
     }
 
-    /// Redeems an invitation: in one transaction it is deleted and a token of its group and role stored. Nil when
-    /// there is no such invitation or it expired (an expired one is deleted too).
-    public func redeemInvite(codeHash: String, label: String, secretHash: String, now: Date = Date()) throws(CatalogError) -> TokenRecord? {
+    /// Redeems an invitation: in one transaction it is deleted and a token of its group and role stored; gives the
+    /// token and its group's name. Nil when there is no such invitation or it expired (an expired one is deleted too).
+    public func redeemInvite(
+        codeHash: String, label: String, secretHash: String, now: Date = Date()
+    ) throws(CatalogError) -> (token: TokenRecord, group: String)? {
         try write { db in
             guard let invite = try InviteRecord.fetchOne(db, key: codeHash) else { return nil }
             try invite.delete(db)
@@ -212,7 +214,7 @@ extension Catalog {
                 id: nil, groupId: invite.groupId, name: label, secretHash: secretHash, isAdmin: false, role: invite.role,
                 createdAt: now)
             try token.insert(db)
-            return token
+            return (token, try GroupRecord.fetchOne(db, key: invite.groupId)?.name ?? "")
         }
     }
 

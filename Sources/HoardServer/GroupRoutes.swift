@@ -40,7 +40,7 @@ struct GroupRoutes: Sendable {
 
     func listTokens(_ request: Request, _ context: HoardRequestContext) throws -> Response {
         let principal = try Self.requireOwner(context)
-        let bearer = request.headers[.authorization].map { Hoard.hashToken(String($0.dropFirst(7)).trimmingCharacters(in: .whitespaces)) }
+        let bearer = request.headers[.authorization].flatMap { try? AccessIndex.bearerToken($0) }.map(Hoard.hashToken)
         let tokens = try hoard.catalog.tokens(groupId: principal.groupId).map { token in
             Listed(id: token.id ?? 0, name: token.name, role: token.role, createdAt: token.createdAt, isCaller: token.secretHash == bearer)
         }
@@ -115,10 +115,9 @@ struct GroupRoutes: Sendable {
         }
         let token = Hoard.tokenPrefix + Hoard.randomSecret()
         guard body.code.count <= 100,
-              let record = try hoard.catalog.redeemInvite(codeHash: Hoard.hashToken(body.code), label: name, secretHash: Hoard.hashToken(token))
+              let (record, group) = try hoard.catalog.redeemInvite(codeHash: Hoard.hashToken(body.code), label: name, secretHash: Hoard.hashToken(token))
         else { throw APIError.notFound("no such invitation: it was used, it expired, or the code is mistyped; ask for a new one") }
         try await access.catchUp()
-        let group = try hoard.catalog.groups().first { $0.id == record.groupId }?.name ?? ""
         context.logger.info("invitation redeemed", metadata: ["group": "\(record.groupId)", "role": "\(record.role)"])
         return try JSONBody.response(Accepted(token: token, group: group, role: record.role), status: .created)
     }
