@@ -66,8 +66,8 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
-            // The web page: plain HTML, CSS and JavaScript modules, served as they are (WebRoutes.swift).
-            resources: [.copy("Web")]
+            // The web page: plain HTML, CSS and JavaScript modules, served as they are (Web/WebRoutes.swift).
+            resources: [.copy("Web/Page")]
         ),
         .target(name: "HoardClient", dependencies: ["HoardCore", .product(name: "Crypto", package: "swift-crypto")]),
         // The client's requests over SwiftNIO instead of URLSession (what the command line uses).

@@ -49,7 +49,7 @@ def png(width, height, seed):
 
 
 def script_sizes():
-    web = ROOT / "Sources/HoardServer/Web"
+    web = ROOT / "Sources/HoardServer/Web/Page"
     raw = sum((web / name).stat().st_size for name in TABLE_SCRIPTS)
     zipped = sum(len(gzip.compress((web / name).read_bytes())) for name in TABLE_SCRIPTS)
     every = sum(p.stat().st_size for p in web.glob("*.js"))

@@ -10,7 +10,7 @@ Usage: check-schemas.py DATA_DIR IMPORT_JSON ASSETS_JSON [--schemas DIR]
 It checks, and prints, each of these; it exits 1 on any violation, 2 on bad usage:
   1. every Schemas/*.schema.json is a valid draft 2020-12 schema whose $id is https://hoard.example/schemas/<file>;
   2. Schemas/problem-codes.json, the problemCode enum of common.schema.json and the cases of
-     Sources/HoardCore/ProblemCode.swift name the same codes; every code the live channel's error events use
+     Sources/HoardCore/Model/ProblemCode.swift name the same codes; every code the live channel's error events use
      (TableError's, and those the server's live routes send) is among its liveCodes; op.schema.json has a kind for
      each of TableOp.kinds, and sample ops of every kind match it;
   3. IMPORT_JSON matches import-result.schema.json, and its numbers add up (new + existing = all, kinds sum to
@@ -212,15 +212,15 @@ def check_live_codes(directory, schemas, registry, checker):
     document = load_json(Path(directory) / "problem-codes.json", checker, "registry") or {}
     live = {entry.get("code") for entry in document.get("liveCodes", []) if entry.get("meaning")}
     sources = ROOT / "Sources"
-    used = set(re.findall(r'case\s+\w+\s*=\s*"([A-Z_]+)"', (sources / "HoardCore/Table/TableError.swift").read_text(encoding="utf-8")))
+    used = set(re.findall(r'case\s+\w+\s*=\s*"([A-Z_]+)"', (sources / "HoardCore/Model/Table/TableError.swift").read_text(encoding="utf-8")))
     for name in ("LiveRoutes.swift", "SessionHub.swift"):
-        text = (sources / "HoardServer" / name).read_text(encoding="utf-8")
+        text = (sources / "HoardServer" / "Sessions" / name).read_text(encoding="utf-8")
         used |= set(re.findall(r'(?:reply\([^"]*|return )"([A-Z][A-Z_]+)"', text))
     if used - live:
         checker.fail(f"live error codes missing from problem-codes.json liveCodes: {sorted(used - live)}")
     else:
         checker.ok(f"the {len(used)} live error codes the server sends are in problem-codes.json liveCodes")
-    kinds = re.search(r"static let kinds = \[([^\]]*)\]", (sources / "HoardCore/Table/TableOp.swift").read_text(encoding="utf-8"))
+    kinds = re.search(r"static let kinds = \[([^\]]*)\]", (sources / "HoardCore/Model/Table/TableOp.swift").read_text(encoding="utf-8"))
     kinds = set(re.findall(r'"(\w+)"', kinds.group(1))) if kinds else set()
     defined = set(schemas.get("op.schema.json", {}).get("$defs", {}))
     if kinds != defined:
@@ -247,7 +247,7 @@ def check_problem_codes(directory, schemas, checker):
     if set(enum) != set(codes):
         checker.fail(f"common.schema.json problemCode and problem-codes.json differ: "
                      f"{sorted(set(enum) ^ set(codes))}")
-    source = ROOT / "Sources" / "HoardCore" / "ProblemCode.swift"
+    source = ROOT / "Sources" / "HoardCore" / "Model" / "ProblemCode.swift"
     if source.exists():
         swift = re.findall(r'case\s+\w+\s*=\s*"([A-Z_]+)"', source.read_text(encoding="utf-8"))
         if set(swift) != set(codes):

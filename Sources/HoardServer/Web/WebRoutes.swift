@@ -6,7 +6,7 @@ import NIOCore
 /// The page for people: `/` and its static files under `/web/`, the share page `/s/{id}` and the live table
 /// (`/join`, `/join/{code}`, `/table/{id}`).
 ///
-/// The files live in `Sources/HoardServer/Web/` (a SwiftPM resource folder: plain HTML, CSS and JavaScript modules,
+/// The files live in `Sources/HoardServer/Web/Page/` (a SwiftPM resource folder: plain HTML, CSS and JavaScript modules,
 /// no build step) and are read into memory once, when the router is built. Every answer carries a strict
 /// Content-Security-Policy: scripts, styles and requests only from this origin, no inline script or style,
 /// pictures and WebM videos also from `blob:` URLs (fetched with the token and shown through object URLs), no framing. The pages
@@ -43,17 +43,17 @@ struct WebRoutes: Sendable {
         self.files = files
     }
 
-    /// The `Web` folder of the module's resource bundle (`Hoard_HoardServer.resources`, which SwiftPM puts next to
+    /// The `Page` folder of the module's resource bundle (`Hoard_HoardServer.resources`, which SwiftPM puts next to
     /// the `hoard` binary and which must be copied along with it), else the source folder of a development
     /// checkout; nil when neither exists, and then the page answers 404 instead of the server failing to start.
     /// (Not `Bundle.module`: it stops the process when the bundle is missing.)
     static var resourceDirectory: URL? {
-        let bundle = "Hoard_HoardServer.resources/Web"
+        let bundle = "Hoard_HoardServer.resources/Page"
         let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().deletingLastPathComponent()
         let candidates = [
             Bundle.main.bundleURL.appendingPathComponent(bundle),
             executable.appendingPathComponent(bundle),
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Web"),
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Page"),
         ]
         return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("index.html").path) }
     }
