@@ -38,7 +38,7 @@ trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$OUT"
 
 PACK="$OUT/bench-${FILES}x${MB}mb.zip"
-[ -f "$PACK" ] || python3 Scripts/make-packs.py --bench "$PACK" --files "$FILES" --total-mb "$MB"
+[ -f "$PACK" ] || python3 tools/make-packs.py --bench "$PACK" --files "$FILES" --total-mb "$MB"
 
 swift build -c release --product hoard >/dev/null
 HOARD=$(swift build -c release --show-bin-path)/hoard
@@ -79,6 +79,6 @@ echo "peak memory, $MB MB pack: $(peak "$PACK") MB (target < 64 MB)"
 
 if [ "$BIG_MB" -gt 0 ]; then
   BIG="$OUT/bench-big-${BIG_MB}mb.zip"
-  [ -f "$BIG" ] || python3 Scripts/make-packs.py --bench "$BIG" --files $(( BIG_MB * 2 )) --total-mb "$BIG_MB"
+  [ -f "$BIG" ] || python3 tools/make-packs.py --bench "$BIG" --files $(( BIG_MB * 2 )) --total-mb "$BIG_MB"
   echo "peak memory, $BIG_MB MB pack: $(peak "$BIG") MB (target < 64 MB)"
 fi

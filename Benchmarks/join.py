@@ -17,7 +17,7 @@ from benchlib import call, free_port, peak_rss_mb, wait_healthy
 import argparse, asyncio, http.client, json, os, random, shutil, socket, subprocess, sys, tempfile, time, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "Scripts"))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
 from sample_map import build_map  # maps in the shape of Schemas/map.schema.json
 
 
@@ -27,7 +27,7 @@ from sample_map import build_map  # maps in the shape of Schemas/map.schema.json
 
 def pack(path, assets, mb, variants=True):
     if not os.path.exists(path):
-        args = [sys.executable, os.path.join(ROOT, "Scripts/make-packs.py"), "--bench", path, "--files", str(assets), "--total-mb", str(mb)]
+        args = [sys.executable, os.path.join(ROOT, "tools/make-packs.py"), "--bench", path, "--files", str(assets), "--total-mb", str(mb)]
         subprocess.run(args + (["--variants"] if variants else []), check=True, capture_output=True)
     return path
 

@@ -27,7 +27,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "Benchmarks"))
-sys.path.insert(0, str(ROOT / "Scripts"))
+sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "Tests/browser"))
 from benchlib import call, free_port, wait_healthy  # noqa: E402
 from sample_map import build_map  # noqa: E402

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 RUNS=3
 [ "${1:-}" = "--runs" ] && RUNS=$2
 PACK=Benchmarks/out/bench-2000x300mb.zip
-[ -f "$PACK" ] || { mkdir -p Benchmarks/out; python3 Scripts/make-packs.py --bench "$PACK" --files 2000 --total-mb 300; }
+[ -f "$PACK" ] || { mkdir -p Benchmarks/out; python3 tools/make-packs.py --bench "$PACK" --files 2000 --total-mb 300; }
 swift build -c release --product hoard >/dev/null 2>&1
 HOARD="$(swift build -c release --show-bin-path)/hoard"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/hoard-upload-bench.XXXXXX")

@@ -18,7 +18,7 @@ trap 'rm -rf "$work"' EXIT
 hoard="$(swift build --show-bin-path)/hoard"
 "$hoard" import Packs/*.zip --data-dir "$work/data" --json > "$work/import.json"
 "$hoard" assets --data-dir "$work/data" --json > "$work/assets.json"
-python3 Scripts/check-schemas.py "$work/data" "$work/import.json" "$work/assets.json"
+python3 tools/check-schemas.py "$work/data" "$work/import.json" "$work/assets.json"
 "$hoard" plugins --data-dir "$work/data" --plugins-dir Plugins --json > "$work/plugins.json"
 python3 -c 'import json, sys, jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' \
   "$work/plugins.json" Schemas/plugin-list.schema.json
@@ -34,7 +34,7 @@ printf '\033[1m==> the live table in headless Chromium: a host and two players (
 python3 Tests/browser/test_table.py "$hoard"
 
 printf '\033[1m==> schemathesis against a live server (zero 5xx, zero schema violations)\033[0m\n' >&2
-Scripts/schemathesis.sh "$hoard"
+tools/schemathesis.sh "$hoard"
 
 printf '\033[1m==> crash safety: SIGKILL the server 50 times under load, then verify (about 70 s)\033[0m\n' >&2
 python3 Harness/crash.py "$hoard" --kills 50 --max-seconds 300

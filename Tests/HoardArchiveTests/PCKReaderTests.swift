@@ -7,7 +7,7 @@ import Testing
 /// The packs' folder, for the clean-up at exit (a C function pointer cannot capture it).
 nonisolated(unsafe) private var packsFolder: String?
 
-/// The packs Scripts/make-pck.py writes, generated once per test run, removed when the process exits.
+/// The packs tools/make-pck.py writes, generated once per test run, removed when the process exits.
 private let packs: Result<String, ProblemMessage> = {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     let directory = NSTemporaryDirectory() + "hoard-pck-" + UUID().uuidString.lowercased()
@@ -15,9 +15,9 @@ private let packs: Result<String, ProblemMessage> = {
     atexit { packsFolder.map { _ = try? FileManager.default.removeItem(atPath: $0) } }
     do {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let process = try Process.run(URL(fileURLWithPath: "/usr/bin/env"), arguments: ["python3", root.path + "/Scripts/make-pck.py", directory])
+        let process = try Process.run(URL(fileURLWithPath: "/usr/bin/env"), arguments: ["python3", root.path + "/tools/make-pck.py", directory])
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return .failure(ProblemMessage("Scripts/make-pck.py failed")) }
+        guard process.terminationStatus == 0 else { return .failure(ProblemMessage("tools/make-pck.py failed")) }
         return .success(directory)
     } catch {
         return .failure(ProblemMessage("\(error)"))

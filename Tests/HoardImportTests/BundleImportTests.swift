@@ -3,7 +3,7 @@ import HoardCore
 import HoardImport
 import Testing
 
-/// One bundle of Scripts/make-hostile.py's corpus (bundles.json): each inner archive's expected outcome.
+/// One bundle of tools/make-hostile.py's corpus (bundles.json): each inner archive's expected outcome.
 struct BundleCase: Decodable, CustomTestStringConvertible, Sendable {
     /// "imported", or the acceptable error codes.
     enum Expected: Decodable, Sendable {

@@ -47,10 +47,10 @@ enum Fixtures {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// The hostile corpus, generated once per test run by Scripts/make-hostile.py, removed when the process exits.
+    /// The hostile corpus, generated once per test run by tools/make-hostile.py, removed when the process exits.
     static let hostileDirectory = corpus("make-hostile.py")
 
-    /// The corpus of real-world layouts, generated once per test run by Scripts/make-layouts.py.
+    /// The corpus of real-world layouts, generated once per test run by tools/make-layouts.py.
     static let layoutsDirectory = corpus("make-layouts.py")
 
     /// The cases `index` (a JSON array in a generated corpus) lists; none when the corpus could not be generated.
@@ -69,7 +69,7 @@ enum Fixtures {
         return try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory + "/x.zip")))
     }
 
-    /// A folder `script` (in Scripts/) writes its corpus into, removed when the process exits.
+    /// A folder `script` (in tools/) writes its corpus into, removed when the process exits.
     private static func corpus(_ script: String) -> Result<String, ProblemMessage> {
         do {
             let directory = try temporaryDirectory()
@@ -79,7 +79,7 @@ enum Fixtures {
                 }
                 generatedCorpora.append(directory)
             }
-            try run(["python3", root.appendingPathComponent("Scripts/\(script)").path, directory])
+            try run(["python3", root.appendingPathComponent("tools/\(script)").path, directory])
             return .success(directory)
         } catch {
             return .failure(ProblemMessage("\(error)"))

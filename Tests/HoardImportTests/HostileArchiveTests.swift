@@ -3,7 +3,7 @@ import HoardCore
 import HoardImport
 import Testing
 
-/// One case of Scripts/make-hostile.py's corpus (cases.json and valid.json).
+/// One case of tools/make-hostile.py's corpus (cases.json and valid.json).
 struct CorpusCase: Decodable, CustomTestStringConvertible, Sendable {
     var file: String
     var codes: [String]?

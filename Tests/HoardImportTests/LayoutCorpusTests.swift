@@ -4,7 +4,7 @@ import HoardCore
 import HoardImport
 import Testing
 
-/// One archive of Scripts/make-layouts.py's corpus (layouts.json) and what importing it must give.
+/// One archive of tools/make-layouts.py's corpus (layouts.json) and what importing it must give.
 struct LayoutCase: Decodable, CustomTestStringConvertible, Sendable {
     var file: String
     var pack: String

@@ -8,7 +8,7 @@ struct PCKImportTests {
     @Test func aDungeondraftPackImportsLikeAZipAndItsRefusalsChangeNothing() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try Fixtures.run(["python3", Fixtures.root.appendingPathComponent("Scripts/make-pck.py").path, directory])
+        try Fixtures.run(["python3", Fixtures.root.appendingPathComponent("tools/make-pck.py").path, directory])
         let test = try TestHoard()
         defer { test.remove() }
         let before = try test.snapshot()

@@ -89,7 +89,7 @@ import Testing
             hostile = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(hostile)
             open(sys.argv[1], "wb").write(hostile.rptok("Cave Troll", hostile.token_png(512, 512), "Large"))
-            """, [path, Fixture.root.appendingPathComponent("Scripts/make-hostile.py").path])
+            """, [path, Fixture.root.appendingPathComponent("tools/make-hostile.py").path])
         let token = buffer(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
         try await Fixture.with(packs: false) { fixture in
             try await fixture.run { client in

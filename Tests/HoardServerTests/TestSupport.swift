@@ -257,11 +257,11 @@ enum Python {
             """, [path, name, version, String(padding)])
     }
 
-    /// The hostile corpus from Scripts/make-hostile.py, generated once per test run.
+    /// The hostile corpus from tools/make-hostile.py, generated once per test run.
     static let hostile: Result<String, any Error> = Result {
         let directory = NSTemporaryDirectory() + "hoard-server-hostile-" + UUID().uuidString.lowercased()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let script = Fixture.root.appendingPathComponent("Scripts/make-hostile.py").path
+        let script = Fixture.root.appendingPathComponent("tools/make-hostile.py").path
         try run([script, directory])
         return directory
     }

@@ -29,7 +29,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_web import ROOT, TABLET, browser, start  # noqa: E402
 
-sys.path.insert(0, str(ROOT / "Scripts"))
+sys.path.insert(0, str(ROOT / "tools"))
 from sample_map import build_map  # noqa: E402
 
 

@@ -45,7 +45,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "Scripts"))
+sys.path.insert(0, str(ROOT / "tools"))
 from sample_map import build_map  # noqa: E402
 
 HOSTILE = '<img src=x onerror="window.pwned=1">'

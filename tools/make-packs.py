@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Writes Hoard's sample art packs and benchmark packs (Python 3.11 standard library only).
 
-    python3 Scripts/make-packs.py Packs/
+    python3 tools/make-packs.py Packs/
         writes Packs/dungeon-basics.zip (deflated) and Packs/scifi-outpost.zip (stored): original,
         procedurally drawn CC0 art following the naming rules of PRODUCT.md ("Packs").
 
-    python3 Scripts/make-packs.py --bench OUT.zip --files N --total-mb M [--seed S]
+    python3 tools/make-packs.py --bench OUT.zip --files N --total-mb M [--seed S]
         writes a benchmark pack of N PNG files totalling about M MiB, streamed entry by entry (ZIP64 when
         needed). The files are valid PNGs (solid black greyscale) padded with private ancillary chunks of
         random bytes; every file is unique. Folders: tokens objects textures walls backgrounds; tilePixels 256.

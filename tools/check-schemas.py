@@ -23,7 +23,7 @@ It checks, and prints, each of these; it exits 1 on any violation, 2 on bad usag
   6. every blob row of the catalog has its file, of the recorded size;
   7. the pack.json of every archive IMPORT_JSON reports as imported (when the file is still there) matches
      pack-file.schema.json, which is stricter than Hoard: it refuses keys Hoard would silently ignore;
-  8. the sample map built from ASSETS_JSON by Scripts/sample_map.py (what the benchmarks and the browser test send)
+  8. the sample map built from ASSETS_JSON by tools/sample_map.py (what the benchmarks and the browser test send)
      matches map.schema.json and references only listed assets, and every map blob tagged hoard.map/v1 or v2 does too.
 
 $refs between the schemas (common.schema.json#/$defs/…) are resolved locally with a referencing.Registry.
@@ -516,7 +516,7 @@ def check_assets_output(assets, descriptors, schemas, registry, checker, path):
 # 8. Map documents.
 
 def check_maps(assets, store, schemas, registry, checker):
-    sys.path.insert(0, str(ROOT / "Scripts"))
+    sys.path.insert(0, str(ROOT / "tools"))
     from sample_map import build_map
 
     document = build_map(assets, name="check-schemas")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes a corpus of packs laid out the way people and other tools make them (Python 3.11 stdlib only).
 
-    python3 Scripts/make-layouts.py OUTDIR
+    python3 tools/make-layouts.py OUTDIR
 
 OUTDIR/layouts.json lists each archive with what an import must give:
     {"file": ..., "pack": pack name, "wrapper": stripped folder or null, "litter": files skipped silently,

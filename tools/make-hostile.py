@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes a corpus of hostile, broken and tricky archives for Hoard's importer tests (Python 3.11 stdlib only).
 
-    python3 Scripts/make-hostile.py OUTDIR
+    python3 tools/make-hostile.py OUTDIR
 
 OUTDIR/cases.json lists the archives the importer must refuse:
     {"file": ..., "codes": [acceptable error codes], "entry": "entry the error names" (absent when archive-wide),

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes Dungeondraft asset packs (Godot PCK, format version 1) for the tests: one good pack and hostile ones.
 
-Usage: Scripts/make-pck.py OUTDIR
+Usage: tools/make-pck.py OUTDIR
   good.dungeondraft_pack           an object, a wall and the pack's JSON metadata
   overlap.dungeondraft_pack        two entries share bytes                     -> CORRUPT_ARCHIVE
   outside.dungeondraft_pack        an entry runs past the end of the file      -> CORRUPT_ARCHIVE

@@ -2,7 +2,7 @@
 # Runs schemathesis against a live `hoard serve` and Schemas/openapi.yaml: zero 5xx, and every response conforms to
 # the document (status code, content type, headers, body schema).
 #
-#   Scripts/schemathesis.sh PATH/TO/hoard        (build it first: swift build --product hoard)
+#   tools/schemathesis.sh PATH/TO/hoard        (build it first: swift build --product hoard)
 #
 # Builds nothing. Makes a temporary data directory, imports Packs/*.zip into group "default", issues an admin token,
 # serves on a free loopback port, runs schemathesis with that token, stops the server and exits with
@@ -10,7 +10,7 @@
 # ST_WORKERS (default 1: more threads have crashed Python 3.11's ast module inside Hypothesis), ST_EXTRA (more schemathesis arguments, split on spaces).
 set -euo pipefail
 
-HOARD=${1:?usage: Scripts/schemathesis.sh PATH/TO/hoard}
+HOARD=${1:?usage: tools/schemathesis.sh PATH/TO/hoard}
 [[ -x "$HOARD" ]] || { echo "schemathesis.sh: $HOARD is not an executable" >&2; exit 2; }
 HOARD=$(cd "$(dirname "$HOARD")" && pwd)/$(basename "$HOARD")
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
