@@ -1,11 +1,21 @@
 #!/usr/bin/env bash
-# The whole test suite: install what is missing, build, run every Swift test, check real output against the
-# JSON Schemas in Schemas/, drive the web page in headless Chromium, fuzz the API with schemathesis, then run the
-# crash, live-abuse, fault and fuzz harnesses (Harness/, Fuzz/).
+# The whole test suite: install what is missing, check line lengths, build, run every Swift test, check real output
+# against the JSON Schemas in Schemas/, drive the web page in headless Chromium, fuzz the API with schemathesis, then
+# run the crash, live-abuse, fault and fuzz harnesses (Harness/, Fuzz/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --browser
 . scripts/env.sh
+
+printf '\033[1m==> swift-format lint: no Swift line longer than the lineLength of .swift-format (seconds)\033[0m\n' >&2
+# Only line length is enforced: the step fails on a [LineLength] finding or on a file swift-format cannot parse
+# (a message without a rule name); its other findings (indentation, blank lines, …) are the formatter's taste.
+command -v swift-format >/dev/null || { echo "swift-format not found (it comes with Swift 6 toolchains)" >&2; exit 1; }
+lint="$(swift-format lint --strict --recursive --parallel --configuration .swift-format Sources Tests Fuzz 2>&1)" || true
+if grep -E ': (error|warning): (\[LineLength\]|[^[])' <<<"$lint"; then
+  echo "break the lines above (a long string literal splits with +), or fix what swift-format cannot parse" >&2
+  exit 1
+fi
 
 printf '\033[1m==> building and running the tests\033[0m\n' >&2
 swift build --build-tests

@@ -328,7 +328,9 @@ extension Catalog {
         try read { db in
             let oldest = try Int64.fetchOne(db, sql: "SELECT MIN(seq) FROM accessChange")
             let changes = try Row.fetchAll(
-                try db.cachedStatement(sql: "SELECT seq, kind, key FROM accessChange WHERE seq > ? ORDER BY seq LIMIT ?"), arguments: [seq, limit]).map { row in
+                try db.cachedStatement(sql: "SELECT seq, kind, key FROM accessChange WHERE seq > ? ORDER BY seq LIMIT ?"),
+                arguments: [seq, limit]
+            ).map { row in
                 AccessChange(seq: row["seq"], kind: AccessChange.Kind(rawValue: row["kind"]) ?? .reset, key: row["key"])
             }
             return (changes, oldest)

@@ -116,8 +116,9 @@ struct PackPlanner: Sendable {
                 var footprint = naming.footprint
                 if !naming.isFootprintExplicit {
                     guard explicit.count <= 1 else {
+                        let footprints = explicit.map(\.description).sorted().joined(separator: ", ")
                         problems.append(Problem(
-                            .variantMismatch, "its siblings give several footprints (\(explicit.map(\.description).sorted().joined(separator: ", "))); "
+                            .variantMismatch, "its siblings give several footprints (\(footprints)); "
                                 + "name this variant's footprint too, e.g. _2x2", entry: picture.path.description))
                         continue
                     }

@@ -75,8 +75,11 @@ struct VerifyCommand: AsyncParsableCommand {
             Terminal.out(try JSONOutput.encode(report))
         } else {
             Terminal.out("Checked \(report.blobsChecked) blobs (\(ByteFormat.string(report.bytesChecked))).")
-            for (label, digests) in [("missing", report.missing), ("corrupt", report.corrupt), ("wrong size", report.wrongSize),
-                                     ("unreadable", report.unreadable), ("referenced without a blob row", report.dangling)] where !digests.isEmpty {
+            let findings = [
+                ("missing", report.missing), ("corrupt", report.corrupt), ("wrong size", report.wrongSize),
+                ("unreadable", report.unreadable), ("referenced without a blob row", report.dangling),
+            ]
+            for (label, digests) in findings where !digests.isEmpty {
                 Terminal.out("  \(digests.count) \(label):")
                 for digest in digests.prefix(20) { Terminal.out("    \(digest)") }
             }

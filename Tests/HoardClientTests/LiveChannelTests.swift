@@ -181,7 +181,9 @@ func op(_ seq: Int, _ value: String) -> String {
 
     @Test func everyServerEventDecodes() throws {
         let asset = digest(of: Data("asset".utf8)), blob = digest(of: Data("blob".utf8)), map = digest(of: Data("map".utf8))
-        let manifest = #""assets":[{"digest":"\#(asset)","kind":"token","name":"goblin","pack":"p","footprint":{"width":1,"height":1},"variants":[{"scale":1,"digest":"\#(blob)","width":64,"height":64,"size":10,"mediaType":"image/png"}]}],"blobs":[{"digest":"\#(blob)","size":10,"mediaType":"image/png"}]"#
+        let manifest = #""assets":[{"digest":"\#(asset)","kind":"token","name":"goblin","pack":"p","footprint":{"width":1,"height":1},"#
+            + #""variants":[{"scale":1,"digest":"\#(blob)","width":64,"height":64,"size":10,"mediaType":"image/png"}]}],"#
+            + #""blobs":[{"digest":"\#(blob)","size":10,"mediaType":"image/png"}]"#
         let cases: [(String, (LiveEvent) -> Bool)] = [
             (op(3, "x"), { if case .op(3, "p1", _) = $0 { true } else { false } }),
             (#"{"event":"left","participant":{"id":"p","name":"N"},"seq":4,"type":"presence"}"#,

@@ -102,7 +102,8 @@ import Testing
     }
 
     @Test func anAssetDescriptorGivesItsExtensionAndRefusesEmbeddedImages() throws {
-        let descriptor = "<net.rptools.maptool.model.Asset><id><id>\(Self.md5)</id></id><name>g</name><extension>PNG</extension><image/></net.rptools.maptool.model.Asset>"
+        let descriptor = "<net.rptools.maptool.model.Asset><id><id>\(Self.md5)</id></id><name>g</name><extension>PNG</extension><image/>"
+            + "</net.rptools.maptool.model.Asset>"
         #expect(try MapToolToken.parse(assetXML: Array(descriptor.utf8)) == "png")
         let embedded = descriptor.replacingOccurrences(of: "<image/>", with: "<image>iVBORw0KGgo=</image>")
         #expect(throws: XMLScanner.Failure.self) { try MapToolToken.parse(assetXML: Array(embedded.utf8)) }

@@ -324,7 +324,8 @@ private func ids(_ map: JSONValue) -> [String] {
         _ = try table.apply(.addWall(["id": .string("d2"), "from": .array([.number(10), .number(10)]), "to": .array([.number(11), .number(10)]),
                                       "door": .bool(true)]), by: .host)
         #expect { try table.apply(.door(wall: "d2", open: true), by: .participant("ana")) } throws: { ($0 as? TableError)?.code == .unknownEntity }
-        #expect { try table.apply(.addWall(["id": .string("d1"), "from": .array([.number(0), .number(0)]), "to": .array([.number(1), .number(0)])]), by: .host) } throws: {
+        let taken: [String: JSONValue] = ["id": .string("d1"), "from": .array([.number(0), .number(0)]), "to": .array([.number(1), .number(0)])]
+        #expect { try table.apply(.addWall(taken), by: .host) } throws: {
             ($0 as? TableError)?.code == .idTaken
         }
         guard case .array(let walls)? = table.view(for: .participant("bo"))["drawing"]?["walls"] else { Issue.record("no walls"); return }
@@ -368,7 +369,8 @@ private func ids(_ map: JSONValue) -> [String] {
     ) throws -> [String: [String]] {
         var table = start
         var copies = Dictionary(uniqueKeysWithValues: players.map { ($0, Table(map: table.view(for: .participant($0)))) })
-        var received = Dictionary(uniqueKeysWithValues: players.map { ($0, [String(decoding: try! CanonicalJSON.encode(table.view(for: .participant($0))), as: UTF8.self)]) })
+        var received = Dictionary(
+            uniqueKeysWithValues: players.map { ($0, [String(decoding: try! CanonicalJSON.encode(table.view(for: .participant($0))), as: UTF8.self)]) })
         var everSeen = Dictionary(uniqueKeysWithValues: players.map { ($0, Set(ids(table.view(for: .participant($0))))) })
         for step in 0..<steps {
             let actor: Table.Actor = random.next(upperBound: 3) == 0 ? .participant(players[Int(random.next(upperBound: 3))]) : .host
@@ -425,12 +427,15 @@ private func ids(_ map: JSONValue) -> [String] {
                 "id": .string("w\(step % 5)"), "from": .array([.number(Double(x)), .number(Double(y))]),
                 "to": .array([.number(Double(x + 1)), .number(Double(y))]), "door": .bool(random.next(upperBound: 2) == 0),
             ])
-        case 5: return random.next(upperBound: 2) == 0 ? .removeWall(id: "w\(step % 5)") : .door(wall: pick(["d1", "w\(step % 5)"]), open: random.next(upperBound: 2) == 0)
+        case 5:
+            return random.next(upperBound: 2) == 0
+                ? .removeWall(id: "w\(step % 5)") : .door(wall: pick(["d1", "w\(step % 5)"]), open: random.next(upperBound: 2) == 0)
         case 6: return .settings(playersOpenDoors: random.next(upperBound: 2) == 0)
         case 7: return .glimpse(token: pick(westTokens), to: [pick(players)], seconds: 5)
         case 8: return .unglimpse(token: pick(westTokens), from: [pick(players)])
         case 9:
-            return .add(.token, token("t\(step % 4)", x: x, y: y, asset: UInt8(4 + random.next(upperBound: 3)), owner: random.next(upperBound: 2) == 0 ? pick(players) : nil).objectValue)
+            let owner = random.next(upperBound: 2) == 0 ? pick(players) : nil
+            return .add(.token, token("t\(step % 4)", x: x, y: y, asset: UInt8(4 + random.next(upperBound: 3)), owner: owner).objectValue)
         case 10: return .remove(.token, id: pick(westTokens))
         default: return .move(token: pick(westTokens), x: x, y: y)
         }

@@ -65,8 +65,10 @@ import Testing
                 let hidden = try await client.execute(uri: "/v1/blobs/\(foreign)", method: .get, headers: auth(fixture.red))
                 let missing = try await client.execute(uri: "/v1/blobs/\(absent)", method: .get, headers: auth(fixture.red))
                 hidden.expectError(.notFound, "NOT_FOUND")
-                #expect(hidden.text.replacingOccurrences(of: foreign.description, with: "D") == missing.text.replacingOccurrences(of: absent.description, with: "D"),
-                        "a hidden blob must be indistinguishable from an absent one")
+                #expect(
+                    hidden.text.replacingOccurrences(of: foreign.description, with: "D")
+                        == missing.text.replacingOccurrences(of: absent.description, with: "D"),
+                    "a hidden blob must be indistinguishable from an absent one")
                 for token in [fixture.blue, fixture.admin] {
                     try await client.execute(uri: "/v1/blobs/\(foreign)", method: .get, headers: auth(token)) { response in
                         #expect(response.status == .ok)

@@ -124,7 +124,8 @@ private func systemClose(_ fd: Int32) -> Int32 { close(fd) }
             let name = digest(of: bytes)
             try await fixture.run(.live) { client in
                 let socket = try await RawSocket.connect(port: try #require(client.port))
-                try await socket.send(Array("PUT /v1/blobs/\(name) HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(fixture.red)\r\nContent-Length: \(bytes.count)\r\n\r\n".utf8))
+                let head = "PUT /v1/blobs/\(name) HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(fixture.red)\r\n"
+                try await socket.send(Array((head + "Content-Length: \(bytes.count)\r\n\r\n").utf8))
                 try await socket.send(Array(bytes.prefix(2 << 20)))
                 #expect(await Fixture.eventually { !fixture.leftovers().isEmpty }, "the upload never reached staging")
                 socket.close()
@@ -147,7 +148,8 @@ private func systemClose(_ fd: Int32) -> Int32 { close(fd) }
             let archive = Array(try Data(contentsOf: URL(fileURLWithPath: Fixture.packPath(Fixture.dungeon))))
             try await fixture.run(.live) { client in
                 let socket = try await RawSocket.connect(port: try #require(client.port))
-                try await socket.send(Array("POST /v1/packs HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(fixture.red)\r\nContent-Length: \(archive.count + 5000)\r\n\r\n".utf8))
+                let head = "POST /v1/packs HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(fixture.red)\r\n"
+                try await socket.send(Array((head + "Content-Length: \(archive.count + 5000)\r\n\r\n").utf8))
                 try await socket.send(archive)
                 #expect(await Fixture.eventually { !fixture.leftovers().isEmpty }, "the upload never reached the spool")
                 socket.close()

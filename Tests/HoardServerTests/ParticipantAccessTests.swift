@@ -40,8 +40,9 @@ import Testing
             #expect(try await client.json(.get, "/v1/sessions/\(session)", token: bob).status == .ok)
             let shown = try await client.json(.get, "/v1/sessions/\(session)", token: fixture.hostToken)
             #expect((shown.json["participants"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [bobId])
-            let events = LiveClient.objects(try await LiveClient.exchange(port: live.port, session: session, token: bob, since: 0, until: 100,
-                                                                          stop: "left", timeout: .seconds(10)))
+            let exchange = try await LiveClient.exchange(
+                port: live.port, session: session, token: bob, since: 0, until: 100, stop: "left", timeout: .seconds(10))
+            let events = LiveClient.objects(exchange)
             #expect(events.contains { $0["event"] as? String == "left" && ($0["participant"] as? [String: Any])?["id"] as? String == ana })
         }
     }

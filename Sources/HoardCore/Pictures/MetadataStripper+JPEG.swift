@@ -13,7 +13,9 @@ extension MetadataStripper {
         var previous = (name: "the start-of-image marker", isMetadata: false)
         while position < bytes.count {
             guard bytes[position] == 0xFF else {
-                throw Problem(previous.isMetadata ? .corruptMetadata : .unreadableImage, "\(previous.name) gives a length that does not end at the next marker (byte \(position) is "
+                throw Problem(
+                    previous.isMetadata ? .corruptMetadata : .unreadableImage,
+                    "\(previous.name) gives a length that does not end at the next marker (byte \(position) is "
                     + "0x\(ImageHeader.hex(bytes[position] ?? 0)), not FF); the segment lies about its length: re-save the picture")
             }
             var markerAt = position + 1

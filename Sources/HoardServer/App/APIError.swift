@@ -97,7 +97,10 @@ public struct APIError: HTTPResponseError, Sendable {
                 + "; another device moved it. Read it again (GET /v1/refs/{name}) and retry with its ETag in If-Match")
     }
     /// The disk or the catalog failed (full, read-only, busy past its timeout): nothing was stored.
-    public static func storageFailure(_ message: String = "the server's storage failed (disk full, read-only or busy); nothing was stored; retry later or tell an admin, the error was logged") -> APIError {
+    public static func storageFailure(
+        _ message: String = "the server's storage failed (disk full, read-only or busy); nothing was stored; "
+            + "retry later or tell an admin, the error was logged"
+    ) -> APIError {
         APIError(ProblemCode.storageFailure.rawValue, .init(code: 507, reasonPhrase: "Insufficient Storage"), message)
     }
     /// A WebSocket upgrade to a version other than 13: the answer names the version the server speaks.

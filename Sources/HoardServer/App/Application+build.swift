@@ -136,6 +136,7 @@ public func apiOperations(dataDirectory: String) throws -> [Endpoints.Operation]
     let (_, operations) = buildRouter(
         hoard: hoard, access: access, metrics: metrics,
         reader: BlobReader(store: hoard.store, cache: cache, metrics: metrics), limiter: RateLimiter(perMinute: 1, perParticipant: 1, joinsPerSession: 1),
-        hub: SessionHub(catalog: hoard.catalog, storage: StoredTables(hoard: hoard), access: access, logger: Logger(label: "hoard")), configuration: ServerConfiguration(dataDirectory: dataDirectory))
+        hub: SessionHub(catalog: hoard.catalog, storage: StoredTables(hoard: hoard), access: access, logger: Logger(label: "hoard")),
+        configuration: ServerConfiguration(dataDirectory: dataDirectory))
     return operations
 }

@@ -185,7 +185,10 @@ struct PackRoutes: Sendable {
         // Conservative: the archive's size before deduplication.
         try hoard.catalog.requireQuota(group: options.group, adding: size, for: "this archive")
         if let followed {
-            guard !imports.isCancelled(followed) else { throw refusal(ImportError(archive: options.archiveName ?? "upload", problems: [Problem(.importCancelled, "the import was cancelled; nothing was stored")]), context) }
+            guard !imports.isCancelled(followed) else {
+                let cancelled = Problem(.importCancelled, "the import was cancelled; nothing was stored")
+                throw refusal(ImportError(archive: options.archiveName ?? "upload", problems: [cancelled]), context)
+            }
             options.isCancelled = { [imports] in imports.isCancelled(followed) }
         }
         let outcome: ImportOutcome
