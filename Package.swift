@@ -1,9 +1,28 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Targets follow the data: archive → entries → conventions/kinds → hashing → blob store → catalog → import → HTTP → CLI.
-// HoardCore has no I/O and no dependencies; only HoardArchive imports libarchive, only HoardImaging imports libvips, only HoardCatalog imports GRDB,
-// only HoardServer imports Hummingbird.
+// Targets follow the data: an archive is read, its entries named and checked, its blobs stored and catalogued, then
+// served over HTTP to clients that cache them. Each target's place in that flow:
+//
+//   archive   HoardArchive    reads zip, tar and Godot .pck archives into checked entries (the only libarchive user)
+//   import    HoardImport     turns an archive into a pack: names, variants, derived pictures, blobs, catalog rows;
+//                             also owns the data directory (Hoard), backups and the store audit
+//   store     HoardStore      content-addressed blob files: stage, hash, fsync, publish
+//   catalog   HoardCatalog    the SQLite catalog of packs, assets, groups, tokens, sessions (the only GRDB user)
+//   server    HoardServer     the HTTP API, the blob fast path, live sessions, the web page (the only Hummingbird user)
+//   client    HoardClient     the API for apps: requests, blob cache directory, sync, the live channel;
+//             HoardClientNIO  the same requests over SwiftNIO (what the command line uses)
+//   CLI       hoard           the executable: parses arguments, builds a configuration, calls the libraries
+//
+// Beside the flow:
+//   core      HoardCore       the vocabulary every step shares (digests, kinds, entry paths, JSON, picture headers,
+//                             metadata stripping, the live table, the plugin protocols); no I/O, no dependencies
+//   plugins   HoardPlugins    out-of-process plugins (naming conventions, processors) behind HoardCore's protocols
+//   imaging   HoardImaging    derived pictures (lower LODs, previews) through libvips (the only libvips user)
+//   C shims   CArchive        libarchive, found by pkg-config
+//             CVips           libvips, loaded with dlopen on first use
+//             CHoardSystem    syncfs, writeback and malloc tuning for the store, the plugins and the executable
+//   tests     HoardTestSupport  what several test targets share; one test target per source target
 let package = Package(
     name: "Hoard",
     platforms: [.macOS(.v14), .iOS(.v17)],
