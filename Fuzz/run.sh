@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Builds and runs Hoard's libFuzzer targets (swiftc -sanitize=fuzzer,address), one executable per target.
+# Builds and runs Hoard's libFuzzer targets (-sanitize=fuzzer,address), one executable per target.
 #
 #   Fuzz/run.sh TARGET [SECONDS]     fuzz one target for SECONDS (default 30), starting from Fuzz/corpus/TARGET
 #   Fuzz/run.sh all [SECONDS]        every target in turn
 #   Fuzz/run.sh regressions          replay every input in Fuzz/regressions/ (and the seed corpora) once
 #
 # Targets: naming, image-header, entry-gate, map-references, live-message, maptool-token.
-# HoardCore is compiled once into a static library with coverage instrumentation; each target compiles its
-# harness (Fuzz/Targets/) plus the few source files it needs from other modules. Everything goes to .build/fuzz/.
+# A target is a harness in Fuzz/Targets/ (plus FuzzInput.swift) and the package's modules it imports. SwiftPM builds
+# those modules from Package.swift, as a release build with the sanitizers, in .build/fuzz/spm: no source path is
+# written here, and a module's dependencies come from the manifest. Each harness is then compiled against them and
+# linked with every object file of that build (the modules of all harnesses and their dependencies). Everything goes to .build/fuzz/.
 # New inputs libFuzzer finds go to .build/fuzz/corpus/TARGET (the committed seeds stay small); a crash writes
 # .build/fuzz/artifacts/TARGET-crash-… and exits non-zero. Keep a crash as Fuzz/regressions/TARGET/NAME once fixed.
 set -euo pipefail
@@ -15,22 +17,61 @@ cd "$(dirname "$0")/.."
 root="$(pwd)"
 out="$root/.build/fuzz"
 mkdir -p "$out/artifacts"
-# -wmo as SwiftPM release builds do: Swift 6.3.1 at -O without whole-module optimisation miscompiles EntryGate.admit
-# (a bad pointer in the outlined destroy of Result<EntryPath, Problem>, with or without sanitizers).
+# The harnesses get the flags of SwiftPM's release build of the modules: -O with -wmo, because Swift 6.3.1 at -O without
+# whole-module optimisation miscompiles EntryGate.admit (a bad pointer in the outlined destroy of
+# Result<EntryPath, Problem>, with or without sanitizers).
+# shellcheck disable=SC2054 # the commas belong to one flag
 flags=(-sanitize=fuzzer,address -parse-as-library -O -wmo -g -swift-version 6)
+spm=(swift build -c release --sanitize fuzzer --sanitize address --scratch-path "$out/spm")
 
 targets=(naming image-header entry-gate map-references live-message maptool-token)
 
-sources_of() {
+harness_of() {
   case "$1" in
-  naming) echo Fuzz/Targets/NamingTarget.swift ;;
-  image-header) echo Fuzz/Targets/ImageHeaderTarget.swift ;;
-  entry-gate) echo Fuzz/Targets/EntryGateTarget.swift Sources/HoardArchive/EntryGate.swift Sources/HoardArchive/ArchiveReader.swift Sources/HoardArchive/SharedBudget.swift ;;
-  map-references) echo Fuzz/Targets/MapReferencesTarget.swift ;;
-  live-message) echo Fuzz/Targets/LiveMessageTarget.swift ;;
-  maptool-token) echo Fuzz/Targets/MapToolTokenTarget.swift ;;
+  naming) echo NamingTarget ;;
+  image-header) echo ImageHeaderTarget ;;
+  entry-gate) echo EntryGateTarget ;;
+  map-references) echo MapReferencesTarget ;;
+  live-message) echo LiveMessageTarget ;;
+  maptool-token) echo MapToolTokenTarget ;;
   *) echo "unknown target '$1'; targets: ${targets[*]}" >&2; exit 2 ;;
   esac
+}
+
+# From the manifest: the package's targets the harnesses import (`modules`), and for its C targets the module maps a
+# Swift module that imports them needs (`maps`) and the pkg-config names of its system libraries (`pkg_configs`).
+read_manifest() {
+  [ -n "${modules:-}" ] && return
+  local imports facts
+  imports="$(sed -n 's/^import \([A-Za-z_]*\)$/\1/p' Fuzz/Targets/*.swift | sort -u)"
+  facts="$(swift package dump-package | python3 -c '
+import json, os, sys
+imports = set(sys.argv[1].split())
+targets = json.load(sys.stdin)["targets"]
+print(" ".join(t["name"] for t in targets if t["name"] in imports))
+maps = []
+for t in targets:
+    folder = t.get("path") or os.path.join("Sources", t["name"])
+    for candidate in (os.path.join(folder, "module.modulemap"), os.path.join(folder, "include", "module.modulemap")):
+        if os.path.isfile(candidate):
+            maps.append(os.path.abspath(candidate))
+print(" ".join(maps))
+print(" ".join(t["pkgConfig"] for t in targets if t["type"] == "system" and t.get("pkgConfig")))
+' "$imports")"
+  { read -r modules; read -r maps; read -r pkg_configs; } <<<"$facts"
+}
+
+# SwiftPM builds each module the harnesses import (and what it depends on); quick when nothing changed.
+build_modules() {
+  [ -n "${modules_built:-}" ] && return
+  read_manifest
+  local module log
+  for module in $modules; do
+    echo "==> building $module with fuzzer instrumentation (SwiftPM, release)" >&2
+    log=$("${spm[@]}" --target "$module" 2>&1) || { tail -n 40 <<<"$log" >&2; return 1; }
+  done
+  bin="$("${spm[@]}" --show-bin-path)"  # its Modules/ folder holds the .swiftmodule files
+  modules_built=1
 }
 
 # swiftc, quiet unless it fails (the gold linker warns about every ASan symbol).
@@ -40,24 +81,23 @@ compile() {
   log=$(cd "$out" && swiftc "${flags[@]}" "$@" 2>&1) || { grep -v "Cannot export local symbol" <<<"$log" >&2; return 1; }
 }
 
-build_core() {
-  local stamp="$out/HoardCore.stamp"
-  if [ -f "$stamp" ] && [ -z "$(find Sources/HoardCore -newer "$stamp" -name '*.swift')" ]; then return; fi
-  echo "==> building HoardCore with fuzzer instrumentation" >&2
-  compile -module-name HoardCore -emit-module -emit-module-path "$out/HoardCore.swiftmodule" \
-    -emit-library -static -o "$out/libHoardCore.a" "$root"/Sources/HoardCore/*.swift
-  touch "$stamp"
-}
-
 build() {
-  local target="$1" binary="$out/fuzz-$1"
-  build_core
-  # shellcheck disable=SC2046
-  if [ ! -x "$binary" ] || [ -n "$(find Fuzz/Targets $(sources_of "$target") "$out/libHoardCore.a" -newer "$binary" 2>/dev/null | head -1)" ]; then
+  local target="$1" binary="$out/fuzz-$1" harness
+  harness="$root/Fuzz/Targets/$(harness_of "$target").swift"
+  build_modules
+  # The object files of the modules built, as SwiftPM's build plan names them (an object of a source since moved
+  # or removed stays on disk, but not in the plan).
+  local objects=() object
+  while read -r object; do [ -f "$object" ] && objects+=("$object"); done < <(grep -o '"[^"]*\.o"' "$out/spm/release.yaml" | tr -d '"' | sort -u)
+  if [ ! -x "$binary" ] || [ -n "$(find Fuzz/Targets "${objects[@]}" -newer "$binary" 2>/dev/null | head -1)" ]; then
     echo "==> building fuzz-$target" >&2
-    # shellcheck disable=SC2046
-    compile -module-name "Fuzz_${target//-/_}" -I "$out" -L "$out" -lHoardCore \
-      "$root/Fuzz/Targets/FuzzInput.swift" $(sources_of "$target" | tr ' ' '\n' | sed "s|^|$root/|") -o "$binary"
+    local libraries=() map_flags=() map
+    # shellcheck disable=SC2086
+    [ -z "$pkg_configs" ] || read -ra libraries <<<"$(pkg-config --libs $pkg_configs)"
+    for map in $maps; do map_flags+=(-Xcc "-fmodule-map-file=$map"); done
+    compile -module-name "Fuzz_${target//-/_}" -I "$bin/Modules" "${map_flags[@]}" \
+      "$root/Fuzz/Targets/FuzzInput.swift" "$harness" "${objects[@]}" -Xlinker --as-needed "${libraries[@]}" -lstdc++ \
+      -o "$binary"
   fi
 }
 
@@ -82,6 +122,6 @@ replay() {
 case "${1:-}" in
 all) for target in "${targets[@]}"; do fuzz "$target" "${2:-30}"; done ;;
 regressions) for target in "${targets[@]}"; do replay "$target"; done ;;
-"") sed -n '2,13p' "$0"; exit 2 ;;
+"") sed -n '2,14p' "$0"; exit 2 ;;
 *) fuzz "$1" "${2:-30}" ;;
 esac

@@ -1,3 +1,4 @@
+import HoardArchive
 import HoardCore
 
 /// Archive entry validation: a sequence of entry headers (name bytes between NULs; the byte after a name picks
