@@ -22,7 +22,10 @@ mkdir -p "$out/artifacts"
 # Result<EntryPath, Problem>, with or without sanitizers).
 # shellcheck disable=SC2054 # the commas belong to one flag
 flags=(-sanitize=fuzzer,address -parse-as-library -O -wmo -g -swift-version 6)
-spm=(swift build -c release --sanitize fuzzer --sanitize address --scratch-path "$out/spm")
+# SwiftPM hands swiftc `-sanitize=fuzzer -sanitize=address`, of which swiftc keeps the last (no coverage, so libFuzzer
+# would fuzz blind): the -Xswiftc flag, which comes after them, asks for both.
+# shellcheck disable=SC2054
+spm=(swift build -c release --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address --scratch-path "$out/spm")
 
 targets=(naming image-header entry-gate map-references live-message maptool-token)
 
