@@ -3,7 +3,7 @@
 
     python3 Scripts/make-packs.py Packs/
         writes Packs/dungeon-basics.zip (deflated) and Packs/scifi-outpost.zip (stored): original,
-        procedurally drawn CC0 art following the naming rules of PRODUCT.md ("Packs").
+        procedurally drawn CC0 art following the naming rules of PACKS.md.
 
     python3 Scripts/make-packs.py --bench OUT.zip --files N --total-mb M [--seed S]
         writes a benchmark pack of N PNG files totalling about M MiB, streamed entry by entry (ZIP64 when
