@@ -135,7 +135,8 @@ let package = Package(
         .testTarget(
             name: "HoardClientTests",
             dependencies: [
-                "HoardClient", "HoardClientNIO", "HoardServer", "HoardTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "HoardClient", "HoardClientNIO", "HoardImaging", "HoardServer", "HoardTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
     ]

@@ -1,19 +1,24 @@
 #!/usr/bin/env python3
 """Session joins, measured side by side with nginx serving the same blob files (issue #4).
 
-1. cold join of a map referencing 1,000 assets x 3 variants (~100 MB) with `hoard join`, against fetching the same
-   files from nginx with curl 8-way parallel (xargs -P8), and against MapTool's way: one request per blob, 5 KiB
-   Range chunks, sequential;
+1. cold join of a map referencing 1,000 assets x 3 variants (~100 MB) with `hoard join` (which fetches the @1x
+   variants: the default resolution), against fetching the same files from nginx with curl 8-way parallel (xargs
+   -P8), and against MapTool's way: one request per blob, 5 KiB Range chunks, sequential;
 2. warm join (everything cached): time and HTTP requests, for that map and for a map of 10,000 references;
 3. 200 simultaneous cold joins of a ~20 MB map: all must succeed; server peak memory;
 4. a very large map (issue 22): 512 x 512 tiles painted tile by tile from 64 textures of the pack, with 2,000 tokens:
    its size as hoard.map/v1 (what the host posts) and as stored and answered (v2), the POST's time,
    `GET /v1/sessions/{id}` for a participant (first, then p50/p99), a cold `hoard join` of it (time and bytes), and a
-   `paint` op over 10,000 tiles (100 x 100) sent 20 times, each delivered to 200 participants (p50/p99/max).
-Loopback only; every step is bounded. Usage: python3 Benchmarks/join.py HOARD_BINARY [--quick] [--only large-map]
+   `paint` op over 10,000 tiles (100 x 100) sent 20 times, each delivered to 200 participants (p50/p99/max);
+5. a remote player (issue 20): a cold `hoard join` of a 460-asset map (x 3 variants, 42 MB, imported with previews
+   generated) through a 20 Mbit/s link with 40 ms round trips (Benchmarks/slowlink.py): bytes and seconds to the first
+   render (previews) and to playable (the @1x variants), against the link's own time for those bytes and for what a
+   first render cost before previews were listed (every @1x variant).
+Loopback only; every step is bounded. Usage: python3 Benchmarks/join.py HOARD_BINARY [--quick] [--only large-map|link]
 Needs: scripts/setup.sh --bench (nginx, curl, websockets).
 """
 from benchlib import call, free_port, peak_rss_mb, wait_healthy
+from slowlink import SlowLink
 import argparse, asyncio, http.client, json, os, random, shutil, socket, subprocess, sys, tempfile, time, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -25,10 +30,22 @@ from sample_map import build_map  # maps in the shape of Schemas/map.schema.json
 
 
 
-def pack(path, assets, mb, variants=True):
+def drawn_blobs(items):
+    """What a cold join at the default resolution fetches, as the client plans it: each asset's preview, when it has
+    one, and its @1x variant (its lowest scale when it has no @1x)."""
+    blobs = []
+    for asset in items:
+        if asset.get("preview"):
+            blobs.append(asset["preview"]["digest"])
+        variants = sorted(asset["variants"], key=lambda v: (v["scale"] != 1, v["scale"], v["size"]))
+        blobs.append(variants[0]["digest"])
+    return list(dict.fromkeys(blobs))
+
+
+def pack(path, assets, mb, variants=True, drawn=False):
     if not os.path.exists(path):
         args = [sys.executable, os.path.join(ROOT, "tools/make-packs.py"), "--bench", path, "--files", str(assets), "--total-mb", str(mb)]
-        subprocess.run(args + (["--variants"] if variants else []), check=True, capture_output=True)
+        subprocess.run(args + (["--variants"] if variants else []) + (["--drawn"] if drawn else []), check=True, capture_output=True)
     return path
 
 
@@ -73,6 +90,46 @@ def large_map(items, tokens=2000, side=512, textures=64, seed=22):
                "number": i % 1000} for i in range(tokens)]
     return {"schema": "hoard.map/v1", "name": "very large", "grid": {"width": side, "height": side},
             "background": {"tiles": tiles}, "drawing": {"walls": [], "strokes": []}, "objects": [], "tokens": placed}
+
+
+def link_bench(hoard, data, port, base, pack_name, work, mbit=20.0, rtt_ms=40.0, runs=3):
+    """Part 5: cold joins of the remote pack's map through a slow link, each into a fresh cache; medians of `runs`."""
+    token = subprocess.run([hoard, "token", "create", "--group", "bench", "--name", "remote-gm", "--data-dir", data],
+                           check=True, capture_output=True, text=True).stdout.strip()
+    server = subprocess.Popen([hoard, "serve", "--data-dir", data, "--port", str(port), "--log-level", "warning"])
+    try:
+        wait_healthy(base)
+        items = call(base, "GET", f"/v1/assets?pack={pack_name}&limit=1000", token=token)["assets"]
+        code = call(base, "POST", "/v1/sessions", {"name": "remote", "map": build_map(items, name="remote")}, token)["code"]
+        manifest_assets = items
+        previews = sum(a["preview"]["size"] for a in manifest_assets if a.get("preview"))
+        at_1x = sum(v["size"] for a in manifest_assets for v in a["variants"] if v["scale"] == 1)
+        everything = sum(v["size"] for a in manifest_assets for v in a["variants"])
+        rate = mbit * 1e6 / 8
+        results = []
+        with SlowLink(port, mbit=mbit, rtt_ms=rtt_ms) as link:
+            for run in range(runs):
+                link.reset()
+                results.append(join(hoard, f"http://127.0.0.1:{link.port}", code, os.path.join(work, f"cache-remote-{run}")))
+                results[-1]["wire"] = link.down.bytes
+        def median(key):
+            return sorted(r[key] for r in results)[len(results) // 2]
+        first, first_bytes, playable, playable_bytes = (median("firstRenderSeconds"), median("firstRenderBytes"),
+                                                        median("totalSeconds"), median("bytesFetched"))
+        with_previews = sum(1 for a in manifest_assets if a.get("preview"))
+        return [
+            f"remote join over {mbit:.0f} Mbit/s, {rtt_ms:.0f} ms RTT, {len(items)} assets ({with_previews} with a preview), "
+            f"median of {runs}: first render {first:.2f} s for {first_bytes / 1e3:.0f} kB (target < 0.5 s; the link alone "
+            f"{first_bytes / rate:.2f} s), playable {playable:.2f} s for {playable_bytes / 1e6:.2f} MB (the link alone "
+            f"{playable_bytes / rate:.2f} s); {median('wire') / 1e6:.2f} MB on the wire; before the sync, joining (two requests, "
+            f"the manifest, the process's start) {median('wall') - median('totalSeconds'):.2f} s",
+            f"  before previews were listed the first render needed every @1x variant: {at_1x / 1e6:.2f} MB, "
+            f"{at_1x / rate:.2f} s on this link at best; every variant {everything / 1e6:.2f} MB, {everything / rate:.2f} s; "
+            f"previews {previews / 1e3:.0f} kB",
+        ]
+    finally:
+        server.terminate()
+        server.wait(10)
 
 
 def timed_get(port, path, token, times):
@@ -156,7 +213,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("hoard")
     parser.add_argument("--quick", action="store_true", help="smaller maps and 20 simultaneous joins, for a smoke run")
-    parser.add_argument("--only", choices=["large-map"], help="run only this part (the packs are still imported)")
+    parser.add_argument("--only", choices=["large-map", "link"], help="run only this part (the packs are still imported)")
     args = parser.parse_args()
     hoard = os.path.abspath(args.hoard)
     out_dir = os.path.join(ROOT, "Benchmarks/out")
@@ -168,10 +225,20 @@ def main():
     base = f"http://127.0.0.1:{port}"
     server = nginx = None
     try:
+        # 460 assets whose @1x variants total 3.5 MB (what a first render needed before previews were listed: 1.4 s
+        # on this link, as the issue measured), 42 MB with every variant.
+        remote = pack(os.path.join(out_dir, "join-460x3-40mb-drawn.zip"), 460, 40, drawn=True)
+        subprocess.run([hoard, "group", "create", "bench", "--data-dir", data], check=True, capture_output=True)
+        done = subprocess.run([hoard, "import", remote, "--group", "bench", "--data-dir", data], capture_output=True, text=True)
+        if done.returncode != 0:
+            sys.exit(f"hoard import {remote} exited {done.returncode}:\n{done.stdout[-4000:]}{done.stderr[-8000:]}")
+        if args.only == "link":
+            lines = link_bench(hoard, data, port, base, os.path.basename(remote)[:-4], work)
+            print("\n".join(lines))
+            return
         big = pack(os.path.join(out_dir, f"join-{assets}x3-{mb}mb.zip"), assets, mb)
         small = pack(os.path.join(out_dir, f"join-200x3-20mb.zip"), 200 if not args.quick else 40, 20 if not args.quick else 4)
         tiny = pack(os.path.join(out_dir, f"join-{many}x1-tiny.zip"), many, many * 300 / (1 << 20), variants=False)
-        subprocess.run([hoard, "group", "create", "bench", "--data-dir", data], check=True, capture_output=True)
         # Without generated previews and thumbnails: the joins then fetch exactly the files nginx serves, and the
         # 10,000 one-colour pictures of the tiny pack do not spend minutes in libvips first.
         for archive in (big, small, tiny):
@@ -192,8 +259,7 @@ def main():
                 items += page["assets"]
                 offset = page.get("nextOffset")
             made = call(base, "POST", "/v1/sessions", {"name": pack_name, "map": build_map(items, name=pack_name)}, token)
-            blobs = [v["digest"] for a in items for v in a["variants"]]
-            return made["code"], blobs
+            return made["code"], drawn_blobs(items)
 
         if args.only == "large-map":
             listed = call(base, "GET", f"/v1/assets?pack={os.path.basename(big)[:-4]}&limit=1000", token=token)["assets"]
@@ -242,9 +308,14 @@ http {{ access_log off; sendfile on; tcp_nopush on; keepalive_requests 100000;
         peak = peak_rss_mb(server.pid)
         large = large_map_bench(hoard, base, port, token, call(base, "GET", f"/v1/assets?pack={os.path.basename(big)[:-4]}&limit=1000",
                                                              token=token)["assets"], work, crowd)
+        server.terminate()
+        server.wait(10)
+        server = None
+        large += link_bench(hoard, data, port, base, os.path.basename(remote)[:-4], work)
 
         lines = [
-            f"cold join, {assets} assets x 3 variants ({cold.get('bytesFetched', 0) / (1 << 20):.0f} MiB): hoard {cold['wall']:.2f} s "
+            f"cold join, {assets} assets x 3 variants, at the default resolution (@1x, {cold.get('bytesFetched', 0) / (1 << 20):.1f} MiB): "
+            f"hoard {cold['wall']:.2f} s "
             f"(first render {cold.get('firstRenderSeconds', 0):.2f} s = {100 * cold.get('firstRenderSeconds', 0) / cold['wall']:.0f}%), "
             f"nginx + curl -P8 {nginx_seconds:.2f} s, ratio {cold['wall'] / nginx_seconds:.2f}x (target <= 1.2x, first render <= 15%)",
             f"MapTool-style (sequential, 5 KiB chunks): {maptool_seconds:.2f} s for {maptool_bytes / (1 << 20):.0f} MiB "

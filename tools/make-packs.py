@@ -3,7 +3,7 @@
 
     python3 tools/make-packs.py Packs/
         writes Packs/dungeon-basics.zip (deflated) and Packs/scifi-outpost.zip (stored): original,
-        procedurally drawn CC0 art following the naming rules of PRODUCT.md ("Packs").
+        procedurally drawn CC0 art following the naming rules of PACKS.md.
 
     python3 tools/make-packs.py --bench OUT.zip --files N --total-mb M [--seed S]
         writes a benchmark pack of N PNG files totalling about M MiB, streamed entry by entry (ZIP64 when
@@ -686,6 +686,17 @@ def solid_idat(width, height):
     return _idat_cache[width, height]
 
 
+def blocky_idat(width, height, rng, block=8):
+    """An IDAT chunk for a greyscale 8-bit picture of random grey blocks: every picture differs, so its generated
+    preview does too, and a preview is about as large as one of drawn art."""
+    rows = []
+    for _ in range(0, height, block):
+        values = bytes(rng.randrange(256) for _ in range(0, width, block))
+        row = b"\x00" + b"".join(bytes([v]) * block for v in values)[:width]
+        rows.append(row * min(block, height - len(rows) * block))
+    return png_chunk(b"IDAT", zlib.compress(b"".join(rows), 9))
+
+
 def bench_plan(files, total_bytes, rng):
     """(name, width, height, size) for each file: folders round-robin, sizes varied ±50% then scaled to the total."""
     weights = [rng.uniform(0.5, 1.5) for _ in range(files)]
@@ -724,9 +735,10 @@ def bench_variant_plan(assets, total_bytes, rng):
     return plan
 
 
-def write_bench_entry(z, name, width, height, size, rng):
-    """Streams one valid PNG of about `size` bytes: IHDR, IDAT, random padding chunks of ≤1 MiB, IEND."""
-    head = PNG_SIGNATURE + ihdr(width, height, 8, 0) + solid_idat(width, height)
+def write_bench_entry(z, name, width, height, size, rng, drawn=False):
+    """Streams one valid PNG of about `size` bytes: IHDR, IDAT (black, or random grey blocks when `drawn`), random
+    padding chunks of ≤1 MiB, IEND."""
+    head = PNG_SIGNATURE + ihdr(width, height, 8, 0) + (blocky_idat(width, height, rng) if drawn else solid_idat(width, height))
     tail = png_chunk(b"IEND", b"")
     pad = max(0, size - len(head) - len(tail) - 12)
     info = zip_info(name, zipfile.ZIP_STORED)
@@ -742,7 +754,7 @@ def write_bench_entry(z, name, width, height, size, rng):
         out.write(tail)
 
 
-def make_bench(path, files, total_mb, seed, with_variants=False):
+def make_bench(path, files, total_mb, seed, with_variants=False, drawn=False):
     """A benchmark pack: pack.json then `files` PNGs (or `files` assets of three variants) totalling about total_mb MiB,
     every one unique."""
     rng = random.Random(seed)
@@ -755,7 +767,7 @@ def make_bench(path, files, total_mb, seed, with_variants=False):
     with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
         z.writestr(zip_info("pack.json", zipfile.ZIP_STORED), json.dumps(manifest, indent=2).encode() + b"\n")
         for entry in plan:
-            write_bench_entry(z, *entry, rng)
+            write_bench_entry(z, *entry, rng, drawn)
     print(f"{path}: {len(plan)} files, {os.path.getsize(path)} bytes")
 
 
@@ -767,11 +779,13 @@ def main(argv):
     parser.add_argument("--total-mb", type=float, default=256, help="benchmark: total size in MiB")
     parser.add_argument("--seed", type=int, default=1, help="benchmark: random seed")
     parser.add_argument("--variants", action="store_true", help="benchmark: --files assets of three LOD variants each")
+    parser.add_argument("--drawn", action="store_true",
+                        help="benchmark: pictures of random grey blocks rather than black (distinct previews of realistic size)")
     args = parser.parse_args(argv)
     if args.bench:
         if args.files < 1 or args.total_mb <= 0:
             parser.error("--files and --total-mb must be positive")
-        make_bench(args.bench, args.files, args.total_mb, args.seed, args.variants)
+        make_bench(args.bench, args.files, args.total_mb, args.seed, args.variants, args.drawn)
     elif args.out_dir:
         make_samples(args.out_dir)
     else:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Forgotten Adventures-style file names for Hoard: an out-of-process naming plugin (protocol 1, DESIGN.md).
+"""Forgotten Adventures-style file names for Hoard: an out-of-process naming plugin (protocol 1, Plugins/README.md).
 
   Objects/Table_Wood_A1_2x1.png                  -> object "Table Wood A1", 2x1
   Creatures/Goblin_Archer_Large_Scale150_03.png  -> token "Goblin Archer 03", 2x2 (size word; Scale150 dropped)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A processor plugin for Hoard (protocol 1, DESIGN.md): a pixel-art preview of 8 px per tile for PNG art.
+"""A processor plugin for Hoard (protocol 1, Plugins/README.md): a pixel-art preview of 8 px per tile for PNG art.
 
 It decodes 8-bit, non-interlaced RGB and RGBA PNGs with the standard library (zlib and the five PNG row filters),
 keeps one pixel in every block (nearest neighbour: crisp, and deterministic), and answers one `preview` output as a

@@ -48,7 +48,8 @@ public struct AssetListing: Sendable, Hashable, Codable {
     public var packVersion: String? = nil
     /// In a listing page: the generated thumbnail (at most 256 px a side), when a generator made one.
     public var thumbnail: AssetDescriptor.Rendition? = nil
-    /// In a listing page: the generated preview (about 32 px a tile), when a generator made one.
+    /// In a listing page and a session's manifest: the generated preview (about 32 px a tile), when a generator made
+    /// one. A client draws it first, before any variant arrives.
     public var preview: AssetDescriptor.Rendition? = nil
 }
 

@@ -2,7 +2,7 @@ import GRDB
 
 extension Catalog {
     /// Migration `v8-catalog-scale`: what listing, search and the access index need to stay fast at a million
-    /// assets (DESIGN.md, "Migration v8-catalog-scale"). Released migrations are never edited: change this one only
+    /// assets (DESIGN.md, "Catalog schema"). Released migrations are never edited: change this one only
     /// until it ships.
     static func migrateCatalogScale(_ db: Database) throws {
         // Listing order (kind, name) copied onto each version's membership row, so one index range gives a pack's

@@ -132,7 +132,8 @@ extension Catalog {
             }
         }
         let variantsByAsset = try variants(of: Set(assets.keys), db)
-        result.reachable.formUnion(try renditionDigests(of: Set(assets.keys), db))
+        let renditions = try renditions(of: Set(assets.keys), db)
+        result.reachable.formUnion(renditions.values.flatMap { $0.values.map(\.digest) })
         let packs = try group.map { try packsHolding(Set(assets.keys), group: $0, db) } ?? [:]
         for digest in sorted {
             if let asset = assets[digest], let footprint = Footprint(width: asset.footprintWidth, height: asset.footprintHeight) {
@@ -140,7 +141,8 @@ extension Catalog {
                 result.reachable.formUnion(assetVariants.map(\.digest))
                 result.assets.append(AssetListing(
                     digest: digest, kind: AssetKind(rawValue: asset.kind), name: asset.name, pack: packs[digest]?.name ?? "",
-                    footprint: footprint, variants: assetVariants, packVersion: packs[digest]?.version))
+                    footprint: footprint, variants: assetVariants, packVersion: packs[digest]?.version,
+                    preview: renditions[digest]?["preview"]))
             } else if let blob = blobs[digest] {
                 result.blobs.append(blob)
             } else {

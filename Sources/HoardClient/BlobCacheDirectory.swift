@@ -18,6 +18,12 @@ import HoardCore
 /// ``contains(_:)`` is one `stat`. Hidden files, `partial/` and `tmp/` are scratch space; deleting them loses nothing
 /// but time.
 /// Several processes or tasks may fill the same cache at once: the last rename of identical bytes wins harmlessly.
+///
+/// With a byte ``budget`` the cache forgets the blobs used least recently once it holds more than that, down to nine
+/// tenths of it, but never a blob in use: what the current map needs at its current resolution (each asset's first
+/// picture and the one last asked for, see ``SyncPlan/inUse``). A blob's last use is its file's modification time, so
+/// the order survives restarts; syncs and ``HoardClient/variant(for:pixelsPerTile:in:)`` refresh it. What is in use
+/// can exceed the budget: then the cache holds what is in use and nothing else.
 public struct BlobCacheDirectory: Sendable, LocalBlobSource {
     /// The cache's root folder.
     public let root: URL
@@ -27,10 +33,16 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
     /// cache is a copy of what the server holds, so after a power cut a lost or damaged entry is only fetched again
     /// (``verify()`` finds damaged ones); per-blob syncing would cost more than the download on a cold join.
     public var isDurable = false
+    /// The most bytes of blobs kept, or nil for no limit.
+    public var budget: Int64? { ledger?.budget }
+    /// Sizes, last uses and what is in use, when there is a budget.
+    private let ledger: CacheLedger?
 
-    /// Opens (creating if needed) a cache in `root`.
-    public init(root: URL) throws {
+    /// Opens (creating if needed) a cache in `root`, keeping at most `budget` bytes of blobs not in use (nil: no
+    /// limit).
+    public init(root: URL, budget: Int64? = nil) throws {
         self.root = root.standardizedFileURL
+        ledger = budget.map { CacheLedger(budget: max(0, $0)) }
         rootPath = self.root.path.hasSuffix("/") ? self.root.path : self.root.path + "/"
         for folder in ["sha256", "partial", "tmp"] {
             do {
@@ -57,8 +69,8 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
     }
 
     /// Opens (creating if needed) a cache at a path.
-    public init(path: String) throws {
-        try self.init(root: URL(fileURLWithPath: path, isDirectory: true))
+    public init(path: String, budget: Int64? = nil) throws {
+        try self.init(root: URL(fileURLWithPath: path, isDirectory: true), budget: budget)
     }
 
     /// Where a verified blob lives: `ROOT/sha256/ab/<hex>`.
@@ -207,6 +219,12 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
     /// ``publish(_:as:)`` by path; the shard folder is made when the first rename into it finds none.
     func publish(path file: String, as digest: Digest) throws {
         let destination = path(for: digest)
+        var size: Int64 = 0
+        if ledger != nil {
+            var status = stat()
+            if stat(file, &status) == 0 { size = Int64(status.st_size) }
+        }
+        defer { if let ledger, contains(digest) { evict(ledger.added(digest, size: size, cache: self)) } }
         let shard = String(destination[..<destination.lastIndex(of: "/")!])
         if rename(file, destination) != 0 {
             let first = errno
@@ -230,8 +248,37 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
         try? handle.close()
     }
 
+    /// Records that the app drew or needs these blobs now (with a budget: refreshes their last use; otherwise
+    /// nothing).
+    public func markUsed(_ digests: some Sequence<Digest>) {
+        guard let ledger else { return }
+        for digest in ledger.used(digests, cache: self) { _ = utimensat(AT_FDCWD, path(for: digest), nil, 0) }
+    }
+
+    /// Sets what must not be evicted, by asset (or plain blob) digest: `replacing` everything kept before (a new map,
+    /// or the whole map at a new resolution), or only the entries of the assets named (one asset drawn sharper).
+    /// Nothing is evicted now: what stops being in use goes when new blobs need the room, or at ``trim()``, so a
+    /// picture still drawn while its sharper one downloads stays until that one is cached.
+    public func keep(_ inUse: [Digest: Set<Digest>], replacing: Bool) {
+        ledger?.keep(inUse, replacing: replacing)
+    }
+
+    /// Evicts the least recently used blobs not in use while the cache holds more than its budget.
+    public func trim() {
+        guard let ledger else { return }
+        evict(ledger.trim(cache: self))
+    }
+
+    /// Bytes of blobs the cache holds as far as its budget keeps count (nil without a budget).
+    public var countedBytes: Int64? { ledger?.total(cache: self) }
+
+    private func evict(_ digests: [Digest]) {
+        for digest in digests { unlink(path(for: digest)) }
+    }
+
     /// Removes a cached blob and any partial download of it.
     public func remove(_ digest: Digest) throws {
+        ledger?.removed(digest)
         for url in [url(for: digest), URL(fileURLWithPath: partialPath(for: digest))] where FileManager.default.fileExists(atPath: url.path) {
             do {
                 try FileManager.default.removeItem(at: url)
@@ -276,6 +323,117 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
             }
         }
         return removed
+    }
+}
+
+/// The bookkeeping of a cache with a budget: every blob's size and last use, and what is in use. Loaded from the
+/// folder (one `stat` per blob) the first time it is needed; kept in step by this process's writes and evictions
+/// (another process's writes are counted when it next loads).
+final class CacheLedger: Sendable {
+    struct Entry {
+        var size: Int64
+        var lastUse: Double
+    }
+
+    struct State {
+        var entries: [Digest: Entry]?
+        var total: Int64 = 0
+        var inUse: [Digest: Set<Digest>] = [:]
+    }
+
+    let budget: Int64
+    private let state = Locked(State())
+
+    init(budget: Int64) { self.budget = budget }
+
+    private static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// Reads every blob's size and modification time, once.
+    private static func load(_ state: inout State, _ cache: BlobCacheDirectory) {
+        guard state.entries == nil else { return }
+        var entries: [Digest: Entry] = [:]
+        var total: Int64 = 0
+        for digest in cache.digests() {
+            var status = stat()
+            guard stat(cache.path(for: digest), &status) == 0 else { continue }
+            let size = Int64(status.st_size)
+            entries[digest] = Entry(size: size, lastUse: Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9)
+            total += size
+        }
+        state.entries = entries
+        state.total = total
+    }
+
+    func total(cache: BlobCacheDirectory) -> Int64 {
+        state.withLock { state in
+            Self.load(&state, cache)
+            return state.total
+        }
+    }
+
+    /// A blob was published; returns the blobs to evict.
+    func added(_ digest: Digest, size: Int64, cache: BlobCacheDirectory) -> [Digest] {
+        state.withLock { state in
+            Self.load(&state, cache)
+            if let old = state.entries![digest] { state.total -= old.size }
+            state.entries![digest] = Entry(size: size, lastUse: Self.now())
+            state.total += size
+            return Self.overflow(&state, budget: budget)
+        }
+    }
+
+    /// Refreshes the last use of the cached ones among `digests`; returns those.
+    func used(_ digests: some Sequence<Digest>, cache: BlobCacheDirectory) -> [Digest] {
+        let now = Self.now()
+        return state.withLock { state in
+            Self.load(&state, cache)
+            var touched: [Digest] = []
+            for digest in digests where state.entries![digest] != nil {
+                state.entries![digest]!.lastUse = now
+                touched.append(digest)
+            }
+            return touched
+        }
+    }
+
+    func keep(_ inUse: [Digest: Set<Digest>], replacing: Bool) {
+        state.withLock { state in
+            if replacing { state.inUse = inUse } else { state.inUse.merge(inUse) { $1 } }
+        }
+    }
+
+    func trim(cache: BlobCacheDirectory) -> [Digest] {
+        state.withLock { state in
+            Self.load(&state, cache)
+            return Self.overflow(&state, budget: budget)
+        }
+    }
+
+    func removed(_ digest: Digest) {
+        state.withLock { state in
+            guard let entry = state.entries?.removeValue(forKey: digest) else { return }
+            state.total -= entry.size
+        }
+    }
+
+    /// Over budget: forgets the least recently used blobs not in use until the total is nine tenths of the budget
+    /// (so that a full cache sorts its entries once per tenth of its budget, not once per blob); returns them.
+    private static func overflow(_ state: inout State, budget: Int64) -> [Digest] {
+        guard state.total > budget, let entries = state.entries else { return [] }
+        let pinned = state.inUse.values.reduce(into: Set<Digest>()) { $0.formUnion($1) }
+        let target = budget - budget / 10
+        var evicted: [Digest] = []
+        for (digest, entry) in entries.filter({ !pinned.contains($0.key) }).sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
+            guard state.total > target else { break }
+            state.entries![digest] = nil
+            state.total -= entry.size
+            evicted.append(digest)
+        }
+        return evicted
     }
 }
 

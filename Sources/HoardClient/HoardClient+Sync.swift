@@ -6,9 +6,12 @@ import FoundationNetworking
 #endif
 
 extension HoardClient {
-    /// Fetches every blob of `manifest` that `cache` lacks: the smallest variant of every asset first (then the map
-    /// can be drawn), then the plain blobs and the other variants, lower scales first. The rest starts only once
-    /// the first part is done, so it never takes bandwidth from the first render.
+    /// Fetches what `manifest` needs that `cache` lacks: each asset's first picture (its generated preview, else its
+    /// smallest variant) first — then the map can be drawn — then the plain blobs and each asset at the resolution of
+    /// ``Configuration/pixelsPerTile`` (by default the @1x variant) — then it is playable. Sharper variants wait until
+    /// the app zooms in (``variant(for:pixelsPerTile:in:)``). The rest starts only once the first part is done, so
+    /// it never takes bandwidth from the first render. With a cache budget, what the map needs at that resolution
+    /// becomes what the cache keeps (``BlobCacheDirectory/keep(_:replacing:)``).
     ///
     /// What is missing is decided locally against the cache, so a sync of a fully cached manifest makes no request
     /// at all. Small blobs travel in batch requests, larger ones in parallel GETs (``Configuration/maxParallelFetches``
@@ -22,12 +25,36 @@ extension HoardClient {
     public func sync(
         _ manifest: SessionManifest, into cache: BlobCacheDirectory, progress: AsyncStream<SyncProgress>.Continuation? = nil
     ) async throws -> SyncSummary {
+        try await sync(manifest, into: cache, pixelsPerTile: configuration.pixelsPerTile, replacingInUse: true, progress: progress)
+    }
+
+    /// The picture of `asset` to draw at `pixelsPerTile` device pixels a tile
+    /// (``ManifestAsset/picture(forPixelsPerTile:)``), fetched into `cache` unless it is there; read it at
+    /// ``BlobCacheDirectory/url(for:)``. Call it when the app zooms: zooming in fetches a sharper variant, zooming out
+    /// lets the cache forget the sharper one (it keeps, for each asset, the first picture and the one last asked for).
+    public func variant(for asset: ManifestAsset, pixelsPerTile: Double, in cache: BlobCacheDirectory) async throws -> AssetPicture {
+        guard let picture = asset.picture(forPixelsPerTile: pixelsPerTile) else {
+            throw HoardClientError(.badResponse, "the asset \(asset.digest) has no picture in the manifest", digests: [asset.digest])
+        }
+        _ = try await sync(SessionManifest(assets: [asset]), into: cache, pixelsPerTile: pixelsPerTile, replacingInUse: false, progress: nil)
+        return picture
+    }
+
+    /// ``sync(_:into:progress:)`` at a resolution; `replacingInUse` says whether the manifest is the whole map (what
+    /// the cache keeps becomes exactly what it needs) or some of its assets (their entries change, the others stay).
+    func sync(
+        _ manifest: SessionManifest, into cache: BlobCacheDirectory, pixelsPerTile: Double?, replacingInUse: Bool,
+        progress: AsyncStream<SyncProgress>.Continuation?
+    ) async throws -> SyncSummary {
         let plan = SyncPlan(
-            manifest: manifest, isCached: cache.contains, batchThreshold: configuration.batchThreshold,
+            manifest: manifest, pixelsPerTile: pixelsPerTile, isCached: cache.contains, batchThreshold: configuration.batchThreshold,
             batchMaxCount: min(configuration.batchMaxCount, 1000), batchMaxBytes: configuration.batchMaxBytes,
             spreadOver: configuration.maxParallelFetches)
+        cache.keep(plan.inUse, replacing: replacingInUse)
+        cache.markUsed(plan.cached)
         let run = SyncRun(plan: plan, progress: progress)
         run.emit()
+        defer { cache.trim() }
         do {
             // Phase by phase: nothing of the rest competes with the first render for bandwidth.
             for phase in [SyncPlan.Phase.firstRender, .rest] {

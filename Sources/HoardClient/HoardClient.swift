@@ -27,6 +27,9 @@ public final class HoardClient: Sendable {
         public var attempts = 3
         /// Seconds a request may wait for data before it fails.
         public var timeout: TimeInterval = 60
+        /// The resolution a sync fetches every asset at, in device pixels a grid tile; nil for the @1x variants (the
+        /// art as drawn). Sharper pictures come on demand: ``HoardClient/variant(for:pixelsPerTile:in:)``.
+        public var pixelsPerTile: Double?
         /// Called with every HTTP request just before it is sent (for logging and tests).
         public var onRequest: (@Sendable (URLRequest) -> Void)?
         /// How requests go over the wire; nil for a ``URLSessionExchange`` with ``maxParallelFetches`` connections.

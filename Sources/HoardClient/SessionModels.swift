@@ -38,11 +38,13 @@ public struct ManifestAsset: Sendable, Hashable, Codable {
     public var pack: String?
     /// That pack's version.
     public var packVersion: String?
+    /// The picture the server generated at about 32 pixels a tile, when it made one: what a client draws first.
+    public var preview: AssetDescriptor.Rendition?
 
     /// An asset.
     public init(
         digest: Digest, kind: AssetKind, name: String, footprint: Footprint, variants: [AssetDescriptor.Variant], pack: String? = nil,
-        packVersion: String? = nil
+        packVersion: String? = nil, preview: AssetDescriptor.Rendition? = nil
     ) {
         self.digest = digest
         self.kind = kind
@@ -51,9 +53,10 @@ public struct ManifestAsset: Sendable, Hashable, Codable {
         self.variants = variants
         self.pack = pack
         self.packVersion = packVersion
+        self.preview = preview
     }
 
-    /// The variant to draw first: the lowest scale (the smaller blob on a tie). Nil for an asset without variants.
+    /// The lowest-scale variant (the smaller blob on a tie). Nil for an asset without variants.
     public var smallestVariant: AssetDescriptor.Variant? {
         variants.min { ($0.scale, $0.size) < ($1.scale, $1.size) }
     }
@@ -227,7 +230,9 @@ public struct JoinedSession: Sendable {
     /// sync that leaves every blob cached, the cache keeps the map and manifest for the next join of this map.
     public func sync(into cache: BlobCacheDirectory, progress: AsyncStream<SyncProgress>.Continuation? = nil) async throws -> SyncSummary {
         let started = ContinuousClock.now
-        if let snapshot, snapshot.mapDigest == session.mapDigest, let summary = snapshot.summaryIfCached(in: cache, started: started) {
+        let pixelsPerTile = client.configuration.pixelsPerTile
+        if let snapshot, snapshot.mapDigest == session.mapDigest,
+           let summary = snapshot.summaryIfCached(in: cache, pixelsPerTile: pixelsPerTile, started: started) {
             progress?.yield(SyncProgress(
                 phase: .done, blobsDone: 0, blobsTotal: 0, bytesDone: 0, bytesTotal: 0, blobsCached: summary.blobs, isFirstRenderReached: true))
             progress?.finish()
@@ -237,11 +242,18 @@ public struct JoinedSession: Sendable {
         let summary = try await client.sync(manifest, into: cache, progress: progress)
         if let received {
             // Best effort: without it the next join is only as fast as this one.
-            let blobs = SyncPlan(manifest: manifest, isCached: { _ in true }).wanted.map(\.digest)
+            let blobs = SyncPlan(manifest: manifest, pixelsPerTile: pixelsPerTile, isCached: { _ in true }).wanted.map(\.digest)
             try? cache.save(SessionSnapshot(
-                mapDigest: session.mapDigest, map: received.map, assets: manifest.assets.count, blobs: blobs, manifest: received.manifest))
+                mapDigest: session.mapDigest, map: received.map, pixelsPerTile: pixelsPerTile, assets: manifest.assets.count, blobs: blobs,
+                manifest: received.manifest))
         }
         return summary
+    }
+
+    /// The picture of `asset` to draw at `pixelsPerTile` device pixels a tile, fetched into `cache` unless it is there
+    /// (see ``HoardClient/variant(for:pixelsPerTile:in:)``).
+    public func variant(for asset: ManifestAsset, pixelsPerTile: Double, in cache: BlobCacheDirectory) async throws -> AssetPicture {
+        try await client.variant(for: asset, pixelsPerTile: pixelsPerTile, in: cache)
     }
 
     /// The session's live channel from where the fetched state ends, prefetching new art into `cache` if given.

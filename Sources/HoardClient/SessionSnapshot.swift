@@ -7,7 +7,8 @@ import HoardCore
 ///
 /// `ROOT/sessions/<map hex>`:
 ///
-///     hoard-session-snapshot 1\n
+///     hoard-session-snapshot 2\n
+///     resolution <pixels per tile, or "default" for the @1x variants>\n
 ///     assets <count>\n
 ///     manifest <digest> <byte count>\n
 ///     blobs <count>\n
@@ -23,16 +24,19 @@ struct SessionSnapshot: Sendable {
     var map: Data
     /// Assets in the manifest.
     var assets: Int
-    /// Every distinct blob the manifest needs.
+    /// The resolution synced, in pixels per tile (nil: the @1x variants).
+    var pixelsPerTile: Double?
+    /// Every distinct blob the manifest needs at that resolution.
     var blobs: [Digest]
     /// The manifest's JSON.
     var manifest: Data
 
-    static let magic = "hoard-session-snapshot 1"
+    static let magic = "hoard-session-snapshot 2"
 
     /// The file's bytes.
     func encoded() -> Data {
-        var data = Data("\(Self.magic)\nassets \(assets)\nmanifest \(BlobHashing.digest(of: manifest)) \(manifest.count)\nblobs \(blobs.count)\n".utf8)
+        let resolution = pixelsPerTile.map { "\($0)" } ?? "default"
+        var data = Data("\(Self.magic)\nresolution \(resolution)\nassets \(assets)\nmanifest \(BlobHashing.digest(of: manifest)) \(manifest.count)\nblobs \(blobs.count)\n".utf8)
         data.reserveCapacity(data.count + blobs.count * 32 + manifest.count)
         for digest in blobs { data.append(contentsOf: digest.bytes) }
         data.append(manifest)
@@ -48,6 +52,8 @@ struct SessionSnapshot: Sendable {
             return String(decoding: data[offset..<end], as: UTF8.self).split(separator: " ")
         }
         guard line()?.joined(separator: " ") == Self.magic,
+              let resolutionLine = line(), resolutionLine.count == 2, resolutionLine[0] == "resolution",
+              resolutionLine[1] == "default" || Double(resolutionLine[1]) != nil,
               let assetsLine = line(), assetsLine.count == 2, assetsLine[0] == "assets", let assets = Int(assetsLine[1]),
               let manifestLine = line(), manifestLine.count == 3, manifestLine[0] == "manifest",
               let manifestDigest = Digest(String(manifestLine[1])), let manifestSize = Int(manifestLine[2]),
@@ -60,23 +66,29 @@ struct SessionSnapshot: Sendable {
         }
         let manifest = data[(offset + count * 32)...]
         guard BlobHashing.digest(of: manifest) == manifestDigest else { return nil }
-        self.init(mapDigest: mapDigest, map: map, assets: assets, blobs: blobs, manifest: Data(manifest))
+        self.init(
+            mapDigest: mapDigest, map: map, pixelsPerTile: Double(resolutionLine[1]), assets: assets, blobs: blobs, manifest: Data(manifest))
     }
 
-    init(mapDigest: Digest, map: Data, assets: Int, blobs: [Digest], manifest: Data) {
+    init(mapDigest: Digest, map: Data, pixelsPerTile: Double?, assets: Int, blobs: [Digest], manifest: Data) {
         self.mapDigest = mapDigest
         self.map = map
+        self.pixelsPerTile = pixelsPerTile
         self.assets = assets
         self.blobs = blobs
         self.manifest = manifest
     }
 
-    /// The summary of a sync that found every blob cached, when the cache holds them all; nil when any is missing.
-    func summaryIfCached(in cache: BlobCacheDirectory, started: ContinuousClock.Instant) -> SyncSummary? {
-        guard blobs.allSatisfy(cache.contains) else { return nil }
+    /// The summary of a sync at `pixelsPerTile` that found every blob cached, when the snapshot is of that resolution
+    /// and the cache holds them all (they become what it keeps); nil otherwise.
+    func summaryIfCached(in cache: BlobCacheDirectory, pixelsPerTile: Double?, started: ContinuousClock.Instant) -> SyncSummary? {
+        guard self.pixelsPerTile == pixelsPerTile, blobs.allSatisfy(cache.contains) else { return nil }
+        cache.keep([mapDigest: Set(blobs)], replacing: true)
+        cache.markUsed(blobs)
+        cache.trim()
         return SyncSummary(
             assets: assets, blobs: blobs.count, blobsCached: blobs.count, blobsFetched: 0, bytesFetched: 0, firstRenderSeconds: 0,
-            totalSeconds: (ContinuousClock.now - started).seconds, requests: 0)
+            firstRenderBytes: 0, totalSeconds: (ContinuousClock.now - started).seconds, requests: 0)
     }
 }
 

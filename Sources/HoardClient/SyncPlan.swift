@@ -2,18 +2,21 @@ import HoardCore
 
 /// The order in which a sync fetches a manifest's blobs, decided locally against the cache (no request).
 ///
-/// Phase 1 (``Phase/firstRender``) holds the smallest variant of every asset: once they are cached the map can be
-/// drawn. Phase 2 (``Phase/rest``) holds the plain blobs, then every other variant, lower scales first. A digest
-/// that appears twice is fetched once, in the earliest place it appears. Blobs under the batch threshold are
-/// grouped into batch requests; larger ones are fetched one GET each. A phase's small blobs are spread over at least
-/// `spreadOver` batches when there are enough of them, so that they travel (and are written to the cache) on that many
-/// connections at once rather than one after the other. Every unit of phase 1 comes before any unit of phase 2.
+/// Phase 1 (``Phase/firstRender``) holds each asset's first picture: its generated preview (about 32 pixels a
+/// tile), else its smallest variant; once they are cached the map can be drawn. Phase 2 (``Phase/rest``) holds the
+/// plain blobs, then each asset's picture for the resolution asked for (``ManifestAsset/picture(forPixelsPerTile:)``;
+/// by default its @1x variant): then the map is playable. Sharper variants are not fetched until asked for
+/// (``HoardClient/variant(for:pixelsPerTile:in:)``). A digest that appears twice is fetched once, in the earliest
+/// place it appears. Blobs under the batch threshold are grouped into batch requests; larger ones are fetched one GET
+/// each. A phase's small blobs are spread over at least `spreadOver` batches when there are enough of them, so that
+/// they travel (and are written to the cache) on that many connections at once rather than one after the other.
+/// Every unit of phase 1 comes before any unit of phase 2.
 public struct SyncPlan: Sendable {
     /// Which part of a sync a blob belongs to.
     public enum Phase: Int, Sendable, Comparable {
-        /// The smallest variant of every asset.
+        /// The first picture of every asset.
         case firstRender = 1
-        /// Everything else.
+        /// The plain blobs and every asset at the resolution asked for.
         case rest = 2
 
         public static func < (lhs: Phase, rhs: Phase) -> Bool { lhs.rawValue < rhs.rawValue }
@@ -51,26 +54,32 @@ public struct SyncPlan: Sendable {
     public var cached: Set<Digest>
     /// The requests to make, in order.
     public var units: [Unit]
+    /// What the cache must keep while the map is drawn at this resolution, by asset (or plain blob) digest.
+    public var inUse: [Digest: Set<Digest>]
 
-    /// Plans a sync of `manifest` against `isCached`.
+    /// Plans a sync of `manifest` at `pixelsPerTile` (nil: the @1x variants) against `isCached`.
     public init(
-        manifest: SessionManifest, isCached: (Digest) -> Bool, batchThreshold: Int64 = 64 << 10, batchMaxCount: Int = 1000,
-        batchMaxBytes: Int64 = 4 << 20, spreadOver: Int = 1
+        manifest: SessionManifest, pixelsPerTile: Double? = nil, isCached: (Digest) -> Bool, batchThreshold: Int64 = 64 << 10,
+        batchMaxCount: Int = 1000, batchMaxBytes: Int64 = 4 << 20, spreadOver: Int = 1
     ) {
         var seen = Set<Digest>()
         var wanted: [Item] = []
-        func want(_ digest: Digest, _ size: Int64, _ phase: Phase) {
-            if seen.insert(digest).inserted { wanted.append(Item(digest: digest, size: size, phase: phase)) }
+        func want(_ picture: AssetPicture?, _ phase: Phase) {
+            guard let picture else { return }
+            if seen.insert(picture.digest).inserted { wanted.append(Item(digest: picture.digest, size: picture.size, phase: phase)) }
         }
+        var inUse: [Digest: Set<Digest>] = [:]
         for asset in manifest.assets {
-            if let smallest = asset.smallestVariant { want(smallest.digest, smallest.size, .firstRender) }
+            want(asset.firstPicture, .firstRender)
+            inUse[asset.digest, default: []].formUnion(asset.picturesInUse(atPixelsPerTile: pixelsPerTile))
         }
-        for blob in manifest.blobs { want(blob.digest, blob.size, .rest) }
-        let others = manifest.assets.flatMap { asset in asset.variants.filter { $0 != asset.smallestVariant } }
-        for variant in others.enumerated().sorted(by: { ($0.element.scale, $0.offset) < ($1.element.scale, $1.offset) }).map(\.element) {
-            want(variant.digest, variant.size, .rest)
+        for blob in manifest.blobs {
+            if seen.insert(blob.digest).inserted { wanted.append(Item(digest: blob.digest, size: blob.size, phase: .rest)) }
+            inUse[blob.digest, default: []].insert(blob.digest)
         }
+        for asset in manifest.assets { want(asset.picture(forPixelsPerTile: pixelsPerTile), .rest) }
         self.wanted = wanted
+        self.inUse = inUse
         let cached = Set(wanted.map(\.digest).filter(isCached))
         self.cached = cached
         let missing = wanted.filter { !cached.contains($0.digest) }

@@ -5,9 +5,9 @@ import HoardCore
 public struct SyncProgress: Sendable, Hashable {
     /// The part of the sync under way.
     public enum Phase: String, Sendable, Hashable {
-        /// Fetching the smallest variant of every asset.
+        /// Fetching every asset's first picture (its preview, else its smallest variant).
         case firstRender
-        /// Fetching plain blobs and the higher variants.
+        /// Fetching plain blobs and every asset at the resolution asked for.
         case rest
         /// Finished (successfully or not).
         case done
@@ -25,7 +25,7 @@ public struct SyncProgress: Sendable, Hashable {
     public var bytesTotal: Int64
     /// Blobs the cache already held when the sync started.
     public var blobsCached: Int
-    /// Whether every asset's smallest variant is in the cache: the map can be drawn.
+    /// Whether every asset's first picture is in the cache: the map can be drawn.
     public var isFirstRenderReached: Bool
 }
 
@@ -41,8 +41,10 @@ public struct SyncSummary: Sendable, Hashable, Codable {
     public var blobsFetched: Int
     /// Bytes received for blobs (a resumed download counts only the rest).
     public var bytesFetched: Int64
-    /// Seconds from the start until every asset's smallest variant was cached (0 when it already was).
+    /// Seconds from the start until every asset's first picture was cached (0 when it already was).
     public var firstRenderSeconds: Double?
+    /// Bytes received until then.
+    public var firstRenderBytes: Int64?
     /// Seconds the whole sync took.
     public var totalSeconds: Double
     /// HTTP requests the sync made (0 when the cache held everything).
@@ -58,6 +60,7 @@ final class SyncRun: Sendable {
         var requests = 0
         var firstRenderPending: Set<Digest>
         var firstRenderAt: Duration?
+        var firstRenderBytes: Int64?
         var failures: [(Digest, HoardClientError)] = []
         var bytesAtLastReport: Int64 = 0
     }
@@ -76,7 +79,7 @@ final class SyncRun: Sendable {
         blobsTotal = missing.count
         bytesTotal = missing.reduce(0) { $0 + $1.size }
         let pending = Set(missing.filter { $0.phase == .firstRender }.map(\.digest))
-        state = Locked(State(firstRenderPending: pending, firstRenderAt: pending.isEmpty ? .zero : nil))
+        state = Locked(State(firstRenderPending: pending, firstRenderAt: pending.isEmpty ? .zero : nil, firstRenderBytes: pending.isEmpty ? 0 : nil))
     }
 
     func requested() { state.withLock { $0.requests += 1 } }
@@ -99,6 +102,7 @@ final class SyncRun: Sendable {
             state.blobsDone += 1
             if state.firstRenderPending.remove(digest) != nil, state.firstRenderPending.isEmpty {
                 state.firstRenderAt = ContinuousClock.now - started
+                state.firstRenderBytes = state.bytesFetched
             }
         }
         emit()
@@ -140,6 +144,7 @@ final class SyncRun: Sendable {
         return SyncSummary(
             assets: assets, blobs: plan.wanted.count, blobsCached: plan.cached.count, blobsFetched: state.blobsDone,
             bytesFetched: state.bytesFetched, firstRenderSeconds: state.firstRenderAt.map(\.seconds),
+            firstRenderBytes: state.firstRenderBytes,
             totalSeconds: (ContinuousClock.now - started).seconds, requests: state.requests)
     }
 }

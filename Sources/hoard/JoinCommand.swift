@@ -10,9 +10,10 @@ struct JoinCommand: AsyncParsableCommand {
         commandName: "join",
         abstract: "Join a game session by its code and fetch its art into a cache folder.",
         discussion: """
-            Fetches what the cache lacks — the smallest variant of every asset first, so the map could be drawn at once, \
-            then the rest — verifies every blob against its digest, and prints how long each took. A second join with \
-            the same cache fetches nothing. With --follow, prints the session's live events until Ctrl-C, fetching new \
+            Fetches what the cache lacks — every asset's preview first (about 32 pixels a tile; its smallest variant \
+            when it has none), so the map could be drawn at once, then every asset at the resolution asked for (by \
+            default its @1x variant: playable) — verifies every blob against its digest, and prints how long each \
+            took. A second join with the same cache fetches nothing. With --follow, prints the session's live events until Ctrl-C, fetching new \
             art as events reference it.
             """
     )
@@ -32,6 +33,14 @@ struct JoinCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Trust only the certificates in this PEM file for an https:// server (e.g. a self-signed one).", valueName: "PEM"))
     var cacert: String?
 
+    @Option(help: ArgumentHelp(
+        "Fetch every asset sharp enough for tiles this many device pixels wide (default: its @1x variant).", valueName: "N"))
+    var pixelsPerTile: Double?
+
+    @Option(help: ArgumentHelp(
+        "Keep at most this many MiB in the cache, forgetting the blobs used least recently (never this map's).", valueName: "MIB"))
+    var cacheBudget: Int64?
+
     @Flag(help: "Print live events after the sync, until interrupted.")
     var follow = false
 
@@ -46,14 +55,24 @@ struct JoinCommand: AsyncParsableCommand {
         var blobsFetched: Int
         var bytesFetched: Int64
         var firstRenderSeconds: Double?
+        var firstRenderBytes: Int64?
         var totalSeconds: Double
         var requests: Int
     }
 
+    func validate() throws {
+        if let pixelsPerTile, !(pixelsPerTile > 0 && pixelsPerTile.isFinite) {
+            throw ValidationError("--pixels-per-tile must be a positive number, e.g. 64")
+        }
+        if let cacheBudget, cacheBudget < 1 { throw ValidationError("--cache-budget must be at least 1 (MiB)") }
+    }
+
     func run() async throws {
-        let client = HoardClient(baseURL: try ServerURL.parse(url), configuration: try .commandLine(caCertificates: cacert))
+        var configuration = try HoardClient.Configuration.commandLine(caCertificates: cacert)
+        configuration.pixelsPerTile = pixelsPerTile
+        let client = HoardClient(baseURL: try ServerURL.parse(url), configuration: configuration)
         let cache: BlobCacheDirectory
-        do { cache = try BlobCacheDirectory(path: self.cache) } catch { throw CLIError("\(error)") }
+        do { cache = try BlobCacheDirectory(path: self.cache, budget: cacheBudget.map { $0 << 20 }) } catch { throw CLIError("\(error)") }
         let joined: JoinedSession
         do { joined = try await client.join(code: code, name: name, cache: cache) } catch { throw CLIError("cannot join: \(error)") }
         let session = joined.session
@@ -80,7 +99,8 @@ struct JoinCommand: AsyncParsableCommand {
         if json {
             Terminal.out(try JSONOutput.encode(Output(
                 session: session.id, assets: summary.assets, blobs: summary.blobs, blobsFetched: summary.blobsFetched,
-                bytesFetched: summary.bytesFetched, firstRenderSeconds: summary.firstRenderSeconds, totalSeconds: summary.totalSeconds,
+                bytesFetched: summary.bytesFetched, firstRenderSeconds: summary.firstRenderSeconds,
+                firstRenderBytes: summary.firstRenderBytes, totalSeconds: summary.totalSeconds,
                 requests: client.requestCount)).replacingOccurrences(of: "\n", with: ""))
         } else {
             Terminal.out(SyncText.summary(summary, cache: cache))
@@ -193,7 +213,7 @@ enum SyncText {
             "Synced \(summary.assets) assets (\(summary.blobs) blobs) into \(cache.root.path)",
             "  \(summary.blobsCached) already cached, \(summary.blobsFetched) fetched (\(ByteFormat.string(summary.bytesFetched))) "
                 + "in \(summary.requests) request\(summary.requests == 1 ? "" : "s")",
-            "  first render after \(seconds(summary.firstRenderSeconds)), everything after \(seconds(summary.totalSeconds))",
+            "  first render after \(seconds(summary.firstRenderSeconds)), playable after \(seconds(summary.totalSeconds))",
         ].joined(separator: "\n")
     }
 

@@ -20,6 +20,37 @@ import Testing
         }
     }
 
+    @Test func overItsBudgetTheCacheForgetsTheLeastRecentlyUsedBlobsNotInUse() async throws {
+        try await withCache { unlimited in
+            let blobs = (0..<5).map { _ in randomData(3_000) }
+            let digests = blobs.map { digest(of: $0) }
+            for (bytes, digest) in zip(blobs.prefix(3), digests) { try unlimited.insert(bytes, as: digest) }
+            // Last uses, oldest first: 1, 2, 0 (a file's modification time is its last use, so a reopened cache knows).
+            for (index, age) in [(1, 30.0), (2, 20.0), (0, 10.0)] {
+                var times = [timespec](repeating: timespec(tv_sec: time(nil) - Int(age), tv_nsec: 0), count: 2)
+                #expect(utimensat(AT_FDCWD, unlimited.url(for: digests[index]).path, &times, 0) == 0)
+            }
+            let cache = try BlobCacheDirectory(root: unlimited.root, budget: 10_000)
+            #expect(cache.countedBytes == 9_000)
+            cache.keep([digests[1]: [digests[1]]], replacing: true)
+            try cache.insert(blobs[3], as: digests[3])
+            // 12,000 bytes: down to 9,000 (nine tenths of the budget), the oldest first, never the one in use.
+            #expect(digests.prefix(4).map(cache.contains) == [true, true, false, true])
+            cache.markUsed([digests[0]])
+            try cache.insert(blobs[4], as: digests[4])
+            #expect(digests.map(cache.contains) == [true, true, false, false, true], "blob 3 is now the least recently used")
+            #expect(cache.countedBytes == 9_000)
+            // Everything in use: over budget, nothing goes.
+            cache.keep(Dictionary(uniqueKeysWithValues: digests.map { ($0, [$0]) }), replacing: true)
+            try cache.insert(blobs[2], as: digests[2])
+            try cache.insert(blobs[3], as: digests[3])
+            #expect(digests.allSatisfy(cache.contains) && cache.countedBytes == 15_000)
+            cache.keep([:], replacing: true)
+            cache.trim()
+            #expect(cache.countedBytes == 9_000 && cache.digests().count == 3)
+        }
+    }
+
     @Test func bytesThatDoNotMatchTheirDigestNeverEnterTheCache() async throws {
         try await withCache { cache in
             let claimed = digest(of: Data("the real blob".utf8))

@@ -1,6 +1,7 @@
 import Foundation
 import HoardCatalog
 import HoardCore
+import HoardImaging
 import HoardImport
 import HoardServer
 import HummingbirdTesting
@@ -29,7 +30,8 @@ struct ServerFixture: Sendable {
         let path = NSTemporaryDirectory() + "hoard-client-test-" + UUID().uuidString.lowercased()
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let hoard = try Hoard(dataDirectory: path)
+        // The standard plugins, as `hoard serve` has them: imports generate previews, which manifests then name.
+        let hoard = try Hoard(dataDirectory: path, registry: try .standard())
         _ = try hoard.catalog.createGroup(named: "table")
         let token = try hoard.createToken(group: "table", label: "host", isAdmin: false)
         var configuration = ServerConfiguration(dataDirectory: path)
@@ -124,14 +126,16 @@ func randomData(_ count: Int) -> Data {
 
 func digest(of data: Data) -> Digest { BlobHashing.digest(of: data) }
 
-/// A made-up asset whose variants are these blobs, at scales 1, 2, 4, … in order.
-func asset(_ name: String, _ variants: [(digest: Digest, bytes: Data)]) -> ManifestAsset {
+/// A made-up 1×1 asset whose variants are these blobs, at scales 1, 2, 4, … in order (64, 128, 256, … pixels a
+/// side), with a 32-pixel preview when one is given.
+func asset(_ name: String, _ variants: [(digest: Digest, bytes: Data)], preview: (digest: Digest, bytes: Data)? = nil) -> ManifestAsset {
     ManifestAsset(
         digest: digest(of: Data(name.utf8)), kind: .token, name: name, footprint: .single,
         variants: variants.enumerated().map { index, blob in
             AssetDescriptor.Variant(
                 scale: 1 << index, digest: blob.digest, width: 64 << index, height: 64 << index, size: Int64(blob.bytes.count), mediaType: .png)
-        })
+        },
+        preview: preview.map { AssetDescriptor.Rendition(digest: $0.digest, width: 32, height: 32, size: Int64($0.bytes.count), mediaType: .webp) })
 }
 
 /// Waits up to `seconds` for `condition`.

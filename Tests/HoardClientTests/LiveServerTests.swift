@@ -14,7 +14,7 @@ import Testing
     @Test func artThatAnAssetsEventReferencesIsPrefetchedIntoTheCache() async throws {
         try await ServerFixture.with { fixture in
             let blobs = try await fixture.upload(sizes: [1_000, 120_000])
-            let event = #"{\#(try Self.manifestJSON([asset("new", blobs)])),"seq":3,"type":"assets"}"#
+            let event = #"{\#(try Self.manifestJSON([asset("new", [blobs[1]], preview: blobs[0])])),"seq":3,"type":"assets"}"#
             let connector = ScriptedConnector([.init(messages: [event])])
             try await withCache { cache in
                 let events = fixture.client().live(sessionId: "s1", since: 2, prefetchInto: cache, options: fastRetries(connector))

@@ -108,14 +108,20 @@ import FoundationNetworking
                 #expect(joined.session.mapDigest == created.mapDigest)
                 #expect(Set(joined.session.manifest.assets.map(\.digest)) == Set(chosen.map(\.digest)))
                 #expect(joined.session.manifest.blobs.map(\.digest) == [picture.digest])
+                // The manifest names each asset's generated preview: the join draws it first, then the @1x variant.
+                let manifestAssets = joined.session.manifest.assets
+                #expect(manifestAssets.allSatisfy { $0.preview != nil && $0.firstPicture?.isPreview == true })
                 let summary = try await joined.sync(into: cache)
-                let variants = chosen.flatMap(\.variants)
+                let wanted = manifestAssets.flatMap { [$0.firstPicture!, $0.picture(forPixelsPerTile: nil)!] }
                 #expect(summary.assets == chosen.count)
-                #expect(summary.blobsFetched == Set(variants.map(\.digest)).count + 1)
-                for variant in variants {
-                    let bytes = try #require(try cache.read(variant.digest))
-                    #expect(Int64(bytes.count) == variant.size)
+                #expect(summary.blobsFetched == Set(wanted.map(\.digest)).count + 1)
+                #expect(summary.firstRenderBytes == manifestAssets.reduce(0) { $0 + $1.preview!.size }, "the previews and nothing else")
+                for picture in wanted {
+                    let bytes = try #require(try cache.read(picture.digest))
+                    #expect(Int64(bytes.count) == picture.size)
                 }
+                let sharper = manifestAssets.flatMap { asset in asset.variants.filter { $0.scale > 1 } }
+                #expect(!sharper.isEmpty && !sharper.contains { cache.contains($0.digest) }, "sharper variants wait for a zoom")
                 #expect(try cache.read(picture.digest) == picture.bytes)
 
                 // Another device with the same cache: join and session only, not one blob request.
@@ -135,7 +141,8 @@ import FoundationNetworking
     @Test func aWarmJoinTakesTheMapAndManifestFromTheCacheUntilTheMapChanges() async throws {
         try await ServerFixture.with { fixture in
             try await fixture.importPack("dungeon-basics")
-            let chosen = Array(try fixture.hoard.catalog.assets(pack: "dungeon-basics").prefix(4))
+            let packAssets = try fixture.hoard.catalog.assets(pack: "dungeon-basics")
+            let chosen = Array(packAssets.filter { $0.variants.count > 1 }.prefix(2) + packAssets.filter { $0.variants.count == 1 }.prefix(2))
             let picture = try await fixture.upload(sizes: [2_000])[0]
             let map = Self.map(assets: chosen.map(\.digest), picture: picture.digest)
             let created = try await fixture.client().createSession(name: "Crypt", map: map)
@@ -157,7 +164,8 @@ import FoundationNetworking
                 #expect(warm.snapshot != nil && warm.received == nil)
                 let summary = try await warm.sync(into: cache)
                 #expect(summary.requests == 0 && summary.blobsFetched == 0)
-                #expect(summary.assets == chosen.count && summary.blobs == Set(chosen.flatMap(\.variants).map(\.digest)).count + 1)
+                let drawn = cold.session.manifest.assets.flatMap { [$0.firstPicture!.digest, $0.picture(forPixelsPerTile: nil)!.digest] }
+                #expect(summary.assets == chosen.count && summary.blobs == Set(drawn).count + 1)
                 #expect(log.all.count == 2)
                 #expect(warm.session.map == map)
                 #expect(warm.session.manifest == cold.session.manifest)
@@ -168,6 +176,13 @@ import FoundationNetworking
                 let patched = try await HoardClient(baseURL: fixture.baseURL).join(code: created.code, name: "Cy", cache: cache)
                 let refetch = try await patched.sync(into: cache)
                 #expect(refetch.blobsFetched == 1 && cache.contains(lost))
+
+                // A join at another resolution is not warm: it reads the cached manifest and fetches the sharper art.
+                let sharp = fixture.client { $0.pixelsPerTile = 1_000 }.authenticated(with: nil)
+                let zoomed = try await sharp.join(code: created.code, name: "Flo", cache: cache).sync(into: cache)
+                let sharpest = Set(cold.session.manifest.assets.map { $0.pictures.last!.digest }).subtracting(drawn)
+                #expect(!sharpest.isEmpty)
+                #expect(zoomed.blobsFetched == sharpest.count && sharpest.allSatisfy(cache.contains))
 
                 // A damaged snapshot is ignored: the session comes whole from the server.
                 let path = cache.snapshotPath(of: created.mapDigest)
@@ -197,10 +212,13 @@ import FoundationNetworking
         let manifest = Data(#"{"assets":[],"blobs":[]}"#.utf8)
         let map = Data("[]".utf8)
         let blobs = [digest(of: Data("a".utf8)), digest(of: Data("b".utf8))]
-        let snapshot = SessionSnapshot(mapDigest: digest(of: map), map: map, assets: 7, blobs: blobs, manifest: manifest)
+        let snapshot = SessionSnapshot(mapDigest: digest(of: map), map: map, pixelsPerTile: nil, assets: 7, blobs: blobs, manifest: manifest)
         let encoded = snapshot.encoded()
         let read = try #require(SessionSnapshot(decoding: encoded, mapDigest: snapshot.mapDigest, map: map))
-        #expect(read.assets == 7 && read.blobs == blobs && read.manifest == manifest)
+        #expect(read.assets == 7 && read.blobs == blobs && read.manifest == manifest && read.pixelsPerTile == nil)
+        var sharp = snapshot
+        sharp.pixelsPerTile = 96
+        #expect(SessionSnapshot(decoding: sharp.encoded(), mapDigest: snapshot.mapDigest, map: map)?.pixelsPerTile == 96)
         // A slice that does not start at index 0 reads the same.
         let shifted = (Data([0]) + encoded).dropFirst()
         #expect(SessionSnapshot(decoding: shifted, mapDigest: snapshot.mapDigest, map: map)?.blobs == blobs)
@@ -208,7 +226,7 @@ import FoundationNetworking
         flipped[flipped.count - 3] ^= 1
         #expect(SessionSnapshot(decoding: flipped, mapDigest: snapshot.mapDigest, map: map) == nil)
         #expect(SessionSnapshot(decoding: encoded.dropLast(), mapDigest: snapshot.mapDigest, map: map) == nil)
-        #expect(SessionSnapshot(decoding: Data("hoard-session-snapshot 2\n".utf8) + encoded, mapDigest: snapshot.mapDigest, map: map) == nil)
+        #expect(SessionSnapshot(decoding: Data("hoard-session-snapshot 3\n".utf8) + encoded, mapDigest: snapshot.mapDigest, map: map) == nil)
     }
 
     @Test func aParticipantTokenReadsItsSessionButCannotCreateOne() async throws {

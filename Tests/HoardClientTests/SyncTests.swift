@@ -6,12 +6,12 @@ import Testing
 
 /// Syncs against a real server over loopback, with manifests built here from uploaded blobs.
 @Suite(.timeLimit(.minutes(2))) struct SyncTests {
-    /// Two assets with a small and a large variant each, plus a plain blob: 5 blobs, 2 of them over the batch
-    /// threshold (256 KiB).
+    /// Two assets with a small preview and a large @1x variant each, plus a plain blob: 5 blobs, 2 of them over the
+    /// batch threshold (256 KiB).
     static func scene(_ fixture: ServerFixture) async throws -> (SessionManifest, [(digest: Digest, bytes: Data)]) {
         let blobs = try await fixture.upload(sizes: [2_000, 600_000, 5_000, 400_000, 1_000])
         let manifest = SessionManifest(
-            assets: [asset("goblin", [blobs[0], blobs[1]]), asset("ogre", [blobs[2], blobs[3]])],
+            assets: [asset("goblin", [blobs[1]], preview: blobs[0]), asset("ogre", [blobs[3]], preview: blobs[2])],
             blobs: [ManifestBlob(digest: blobs[4].digest, size: 1_000, mediaType: "image/png")])
         return (manifest, blobs)
     }
@@ -39,12 +39,13 @@ import Testing
         }
     }
 
-    @Test func theSmallestVariantsAreCachedBeforeAnythingElseIsRequested() async throws {
+    @Test func thePreviewsAreCachedBeforeAnythingElseIsRequested() async throws {
         try await ServerFixture.with { fixture in
-            // Small variants large enough to need GETs of their own, so that every blob is one request.
+            // Previews large enough to need GETs of their own, so that every blob is one request.
             let blobs = try await fixture.upload(sizes: [280_000, 360_000, 320_000, 400_000, 300_000, 380_000])
             let manifest = SessionManifest(assets: [
-                asset("a", [blobs[0], blobs[1]]), asset("b", [blobs[2], blobs[3]]), asset("c", [blobs[4], blobs[5]]),
+                asset("a", [blobs[1]], preview: blobs[0]), asset("b", [blobs[3]], preview: blobs[2]),
+                asset("c", [blobs[5]], preview: blobs[4]),
             ])
             let smallest = [blobs[0], blobs[2], blobs[4]].map(\.digest)
             try await withCache { cache in
@@ -179,7 +180,52 @@ import Testing
                 #expect(last.isFirstRenderReached)
                 #expect(steps.first?.isFirstRenderReached == false)
                 let firstRender = try #require(steps.firstIndex { $0.isFirstRenderReached })
-                #expect(steps[firstRender].blobsDone >= 2, "both smallest variants are cached at first render")
+                #expect(steps[firstRender].blobsDone >= 2, "both previews are cached at first render")
+            }
+        }
+    }
+
+    @Test func zoomingInFetchesTheSharperVariantThenAndOnlyThen() async throws {
+        try await ServerFixture.with { fixture in
+            let blobs = try await fixture.upload(sizes: [500, 2_000, 8_000, 32_000])
+            let goblin = asset("goblin", [blobs[1], blobs[2], blobs[3]], preview: blobs[0])
+            try await withCache { cache in
+                let log = RequestLog()
+                let client = fixture.client(log: log)
+                let summary = try await client.sync(SessionManifest(assets: [goblin]), into: cache)
+                #expect(summary.blobs == 2 && summary.firstRenderBytes == 500 && summary.bytesFetched == 2_500)
+                #expect(blobs.map { cache.contains($0.digest) } == [true, true, false, false], "the preview and @1x, nothing sharper")
+                let before = log.all.count
+                let picture = try await client.variant(for: goblin, pixelsPerTile: 100, in: cache)
+                #expect(picture.digest == blobs[2].digest && picture.scale == 2 && picture.pixelsPerTile == 128)
+                #expect(log.all.count == before + 1 && log.all.last?.digests == [blobs[2].digest.description])
+                #expect(try cache.read(picture.digest) == blobs[2].bytes)
+                _ = try await client.variant(for: goblin, pixelsPerTile: 128, in: cache)
+                #expect(log.all.count == before + 1, "already cached: no request")
+                #expect(!cache.contains(blobs[3].digest))
+            }
+        }
+    }
+
+    @Test func aCacheWithABudgetForgetsTheOldMapAndTheOldZoomButNeverWhatIsDrawnNow() async throws {
+        try await ServerFixture.with { fixture in
+            let blobs = try await fixture.upload(sizes: [500, 2_000, 8_000, 1_000, 4_000])
+            let goblin = asset("goblin", [blobs[1], blobs[2]], preview: blobs[0])
+            let oldMap = SessionManifest(assets: [asset("ogre", [blobs[4]], preview: blobs[3])])
+            try await withCache { unlimited in
+                // 1 KiB: less than one map needs; what is in use stays all the same.
+                let cache = try BlobCacheDirectory(root: unlimited.root, budget: 1_024)
+                let client = fixture.client()
+                _ = try await client.sync(oldMap, into: cache)
+                #expect(cache.contains(blobs[3].digest) && cache.contains(blobs[4].digest), "in use, over budget")
+                _ = try await client.sync(SessionManifest(assets: [goblin]), into: cache)
+                #expect(!cache.contains(blobs[3].digest) && !cache.contains(blobs[4].digest), "the old map went")
+                #expect(cache.contains(blobs[0].digest) && cache.contains(blobs[1].digest))
+                _ = try await client.variant(for: goblin, pixelsPerTile: 128, in: cache)
+                #expect(blobs.prefix(3).map { cache.contains($0.digest) } == [true, false, true], "zoomed in: @1x went, @2x is drawn")
+                _ = try await client.variant(for: goblin, pixelsPerTile: 64, in: cache)
+                #expect(blobs.prefix(3).map { cache.contains($0.digest) } == [true, true, false], "zoomed out again")
+                #expect(cache.countedBytes == 2_500)
             }
         }
     }

@@ -71,7 +71,7 @@ public struct BuiltInKind: AssetKindDefinition {
     public let isMapArt: Bool
 
     /// The folder names (singular and plural, lowercase) that name each built-in kind: Hoard's own and the ones art
-    /// creators and other tools use. DESIGN.md lists them.
+    /// creators and other tools use. PACKS.md lists them.
     public static let synonyms: [AssetKind: [String]] = [
         .token: ["token", "creature", "monster", "unit", "character", "npc", "pc", "hero", "enemy", "enemies", "mini",
                  "minis", "miniature", "people", "beast"],

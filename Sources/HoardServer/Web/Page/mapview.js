@@ -1,11 +1,15 @@
 // Draws a map document (Schemas/map.schema.json) on a canvas from the session's manifest: floor textures per tile,
-// drawings and walls, objects and numbered tokens on their footprints. The smallest variant of every asset is
-// drawn first, so the map shows at once; variants big enough for the screen replace them as they arrive.
+// drawings and walls, objects and numbered tokens on their footprints. Every asset's smallest picture (its generated
+// preview, about 32 px a tile, else its smallest variant) is drawn first, so the map shows at once; variants big
+// enough for the screen replace them as they arrive.
 import {loadImage} from './api.js';
 
 const isDigest = (value) => typeof value === 'string' && /^sha256:[0-9a-f]{64}$/.test(value);
 
-/** What a reference names: an asset of the manifest (with variants and footprint) or a bare picture blob. */
+/**
+ * What a reference names: an asset of the manifest (its footprint, and its pictures as `variants`, the preview
+ * among them, smallest first) or a bare picture blob.
+ */
 export function resolver(manifest) {
   const assets = new Map((manifest?.assets ?? []).map((asset) => [asset.digest, asset]));
   const blobs = new Map((manifest?.blobs ?? []).map((blob) => [blob.digest, blob]));
@@ -13,7 +17,7 @@ export function resolver(manifest) {
     if (!isDigest(reference)) return null;
     const asset = assets.get(reference);
     if (asset) {
-      const variants = [...asset.variants].sort((a, b) => a.width * a.height - b.width * b.height);
+      const variants = [asset.preview, ...asset.variants].filter(Boolean).sort((a, b) => a.width * a.height - b.width * b.height);
       return {footprint: asset.footprint, variants, name: asset.name};
     }
     const blob = blobs.get(reference);

@@ -2,8 +2,8 @@
 // player does at it (drag their token, ping, draw on their layer, talk). Hands are read by gestures.js; the host's
 // extra controls are in host.js.
 //
-// Drawing reuses mapview.js's painter; pictures come through blobs.js, every asset's smallest variant first, then,
-// as the player zooms in, the smallest variant at least as wide as the asset on screen.
+// Drawing reuses mapview.js's painter; pictures come through blobs.js, every asset's preview (else its smallest
+// variant) first, then, as the player zooms in, the smallest variant at least as wide as the asset on screen.
 import {blobLoader} from './blobs.js';
 import {h, replace, toast} from './dom.js';
 import {LiveChannel} from './live.js';
