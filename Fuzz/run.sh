@@ -9,7 +9,8 @@
 # A target is a harness in Fuzz/Targets/ (plus FuzzInput.swift) and the package's modules it imports. SwiftPM builds
 # those modules from Package.swift, as a release build with the sanitizers, in .build/fuzz/spm: no source path is
 # written here, and a module's dependencies come from the manifest. Each harness is then compiled against them and
-# linked with every object file of that build (the modules of all harnesses and their dependencies). Everything goes to .build/fuzz/.
+# linked with every object file of that build (the modules of all harnesses and their dependencies).
+# Everything goes to .build/fuzz/; the first build also compiles swift-crypto (HoardArchive needs it), a few minutes.
 # New inputs libFuzzer finds go to .build/fuzz/corpus/TARGET (the committed seeds stay small); a crash writes
 # .build/fuzz/artifacts/TARGET-crash-… and exits non-zero. Keep a crash as Fuzz/regressions/TARGET/NAME once fixed.
 set -euo pipefail
@@ -125,6 +126,6 @@ replay() {
 case "${1:-}" in
 all) for target in "${targets[@]}"; do fuzz "$target" "${2:-30}"; done ;;
 regressions) for target in "${targets[@]}"; do replay "$target"; done ;;
-"") sed -n '2,14p' "$0"; exit 2 ;;
+"") sed -n '2,15p' "$0"; exit 2 ;;
 *) fuzz "$1" "${2:-30}" ;;
 esac
