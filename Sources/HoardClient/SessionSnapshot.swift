@@ -36,7 +36,9 @@ struct SessionSnapshot: Sendable {
     /// The file's bytes.
     func encoded() -> Data {
         let resolution = pixelsPerTile.map { "\($0)" } ?? "default"
-        var data = Data("\(Self.magic)\nresolution \(resolution)\nassets \(assets)\nmanifest \(BlobHashing.digest(of: manifest)) \(manifest.count)\nblobs \(blobs.count)\n".utf8)
+        let header = "\(Self.magic)\nresolution \(resolution)\nassets \(assets)\n"
+            + "manifest \(BlobHashing.digest(of: manifest)) \(manifest.count)\nblobs \(blobs.count)\n"
+        var data = Data(header.utf8)
         data.reserveCapacity(data.count + blobs.count * 32 + manifest.count)
         for digest in blobs { data.append(contentsOf: digest.bytes) }
         data.append(manifest)
