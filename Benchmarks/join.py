@@ -96,7 +96,7 @@ def link_bench(hoard, data, port, base, pack_name, work, mbit=20.0, rtt_ms=40.0,
     """Part 5: cold joins of the remote pack's map through a slow link, each into a fresh cache; medians of `runs`."""
     token = subprocess.run([hoard, "token", "create", "--group", "bench", "--name", "remote-gm", "--data-dir", data],
                            check=True, capture_output=True, text=True).stdout.strip()
-    server = subprocess.Popen([hoard, "serve", "--data-dir", data, "--port", str(port), "--log-level", "warning"])
+    server = subprocess.Popen([hoard, "serve", "--data-dir", data, "--port", str(port), "--log-level", "warning", "--joins-per-session", "1000"])
     try:
         wait_healthy(base)
         items = call(base, "GET", f"/v1/assets?pack={pack_name}&limit=1000", token=token)["assets"]
@@ -113,7 +113,7 @@ def link_bench(hoard, data, port, base, pack_name, work, mbit=20.0, rtt_ms=40.0,
                 results.append(join(hoard, f"http://127.0.0.1:{link.port}", code, os.path.join(work, f"cache-remote-{run}")))
                 results[-1]["wire"] = link.down.bytes
         def median(key):
-            return sorted(r[key] for r in results)[len(results) // 2]
+            return sorted(r.get(key) or 0 for r in results)[len(results) // 2]  # an older hoard has no firstRenderBytes
         first, first_bytes, playable, playable_bytes = (median("firstRenderSeconds"), median("firstRenderBytes"),
                                                         median("totalSeconds"), median("bytesFetched"))
         with_previews = sum(1 for a in manifest_assets if a.get("preview"))
@@ -248,7 +248,7 @@ def main():
                 sys.exit(f"hoard import {archive} exited {done.returncode}:\n{done.stdout[-4000:]}{done.stderr[-8000:]}")
         token = subprocess.run([hoard, "token", "create", "--group", "bench", "--name", "gm", "--data-dir", data],
                                check=True, capture_output=True, text=True).stdout.strip()
-        server = subprocess.Popen([hoard, "serve", "--data-dir", data, "--port", str(port), "--log-level", "warning"])
+        server = subprocess.Popen([hoard, "serve", "--data-dir", data, "--port", str(port), "--log-level", "warning", "--joins-per-session", "1000"])
         wait_healthy(base)
 
         def session_for(pack_name):

@@ -210,7 +210,7 @@ async def run(args):
         subprocess.run([args.hoard, "group", "create", "bench", "--data-dir", data], check=True, capture_output=True)
         host = subprocess.run([args.hoard, "token", "create", "--group", "bench", "--name", "gm", "--data-dir", data],
                               check=True, capture_output=True, text=True).stdout.strip()
-        server = subprocess.Popen([args.hoard, "serve", "--data-dir", data, "--port", str(port), "--log-level", "warning"])
+        server = subprocess.Popen([args.hoard, "serve", "--data-dir", data, "--port", str(port), "--log-level", "warning", "--joins-per-session", "1000"])
         wait_healthy(base)
         art = put_art(base, host)
         ok = True

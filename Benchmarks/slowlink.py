@@ -43,8 +43,16 @@ class SlowLink:
         return self
 
     def __exit__(self, *_):
+        async def shut():
+            self.server.close()
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        asyncio.run_coroutine_threadsafe(shut(), self.loop).result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
+        self.loop.close()
 
     def reset(self):
         """Zeroes the byte counters (between two measured runs)."""
@@ -52,7 +60,7 @@ class SlowLink:
 
     def _run(self):
         asyncio.set_event_loop(self.loop)
-        self.loop.run_until_complete(asyncio.start_server(self._connection, "127.0.0.1", self.port))
+        self.server = self.loop.run_until_complete(asyncio.start_server(self._connection, "127.0.0.1", self.port))
         self.ready.set()
         self.loop.run_forever()
 

@@ -361,7 +361,12 @@ final class CacheLedger: Sendable {
             var status = stat()
             guard stat(cache.path(for: digest), &status) == 0 else { continue }
             let size = Int64(status.st_size)
-            entries[digest] = Entry(size: size, lastUse: Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9)
+            #if canImport(Darwin)
+            let modified = status.st_mtimespec
+            #else
+            let modified = status.st_mtim
+            #endif
+            entries[digest] = Entry(size: size, lastUse: Double(modified.tv_sec) + Double(modified.tv_nsec) / 1e9)
             total += size
         }
         state.entries = entries

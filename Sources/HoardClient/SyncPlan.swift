@@ -4,8 +4,9 @@ import HoardCore
 ///
 /// Phase 1 (``Phase/firstRender``) holds each asset's first picture: its generated preview (about 32 pixels a
 /// tile), else its smallest variant; once they are cached the map can be drawn. Phase 2 (``Phase/rest``) holds the
-/// plain blobs, then each asset's picture for the resolution asked for (``ManifestAsset/picture(forPixelsPerTile:)``;
-/// by default its @1x variant): then the map is playable. Sharper variants are not fetched until asked for
+/// plain blobs and the smallest variant of every asset, then each asset's picture for the resolution asked for
+/// (``ManifestAsset/picture(forPixelsPerTile:)``; by default its @1x variant, usually that same smallest one): then
+/// the map is playable. Sharper variants are not fetched until asked for
 /// (``HoardClient/variant(for:pixelsPerTile:in:)``). A digest that appears twice is fetched once, in the earliest
 /// place it appears. Blobs under the batch threshold are grouped into batch requests; larger ones are fetched one GET
 /// each. A phase's small blobs are spread over at least `spreadOver` batches when there are enough of them, so that
@@ -77,6 +78,8 @@ public struct SyncPlan: Sendable {
             if seen.insert(blob.digest).inserted { wanted.append(Item(digest: blob.digest, size: blob.size, phase: .rest)) }
             inUse[blob.digest, default: []].insert(blob.digest)
         }
+        // The smallest variant of every asset before any sharper one: a real picture everywhere soon, on a slow link.
+        for asset in manifest.assets { want(asset.pictures.first { !$0.isPreview }, .rest) }
         for asset in manifest.assets { want(asset.picture(forPixelsPerTile: pixelsPerTile), .rest) }
         self.wanted = wanted
         self.inUse = inUse

@@ -46,6 +46,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds between pings on live sockets; one that has not answered when the next is due is closed.")
     var websocketPingInterval: Double = 10
     @Option(help: "Wrong join codes one address may send a minute; past that it is answered 429.") var failedJoinsPerMinute = 10
+    @Option(help: "People who may join one session a minute; past that a join is answered 429.") var joinsPerSession = 60
     @Option(help: ArgumentHelp("Serve HTTPS with this certificate chain (PEM, leaf first, e.g. an ACME client's fullchain.pem).", valueName: "PEM"))
     var tlsCert: String?
     @Option(help: ArgumentHelp("The certificate's private key (PEM).", valueName: "PEM")) var tlsKey: String?
@@ -93,8 +94,9 @@ extension ServeCommand {
         configuration.webSocketPingInterval = try duration(websocketPingInterval, "websocket-ping-interval")
         guard minBodyRate >= 0 else { throw ValidationError("--min-body-rate takes bytes a second, 0 or more") }
         configuration.limits.minBodyRate = minBodyRate
-        guard maxConnectionsPerAddress > 0, (maxConnections ?? 1) > 0, failedJoinsPerMinute > 0 else {
-            throw ValidationError("--max-connections, --max-connections-per-address and --failed-joins-per-minute take a number above 0")
+        guard maxConnectionsPerAddress > 0, (maxConnections ?? 1) > 0, failedJoinsPerMinute > 0, joinsPerSession > 0 else {
+            throw ValidationError(
+                "--max-connections, --max-connections-per-address, --failed-joins-per-minute and --joins-per-session take a number above 0")
         }
         // A server holds a descriptor per connection: take what the system allows, then stay under it.
         let descriptors = ConnectionLimits.raiseDescriptorLimit()
@@ -104,6 +106,7 @@ extension ServeCommand {
         configuration.limits.maxConnections = maxConnections
         configuration.limits.maxConnectionsPerAddress = maxConnectionsPerAddress
         configuration.failedJoinsPerMinute = failedJoinsPerMinute
+        configuration.joinsPerSession = joinsPerSession
         switch (tlsCert, tlsKey) {
         case (nil, nil): break
         case (let certificate?, let key?):

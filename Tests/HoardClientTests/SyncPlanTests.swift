@@ -39,9 +39,11 @@ import Testing
         ogre.variants = ogre.variants.map { var variant = $0; variant.width *= 2; variant.height *= 2; return variant }
         #expect(ogre.picture(forPixelsPerTile: 64)?.digest == Self.blob("o1", 0).digest)
         #expect(ogre.picture(forPixelsPerTile: 65)?.digest == Self.blob("o2", 0).digest)
-        // Zoomed in before joining: the rest holds the sharper variant instead of the @1x one.
+        // Zoomed in before joining: the rest holds the sharper variant too.
         let sharp = SyncPlan(manifest: SessionManifest(assets: [goblin]), pixelsPerTile: 100, isCached: { _ in false })
-        #expect(sharp.wanted.map(\.digest) == [Self.blob("gp", 0).digest, Self.blob("g2", 0).digest])
+        #expect(sharp.wanted.map(\.digest) == [Self.blob("gp", 0).digest, Self.blob("g1", 0).digest, Self.blob("g2", 0).digest],
+                "the preview, the smallest variant, then the one for that zoom; nothing sharper")
+        #expect(sharp.inUse[goblin.digest] == [Self.blob("gp", 0).digest, Self.blob("g2", 0).digest])
     }
 
     @Test func smallBlobsAreBatchedAndLargeOnesFetchedAlone() {
