@@ -11,12 +11,13 @@ import PackageDescription
 //   catalog   HoardCatalog    the SQLite catalog of packs, assets, groups, tokens, sessions (the only GRDB user)
 //   server    HoardServer     the HTTP API, the blob fast path, live sessions, the web page (the only Hummingbird user)
 //   client    HoardClient     the API for apps: requests, blob cache directory, sync, the live channel;
-//             HoardClientNIO  the same requests over SwiftNIO (what the command line uses)
+//             HoardClientNIO  the same requests and the live channel over SwiftNIO (what the command line uses)
 //   CLI       hoard           the executable: parses arguments, builds a configuration, calls the libraries
 //
 // Beside the flow:
 //   core      HoardCore       the vocabulary every step shares (digests, kinds, entry paths, JSON, picture headers,
-//                             metadata stripping, the live table, the plugin protocols); no I/O, no dependencies
+//                             metadata stripping, the live table, the plugin protocols, the digest hasher); no I/O,
+//                             one dependency (swift-crypto, for SHA-256)
 //   plugins   HoardPlugins    out-of-process plugins (naming conventions, processors) behind HoardCore's protocols
 //   imaging   HoardImaging    derived pictures (lower LODs, previews) through libvips (the only libvips user)
 //   C shims   CArchive        libarchive, found by pkg-config
@@ -56,7 +57,7 @@ let package = Package(
         // libvips is loaded with dlopen on first use, not linked (see Sources/CVips/include/hoard_vips.h).
         .target(name: "CVips", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(name: "CHoardSystem"),
-        .target(name: "HoardCore"),
+        .target(name: "HoardCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(
             name: "HoardArchive", dependencies: ["HoardCore", "CArchive", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "HoardImaging", dependencies: ["HoardCore", "CVips"]),
@@ -89,7 +90,7 @@ let package = Package(
             resources: [.copy("Web/Page")]
         ),
         .target(name: "HoardClient", dependencies: ["HoardCore", .product(name: "Crypto", package: "swift-crypto")]),
-        // The client's requests over SwiftNIO instead of URLSession (what the command line uses).
+        // The client's requests and live channel over SwiftNIO instead of URLSession (what the command line uses).
         .target(
             name: "HoardClientNIO",
             dependencies: [
@@ -100,6 +101,8 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ]
         ),
         .executableTarget(
@@ -108,7 +111,6 @@ let package = Package(
                 "HoardCatalog", "HoardImport", "HoardServer", "HoardClient", "HoardImaging", "HoardPlugins",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 "HoardClientNIO", "CHoardSystem",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]

@@ -129,7 +129,7 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
     /// Throws ``HoardClientError/Code-swift.struct/digestMismatch`` and stores nothing when the bytes hash to
     /// another digest. Inserting a blob that is already cached is a no-op.
     public func insert(_ bytes: some DataProtocol, as digest: Digest) throws {
-        let actual = BlobHashing.digest(of: bytes)
+        let actual = BlobHasher.digest(of: bytes)
         guard actual == digest else {
             throw HoardClientError(.digestMismatch, "the bytes received for \(digest) hash to \(actual); they were not cached", digests: [digest])
         }
@@ -195,7 +195,7 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
     public func insertFile(at url: URL, as digest: Digest) throws {
         let actual: Digest
         do {
-            actual = try BlobHashing.digest(ofFileAt: url).digest
+            actual = try BlobHasher.digest(ofFileAt: url).digest
         } catch {
             throw HoardClientError(.io, "cannot read \(url.path) to verify it", digests: [digest], cause: error)
         }
@@ -305,7 +305,7 @@ public struct BlobCacheDirectory: Sendable, LocalBlobSource {
     public func verify() throws -> [Digest] {
         var removed: [Digest] = []
         for digest in digests() {
-            let actual = try? BlobHashing.digest(ofFileAt: url(for: digest)).digest
+            let actual = try? BlobHasher.digest(ofFileAt: url(for: digest)).digest
             if actual != digest {
                 try FileManager.default.removeItem(at: url(for: digest))
                 removed.append(digest)

@@ -141,7 +141,7 @@ extension HoardClient {
             if status == 404 || status == 403 { error.code = .unavailable }
             throw error
         }
-        var hashing = BlobHashing()
+        var hashing = BlobHasher()
         let handle: FileHandle
         do {
             if offset == 0 || !FileManager.default.fileExists(atPath: partial.path) {

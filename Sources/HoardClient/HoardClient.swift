@@ -168,7 +168,7 @@ public final class HoardClient: Sendable {
     public func upload(fileAt file: URL, as digest: Digest) async throws {
         let actual: Digest
         do {
-            actual = try BlobHashing.digest(ofFileAt: file).digest
+            actual = try BlobHasher.digest(ofFileAt: file).digest
         } catch {
             throw HoardClientError(.io, "cannot read \(file.path) to upload it", digests: [digest], cause: SendableError(error))
         }
@@ -184,7 +184,7 @@ public final class HoardClient: Sendable {
     /// Uploads bytes as a blob (needs a member's token) and returns their digest.
     @discardableResult
     public func upload(_ bytes: Data) async throws -> Digest {
-        let digest = BlobHashing.digest(of: bytes)
+        let digest = BlobHasher.digest(of: bytes)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("hoard-upload-\(UUID().uuidString.lowercased())")
         do {
             try bytes.write(to: file)

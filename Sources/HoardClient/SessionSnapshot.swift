@@ -37,7 +37,7 @@ struct SessionSnapshot: Sendable {
     func encoded() -> Data {
         let resolution = pixelsPerTile.map { "\($0)" } ?? "default"
         let header = "\(Self.magic)\nresolution \(resolution)\nassets \(assets)\n"
-            + "manifest \(BlobHashing.digest(of: manifest)) \(manifest.count)\nblobs \(blobs.count)\n"
+            + "manifest \(BlobHasher.digest(of: manifest)) \(manifest.count)\nblobs \(blobs.count)\n"
         var data = Data(header.utf8)
         data.reserveCapacity(data.count + blobs.count * 32 + manifest.count)
         for digest in blobs { data.append(contentsOf: digest.bytes) }
@@ -67,7 +67,7 @@ struct SessionSnapshot: Sendable {
             (0..<count).compactMap { Digest(raw: UnsafeRawBufferPointer(rebasing: raw[(start + $0 * 32)..<(start + $0 * 32 + 32)])) }
         }
         let manifest = data[(offset + count * 32)...]
-        guard BlobHashing.digest(of: manifest) == manifestDigest else { return nil }
+        guard BlobHasher.digest(of: manifest) == manifestDigest else { return nil }
         self.init(
             mapDigest: mapDigest, map: map, pixelsPerTile: Double(resolutionLine[1]), assets: assets, blobs: blobs, manifest: Data(manifest))
     }
@@ -103,7 +103,7 @@ extension BlobCacheDirectory {
     /// The snapshot of a map, when this cache holds one that is whole (its map included).
     func snapshot(of mapDigest: Digest) -> SessionSnapshot? {
         guard let bytes = FileManager.default.contents(atPath: snapshotPath(of: mapDigest)),
-              let map = try? read(mapDigest), BlobHashing.digest(of: map) == mapDigest
+              let map = try? read(mapDigest), BlobHasher.digest(of: map) == mapDigest
         else { return nil }
         return SessionSnapshot(decoding: bytes, mapDigest: mapDigest, map: map)
     }

@@ -124,7 +124,7 @@ func randomData(_ count: Int) -> Data {
     return data.prefix(count)
 }
 
-func digest(of data: Data) -> Digest { BlobHashing.digest(of: data) }
+func digest(of data: Data) -> Digest { BlobHasher.digest(of: data) }
 
 /// A made-up 1×1 asset whose variants are these blobs, at scales 1, 2, 4, … in order (64, 128, 256, … pixels a
 /// side), with a 32-pixel preview when one is given.

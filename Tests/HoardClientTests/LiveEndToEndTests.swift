@@ -5,8 +5,8 @@ import Testing
 
 @testable import HoardClient
 
-/// The live channel against the real server's WebSocket, through ``SocketLiveConnector`` (on Linux,
-/// URLSessionWebSocketTask needs a libcurl with WebSocket support, which this machine's lacks).
+/// The live channel against the real server's WebSocket, through the command line's NIO transport
+/// (``DroppableLiveConnector``; on Linux, URLSessionWebSocketTask needs a libcurl with WebSocket support).
 @Suite(.timeLimit(.minutes(2))) struct LiveEndToEndTests {
     /// The next event that `matches`, skipping the others; nil when the channel ends first.
     static func next(
@@ -25,14 +25,14 @@ import Testing
             let created = try await host.createSession(name: "Crypt", map: .array([.string(start.digest.description)]))
             let joined = try await HoardClient(baseURL: fixture.baseURL).join(code: created.code, name: "Ann")
             try await withCache { cache in
-                let player = joined.live(prefetchInto: cache, options: fastRetries(SocketLiveConnector()))
+                let player = joined.live(prefetchInto: cache, options: fastRetries(DroppableLiveConnector()))
                 var events = player.events.makeAsyncIterator()
                 let arrived = try await Self.next(&events) {
                     if case .presence(_, .joined, let who) = $0 { who.id == joined.participantId } else { false }
                 }
                 #expect(arrived != nil)
 
-                let hostChannel = host.liveChannel(sessionId: created.id, since: nil, options: fastRetries(SocketLiveConnector()))
+                let hostChannel = host.liveChannel(sessionId: created.id, since: nil, options: fastRetries(DroppableLiveConnector()))
                 #expect(await eventually { hostChannel.isConnected })
                 let art = try await fixture.upload(sizes: [3_000, 80_000])
                 try await hostChannel.send(.custom(.object(["place": .string(art[0].digest.description), "hd": .string(art[1].digest.description)])))
@@ -64,9 +64,9 @@ import Testing
             let host = fixture.client()
             let created = try await host.createSession(name: "Crypt", map: .array([.string(start.digest.description)]))
             let joined = try await HoardClient(baseURL: fixture.baseURL).join(code: created.code, name: "Ann")
-            let playerSockets = SocketLiveConnector()
+            let playerSockets = DroppableLiveConnector()
             let player = joined.live(options: fastRetries(playerSockets))
-            let hostChannel = host.liveChannel(sessionId: created.id, since: nil, options: fastRetries(SocketLiveConnector()))
+            let hostChannel = host.liveChannel(sessionId: created.id, since: nil, options: fastRetries(DroppableLiveConnector()))
             #expect(await eventually { hostChannel.isConnected && player.isConnected })
 
             var events = player.events.makeAsyncIterator()
@@ -108,8 +108,8 @@ import Testing
             ])
             let created = try await host.createSession(name: "Crypt", map: map)
             let joined = try await HoardClient(baseURL: fixture.baseURL).join(code: created.code, name: "Ann")
-            let watcher = joined.live(options: fastRetries(SocketLiveConnector()))
-            let hostSockets = SocketLiveConnector()
+            let watcher = joined.live(options: fastRetries(DroppableLiveConnector()))
+            let hostSockets = DroppableLiveConnector()
             let hostChannel = host.liveChannel(sessionId: created.id, since: nil, options: fastRetries(hostSockets))
             #expect(await eventually(seconds: 30) { hostChannel.isConnected && watcher.isConnected })
             try await hostChannel.send(.move(token: "t", x: 1, y: 0))

@@ -8,7 +8,7 @@
 
     /// Records every text a connection receives, so a test can check what reached a player byte for byte.
     final class RecordingConnector: LiveConnector {
-        let inner = SocketLiveConnector()
+        let inner = DroppableLiveConnector()
         let received = Locked([String]())
 
         func connect(to url: URL, token: String?) async throws -> any LiveConnection {
@@ -89,7 +89,7 @@
                     "tokens": .array([token("goblin", art[0]), token("secret-1", art[1], hidden: true), token("wolf", art[2])]),
                 ])
                 let created = try await host.createSession(name: "Crypt", map: map)
-                let hostChannel = host.liveChannel(sessionId: created.id, since: nil, options: fastRetries(SocketLiveConnector()))
+                let hostChannel = host.liveChannel(sessionId: created.id, since: nil, options: fastRetries(DroppableLiveConnector()))
                 var players: [Player] = []
                 for name in ["Ana", "Bo"] {
                     players.append(Player(joined: try await HoardClient(baseURL: fixture.baseURL).join(code: created.code, name: name)))
@@ -165,7 +165,7 @@
                     ]),
                 ])
                 let created = try await host.createSession(name: "Fog", map: map)
-                let hostChannel = host.liveChannel(sessionId: created.id, since: nil, options: fastRetries(SocketLiveConnector()))
+                let hostChannel = host.liveChannel(sessionId: created.id, since: nil, options: fastRetries(DroppableLiveConnector()))
                 var players: [Player] = []
                 for name in ["Ana", "Bo", "Cy"] {
                     players.append(Player(joined: try await HoardClient(baseURL: fixture.baseURL).join(code: created.code, name: name)))

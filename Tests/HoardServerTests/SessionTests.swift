@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HoardCore
 import HoardImport
 import HoardServer
 import HoardStore

@@ -2,7 +2,6 @@ import Foundation
 import HoardCatalog
 import HoardCore
 import HoardImport
-import HoardStore
 import Hummingbird
 import HummingbirdWebSocket
 import Logging

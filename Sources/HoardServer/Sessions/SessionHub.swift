@@ -1,7 +1,6 @@
 import Foundation
 import HoardCatalog
 import HoardCore
-import HoardStore
 import Logging
 import NIOConcurrencyHelpers
 

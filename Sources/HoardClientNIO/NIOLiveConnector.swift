@@ -5,12 +5,19 @@ import Logging
 import NIOSSL
 
 /// A live-channel transport over SwiftNIO's WebSocket client, for systems whose URLSession has no WebSocket
-/// support (Linux with libcurl before 8.11): `ws://`, and `wss://` trusting what ``HoardClientNIO``'s HTTPS trusts.
-struct NIOLiveConnector: LiveConnector {
+/// support (Linux with libcurl before 8.11): `ws://`, and `wss://` trusting what ``NIOHTTPExchange``'s HTTPS trusts.
+/// Pings are answered by the client; a connection that ends without ``LiveConnection/close()`` ends `receive()`,
+/// and the live channel reconnects.
+public struct NIOLiveConnector: LiveConnector {
     /// The PEM file of the only certificates trusted (`--cacert`); nil for the system's.
-    var caCertificates: String?
+    public var caCertificates: String?
 
-    func connect(to url: URL, token: String?) async throws -> any LiveConnection {
+    /// A connector trusting the certificates in `caCertificates` (a PEM file), or the system's.
+    public init(caCertificates: String? = nil) {
+        self.caCertificates = caCertificates
+    }
+
+    public func connect(to url: URL, token: String?) async throws -> any LiveConnection {
         let connection = NIOLiveConnection()
         var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 22)
         if let token { configuration.additionalHeaders[.authorization] = "Bearer \(token)" }
