@@ -121,8 +121,8 @@ let package = Package(
         .testTarget(name: "HoardArchiveTests", dependencies: ["HoardArchive"]),
         .testTarget(name: "HoardStoreTests", dependencies: ["HoardStore"]),
         .testTarget(name: "HoardCatalogTests", dependencies: ["HoardCatalog"]),
-        .testTarget(name: "HoardImportTests", dependencies: ["HoardImport"]),
-        .testTarget(name: "HoardImagingTests", dependencies: ["HoardImaging", "HoardImport"]),
+        .testTarget(name: "HoardImportTests", dependencies: ["HoardImport", "HoardTestSupport"]),
+        .testTarget(name: "HoardImagingTests", dependencies: ["HoardImaging", "HoardImport", "HoardTestSupport"]),
         .testTarget(name: "HoardPluginsTests", dependencies: ["HoardPlugins", "HoardImport"]),
         .testTarget(
             name: "HoardServerTests",

@@ -12,15 +12,14 @@ enum Build {
 
     // MARK: PNG
 
-    static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    static let pngSignature = PNGBytes.signature
 
-    static func pngChunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-        be32(UInt32(data.count)) + ascii(type) + data + be32(ImageHeader.crc32(ascii(type) + data))
-    }
+    static func pngChunk(_ type: String, _ data: [UInt8]) -> [UInt8] { PNGBytes.chunk(type, data) }
 
     static func ihdr(width: UInt32, height: UInt32, depth: UInt8 = 8, colourType: UInt8 = 6,
                      compression: UInt8 = 0, filter: UInt8 = 0, interlace: UInt8 = 0) -> [UInt8] {
-        be32(width) + be32(height) + [depth, colourType, compression, filter, interlace]
+        PNGBytes.header(width: width, height: height, depth: depth, colourType: colourType, compression: compression, filter: filter,
+                        interlace: interlace)
     }
 
     static func png(width: UInt32 = 640, height: UInt32 = 480, depth: UInt8 = 8, colourType: UInt8 = 6,

@@ -2,6 +2,7 @@ import Foundation
 import HoardCatalog
 import HoardImport
 import HoardStore
+import HoardTestSupport
 @testable import HoardCore
 
 /// Generated corpora's folders, for the clean-up at exit (a C function pointer cannot capture them).
@@ -87,17 +88,7 @@ enum Fixtures {
     }
 
     /// A minimal PNG: signature, IHDR with this size, an IDAT whose bytes make the content unique, IEND.
-    static func png(width: Int, height: Int, seed: Int = 0) -> [UInt8] {
-        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-            let body = Array(type.utf8) + data
-            let crc = ImageHeader.crc32(body)
-            return be32(UInt32(data.count)) + body + be32(crc)
-        }
-        func be32(_ value: UInt32) -> [UInt8] { (0..<4).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
-        let ihdr = be32(UInt32(width)) + be32(UInt32(height)) + [8, 6, 0, 0, 0]
-        let idat = Array("seed \(seed) \(width)x\(height)".utf8)
-        return ImageHeader.pngSignature + chunk("IHDR", ihdr) + chunk("IDAT", idat) + chunk("IEND", [])
-    }
+    static func png(width: Int, height: Int, seed: Int = 0) -> [UInt8] { PNGBytes.minimal(width: width, height: height, seed: seed) }
 
     /// Writes a zip with Python's zipfile (deflated unless `stored`), entries in the order given.
     static func zip(at path: String, _ entries: [(String, [UInt8])], stored: Bool = false) throws {

@@ -2,15 +2,12 @@ import Foundation
 @testable import HoardCore
 import HoardImport
 import HoardStore
+import HoardTestSupport
 import Testing
 
 /// Pictures with metadata, built from the plain fixtures by adding chunks or segments.
 private enum Dirty {
-    static func be32(_ value: Int) -> [UInt8] { (0..<4).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
-
-    static func pngChunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-        be32(data.count) + Array(type.utf8) + data + be32(Int(ImageHeader.crc32(Array(type.utf8) + data)))
-    }
+    static func pngChunk(_ type: String, _ data: [UInt8]) -> [UInt8] { PNGBytes.chunk(type, data) }
 
     /// A big-endian EXIF block whose IFD0 points at a GPS IFD with one entry.
     static let gpsTIFF: [UInt8] = [0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0, 1, 0x88, 0x25, 0, 4, 0, 0, 0, 1, 0, 0, 0, 26, 0, 0, 0, 0]

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HoardServer
+import HoardTestSupport
 @testable import HoardCore
 import HummingbirdTesting
 import Testing
@@ -16,13 +17,7 @@ import Testing
     }
 
     /// A minimal PNG: signature, IHDR, an IDAT, IEND.
-    static func png(side: UInt32) -> [UInt8] {
-        func be32(_ value: UInt32) -> [UInt8] { (0..<4).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
-        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-            be32(UInt32(data.count)) + Array(type.utf8) + data + be32(ImageHeader.crc32(Array(type.utf8) + data))
-        }
-        return ImageHeader.pngSignature + chunk("IHDR", be32(side) + be32(side) + [8, 6, 0, 0, 0]) + chunk("IDAT", [1, 2, 3]) + chunk("IEND", [])
-    }
+    static func png(side: UInt32) -> [UInt8] { PNGBytes.minimal(width: Int(side), height: Int(side), idat: [1, 2, 3]) }
 
     /// A zip (Python's shutil) of `entries`.
     static func zip(_ entries: [(String, [UInt8])]) throws -> [UInt8] {
