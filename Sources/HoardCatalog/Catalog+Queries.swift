@@ -30,29 +30,6 @@ public struct PackSummary: Sendable, Hashable, Codable {
     }
 }
 
-/// One asset as listed by `hoard assets --json` (shape in Schemas/asset-listing.schema.json).
-public struct AssetListing: Sendable, Hashable, Codable {
-    /// The asset's (descriptor's) digest.
-    public var digest: Digest
-    /// Kind.
-    public var kind: AssetKind
-    /// Name.
-    public var name: String
-    /// The pack it is listed under.
-    public var pack: String
-    /// Footprint in tiles.
-    public var footprint: Footprint
-    /// Variants, smallest scale first.
-    public var variants: [AssetDescriptor.Variant]
-    /// In a session's manifest: the version of ``pack`` the asset was found in (absent in pack listings).
-    public var packVersion: String? = nil
-    /// In a listing page: the generated thumbnail (at most 256 px a side), when a generator made one.
-    public var thumbnail: AssetDescriptor.Rendition? = nil
-    /// In a listing page and a session's manifest: the generated preview (about 32 px a tile), when a generator made
-    /// one. A client draws it first, before any variant arrives.
-    public var preview: AssetDescriptor.Rendition? = nil
-}
-
 extension Catalog {
     /// Every pack with its current version, by name.
     public func packs() throws(CatalogError) -> [PackSummary] {

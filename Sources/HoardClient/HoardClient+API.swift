@@ -102,18 +102,8 @@ public struct AssetSearch: Sendable, Hashable {
 
 /// A page of assets (`GET /v1/assets`).
 public struct AssetPage: Sendable, Hashable, Codable {
-    public struct Asset: Sendable, Hashable, Codable {
-        public var digest: Digest
-        public var name: String
-        public var kind: String
-        public var pack: String?
-        public var footprint: Footprint?
-    }
-
-    public struct Footprint: Sendable, Hashable, Codable {
-        public var width: Int
-        public var height: Int
-    }
+    /// One asset of the page, as the server lists it.
+    public typealias Asset = AssetListing
 
     public var assets: [Asset]
     public var total: Int

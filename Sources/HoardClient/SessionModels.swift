@@ -22,60 +22,14 @@ public struct SessionManifest: Sendable, Hashable, Codable {
     }
 }
 
-/// One asset of a manifest: the art a map names by its descriptor's digest.
-public struct ManifestAsset: Sendable, Hashable, Codable {
-    /// The asset's (descriptor's) digest, as the map names it.
-    public var digest: Digest
-    /// Its kind.
-    public var kind: AssetKind
-    /// Its name.
-    public var name: String
-    /// Grid footprint in tiles.
-    public var footprint: Footprint
-    /// The same picture at several resolutions.
-    public var variants: [AssetDescriptor.Variant]
-    /// The pack it came from, as the session's group sees it ("" when none of its packs or a public one holds it).
-    public var pack: String?
-    /// That pack's version.
-    public var packVersion: String?
-    /// The picture the server generated at about 32 pixels a tile, when it made one: what a client draws first.
-    public var preview: AssetDescriptor.Rendition?
+/// One asset of a manifest: the art a map names by its descriptor's digest, with its variants and preview. The same
+/// type the server lists assets with (``AssetListing``, in HoardCore).
+public typealias ManifestAsset = AssetListing
 
-    /// An asset.
-    public init(
-        digest: Digest, kind: AssetKind, name: String, footprint: Footprint, variants: [AssetDescriptor.Variant], pack: String? = nil,
-        packVersion: String? = nil, preview: AssetDescriptor.Rendition? = nil
-    ) {
-        self.digest = digest
-        self.kind = kind
-        self.name = name
-        self.footprint = footprint
-        self.variants = variants
-        self.pack = pack
-        self.packVersion = packVersion
-        self.preview = preview
-    }
-
+extension AssetListing {
     /// The lowest-scale variant (the smaller blob on a tie). Nil for an asset without variants.
     public var smallestVariant: AssetDescriptor.Variant? {
         variants.min { ($0.scale, $0.size) < ($1.scale, $1.size) }
-    }
-}
-
-/// A referenced blob that is not an asset.
-public struct ManifestBlob: Sendable, Hashable, Codable {
-    /// Its digest.
-    public var digest: Digest
-    /// Its size in bytes.
-    public var size: Int64
-    /// Its media type.
-    public var mediaType: String
-
-    /// A blob entry.
-    public init(digest: Digest, size: Int64, mediaType: String) {
-        self.digest = digest
-        self.size = size
-        self.mediaType = mediaType
     }
 }
 

@@ -37,9 +37,9 @@ import FoundationNetworking
             let packs = try await host.packs()
             #expect(packs.map(\.name) == ["dungeon-basics"] && packs.first?.group == "table")
             let ogres = try await host.assets(AssetSearch(text: "ogre", kind: "token"))
-            #expect(ogres.assets.map(\.name).contains { $0.contains("ogre") } && ogres.assets.allSatisfy { $0.kind == "token" })
+            #expect(ogres.assets.map(\.name).contains { $0.contains("ogre") } && ogres.assets.allSatisfy { $0.kind == .token })
             let large = try await host.assets(AssetSearch(footprint: "2x2"))
-            #expect(!large.assets.isEmpty && large.assets.allSatisfy { $0.footprint?.width == 2 && $0.footprint?.height == 2 })
+            #expect(!large.assets.isEmpty && large.assets.allSatisfy { $0.footprint.width == 2 && $0.footprint.height == 2 })
             var seen: [Digest] = []
             var cursor: String?
             repeat {

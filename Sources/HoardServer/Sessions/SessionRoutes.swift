@@ -214,15 +214,11 @@ struct SessionRoutes: Sendable {
         return (id, isHost(principal, of: session) ? .host : .participant(id))
     }
 
+    /// What a session's map references, as `GET /v1/sessions/{id}` and `assets` events list it; the client decodes it
+    /// as its `SessionManifest`, item types shared (HoardCore's ``AssetListing`` and ``ManifestBlob``).
     struct Manifest: Encodable {
         var assets: [AssetListing]
         var blobs: [ManifestBlob]
-    }
-
-    struct ManifestBlob: Encodable {
-        var digest: Digest
-        var size: Int64
-        var mediaType: String
     }
 
     static func manifest(_ resolved: ResolvedReferences) -> Manifest {

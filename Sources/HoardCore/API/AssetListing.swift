@@ -1,0 +1,40 @@
+/// One asset as the server lists it, on the wire and to its clients: `hoard assets --json`, the items of
+/// `GET /v1/assets` and of a session's manifest (shape in Schemas/asset-listing.schema.json). The server encodes it;
+/// the client library decodes the same type (``ManifestAsset`` there).
+public struct AssetListing: Sendable, Hashable, Codable {
+    /// The asset's (descriptor's) digest.
+    public var digest: Digest
+    /// Kind.
+    public var kind: AssetKind
+    /// Name.
+    public var name: String
+    /// The pack it is listed under; in a manifest, one that holds it as the session's group sees it ("" when none).
+    public var pack: String
+    /// Footprint in tiles.
+    public var footprint: Footprint
+    /// Variants, smallest scale first.
+    public var variants: [AssetDescriptor.Variant]
+    /// In a session's manifest: the version of ``pack`` the asset was found in (absent in pack listings).
+    public var packVersion: String?
+    /// In a listing page: the generated thumbnail (at most 256 px a side), when a generator made one.
+    public var thumbnail: AssetDescriptor.Rendition?
+    /// In a listing page and a session's manifest: the generated preview (about 32 px a tile), when a generator made
+    /// one. A client draws it first, before any variant arrives.
+    public var preview: AssetDescriptor.Rendition?
+
+    /// A listed asset.
+    public init(
+        digest: Digest, kind: AssetKind, name: String, pack: String = "", footprint: Footprint, variants: [AssetDescriptor.Variant],
+        packVersion: String? = nil, thumbnail: AssetDescriptor.Rendition? = nil, preview: AssetDescriptor.Rendition? = nil
+    ) {
+        self.digest = digest
+        self.kind = kind
+        self.name = name
+        self.pack = pack
+        self.footprint = footprint
+        self.variants = variants
+        self.packVersion = packVersion
+        self.thumbnail = thumbnail
+        self.preview = preview
+    }
+}
