@@ -106,8 +106,14 @@ def read_only(s):
     s.mount_tmpfs("16m")
     admin_token(s.hoard, s.data)
     cli(s.hoard, s.data, "import", s.archive("before", tokens=2))
+    # A server killed outright leaves the catalog's WAL files behind, with which SQLite would open the catalog
+    # read-only: Hoard must refuse all the same, before any write fails half-way.
+    server = Server(s.hoard, s.data)
+    server.start()
+    server.kill()
+    s.expect(os.path.exists(os.path.join(s.data, "catalog.sqlite-wal")), "a killed server left the catalog's WAL file")
     subprocess.run(["mount", "-o", "remount,ro", s.data], check=True)
-    # SQLite in WAL mode needs to write its shared-memory file even to read: every command refuses, clearly.
+    # Every command refuses, clearly, saying the data directory must be writable.
     verify = cli(s.hoard, s.data, "verify", check=False)
     s.expect(verify.returncode != 0 and "writable" in verify.stderr + verify.stdout,
              f"verify on a read-only data directory says to make it writable: {(verify.stdout + verify.stderr).strip()[-160:]!r}")

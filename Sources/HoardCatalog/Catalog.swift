@@ -12,6 +12,13 @@ public struct Catalog: Sendable {
 
     /// Opens (creating and migrating if needed) the catalog file at `path`, in WAL mode.
     public init(path: String) throws(CatalogError) {
+        // A folder that cannot be written is refused up front: SQLite alone would open the catalog read-only when a
+        // crashed process left its WAL files behind, and every write would then fail later, one by one.
+        let folder = (path as NSString).deletingLastPathComponent
+        if access(folder.isEmpty ? "." : folder, W_OK) != 0 {
+            throw CatalogError(.database, "cannot open the catalog at \(path); check that the data directory exists and is writable",
+                               cause: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EACCES))
+        }
         do {
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)

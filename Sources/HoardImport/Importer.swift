@@ -213,7 +213,7 @@ public struct Importer: Sendable {
             let state = try catalog.packState(named: packName, group: group)
             let prepared = try await offloaded { try PackWriter(plan: plan).prepare(packName: packName, group: group, state: state) }
             phase(.publishing)
-            let (summary, recording) = if let store = store as? any BlockingPublisher {
+            let (summary, recording) = if let store = store.blockingPublisher {
                 try await publishWhileRecording(prepared, to: store, area: area)
             } else {
                 try await publishThenRecord(prepared, area: area)

@@ -29,6 +29,17 @@ public protocol BlobStore: Sendable {
     func allDigests() async throws -> [Digest]
     /// Removes staging areas older than `age`, left behind by crashed imports. Returns how many.
     func removeStaleStaging(olderThan age: TimeInterval) async throws -> Int
+    /// The store as a ``BlockingPublisher`` when its publish does its work on the calling thread (the importer then
+    /// publishes while it records); nil for a store whose publish awaits (the default).
+    var blockingPublisher: (any BlockingPublisher)? { get }
+    /// The path of the blob's file when the store keeps blobs as files on this machine (a server may then hash it
+    /// once and `sendfile` it); nil for a store that does not (the default).
+    func localPath(of digest: Digest) -> String?
+}
+
+extension BlobStore {
+    public var blockingPublisher: (any BlockingPublisher)? { nil }
+    public func localPath(of digest: Digest) -> String? { nil }
 }
 
 /// A store whose publish does its work on the calling thread (the local file system's). The importer then publishes
@@ -37,6 +48,11 @@ public protocol BlobStore: Sendable {
 public protocol BlockingPublisher: BlobStore {
     /// ``BlobStore/publish(_:)``, blocking the calling thread until it is done.
     func publishBlocking(_ blobs: [StagedBlob]) throws -> PublishSummary
+}
+
+extension BlockingPublisher {
+    /// Itself: a store that declares ``BlockingPublisher`` is one.
+    public var blockingPublisher: (any BlockingPublisher)? { self }
 }
 
 /// What a store knows of one blob without reading it.

@@ -36,6 +36,9 @@ public struct FileBlobStore: BlockingPublisher {
         }
     }
 
+    /// Its blobs are files on this machine.
+    public func localPath(of digest: Digest) -> String? { path(of: digest) }
+
     /// Where a blob lives (whether or not it is there).
     public func path(of digest: Digest) -> String {
         let hex = digest.hex

@@ -28,6 +28,9 @@ struct PublishOrderTests {
         /// The pack names the catalog listed at the end of each publish.
         var packsSeenWhilePublishing: [[String]] { lock.withLock { seen } }
 
+        /// A class member, so that the blocking subclass can declare itself one.
+        var blockingPublisher: (any BlockingPublisher)? { nil }
+
         func publish(_ blobs: [StagedBlob]) async throws -> PublishSummary {
             let summary = try await base.publish(blobs)
             // Long enough for a transaction begun with the publish to have written and committed its rows.
@@ -62,6 +65,8 @@ struct PublishOrderTests {
 
         /// How often the importer used the suspending publish instead (it should not).
         var suspendingPublishes: Int { lock.withLock { asyncPublishes } }
+
+        override var blockingPublisher: (any BlockingPublisher)? { self }
 
         func publishBlocking(_ blobs: [StagedBlob]) throws -> PublishSummary {
             let summary = try base.publishBlocking(blobs)

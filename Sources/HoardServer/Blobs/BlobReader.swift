@@ -24,11 +24,10 @@ struct BlobReader: Sendable {
             return .init(byteBuffer: slice(try await buffer(digest, size: size, logger: context.logger), range))
         }
         metrics.cacheMisses.increment()
-        guard let fileStore = store as? FileBlobStore else {
+        guard let path = store.localPath(of: digest) else {
             let bytes = try await store.read(digest, range: range.map { $0.lowerBound..<($0.upperBound + 1) }) ?? []
             return .init(byteBuffer: ByteBuffer(bytes: bytes))
         }
-        let path = fileStore.path(of: digest)
         if !verifiedLarge.withLockedValue({ $0.contains(digest) }) {
             let actual = try await NIOThreadPool.singleton.runIfActive { () throws -> (digest: Digest, size: Int64)? in
                 do {
@@ -83,7 +82,8 @@ struct BlobReader: Sendable {
 
     /// ``load(_:size:logger:keepingFile:)`` of several blobs; from a file store in one job on the blocking-I/O pool.
     private func load(_ items: [(digest: Digest, size: Int64, keepingFile: Bool)], logger: Logger) async throws -> [(ByteBuffer, VerifiedBlobFile?)] {
-        guard let fileStore = store as? FileBlobStore else {
+        let paths = items.compactMap { store.localPath(of: $0.digest) }
+        guard paths.count == items.count else {
             var loaded: [(ByteBuffer, VerifiedBlobFile?)] = []
             for item in items {
                 guard let bytes = try await store.read(item.digest, range: nil) else { throw APIError.notFound("no blob \(item.digest)") }
@@ -93,7 +93,7 @@ struct BlobReader: Sendable {
             }
             return loaded
         }
-        let files = items.map { (path: fileStore.path(of: $0.digest), item: $0) }
+        let files = zip(paths, items).map { (path: $0, item: $1) }
         let loaded = try await NIOThreadPool.singleton.runIfActive {
             var loaded: [(ByteBuffer, CInt)] = []
             do {
