@@ -17,7 +17,7 @@ public struct Catalog: Sendable {
         let folder = (path as NSString).deletingLastPathComponent
         if access(folder.isEmpty ? "." : folder, W_OK) != 0 {
             throw CatalogError(.database, "cannot open the catalog at \(path); check that the data directory exists and is writable",
-                               cause: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EACCES))
+                               causedBy: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EACCES))
         }
         do {
             var configuration = Configuration()
@@ -32,7 +32,7 @@ public struct Catalog: Sendable {
         } catch {
             throw CatalogError(.database, Self.isBusy(error)
                 ? "the catalog at \(path) stayed busy for 10 s (another process is writing to it); retry when it is done"
-                : "cannot open the catalog at \(path); check that the data directory exists and is writable", cause: error)
+                : "cannot open the catalog at \(path); check that the data directory exists and is writable", causedBy: error)
         }
     }
 
@@ -48,7 +48,7 @@ public struct Catalog: Sendable {
         } catch let error as CatalogError {
             throw error
         } catch {
-            throw CatalogError(.database, "cannot create an in-memory catalog", cause: error)
+            throw CatalogError(.database, "cannot create an in-memory catalog", causedBy: error)
         }
     }
 
@@ -57,7 +57,7 @@ public struct Catalog: Sendable {
         do {
             try Self.migrator.migrate(writer)
         } catch {
-            throw CatalogError(.database, "cannot migrate the catalog; is it from a newer Hoard?", cause: error)
+            throw CatalogError(.database, "cannot migrate the catalog; is it from a newer Hoard?", causedBy: error)
         }
     }
 
@@ -68,7 +68,7 @@ public struct Catalog: Sendable {
         } catch let error as CatalogError {
             throw error
         } catch {
-            throw CatalogError(.database, "the catalog could not be read", cause: error)
+            throw CatalogError(.database, "the catalog could not be read", causedBy: error)
         }
     }
 
@@ -81,7 +81,7 @@ public struct Catalog: Sendable {
         } catch {
             throw CatalogError(.database, Self.isBusy(error)
                 ? "the catalog stayed busy for 10 s (another process is writing to it); nothing was written, retry"
-                : "the catalog could not be written; check free space and permissions", cause: error)
+                : "the catalog could not be written; check free space and permissions", causedBy: error)
         }
     }
 
@@ -164,34 +164,18 @@ public struct PackState: Sendable, Hashable {
 }
 
 /// An error of the catalog: a code, a message that says what to do, and the cause.
-public struct CatalogError: Error, Sendable, CustomStringConvertible {
-    /// What failed.
-    public enum Code: String, Sendable {
-        /// The database failed or is unreadable.
-        case database = "STORAGE_FAILURE"
-        /// The write contradicts what is recorded (another group's pack, a version with other content).
-        case conflict = "PACK_CONFLICT"
-        /// A named thing does not exist.
-        case notFound = "NOT_FOUND"
-        /// A name or value the catalog does not take (an empty group name).
-        case invalid = "BAD_REQUEST"
-    }
+public typealias CatalogError = CodedError<CatalogFailure>
 
-    /// What failed.
-    public var code: Code
-    /// What happened and what to do.
-    public var message: String
-    /// The underlying error's description.
-    public var cause: String?
-
-    /// Creates an error.
-    public init(_ code: Code, _ message: String, cause: (any Error)? = nil) {
-        self.code = code
-        self.message = message
-        self.cause = cause.map { "\($0)" }
-    }
-
-    public var description: String { message + (cause.map { " (\($0))" } ?? "") }
+/// What failed in the catalog (``CatalogError``'s codes).
+public enum CatalogFailure: String, Sendable, Hashable {
+    /// The database failed or is unreadable.
+    case database = "STORAGE_FAILURE"
+    /// The write contradicts what is recorded (another group's pack, a version with other content).
+    case conflict = "PACK_CONFLICT"
+    /// A named thing does not exist.
+    case notFound = "NOT_FOUND"
+    /// A name or value the catalog does not take (an empty group name).
+    case invalid = "BAD_REQUEST"
 }
 
 extension Catalog {
@@ -203,7 +187,7 @@ extension Catalog {
             try writer.backup(to: destination)
             try destination.close()
         } catch {
-            throw CatalogError(.database, "cannot write a catalog backup to \(path); check the folder and free space", cause: error)
+            throw CatalogError(.database, "cannot write a catalog backup to \(path); check the folder and free space", causedBy: error)
         }
     }
 }

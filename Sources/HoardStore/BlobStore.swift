@@ -89,28 +89,12 @@ public struct PublishSummary: Sendable, Hashable {
 }
 
 /// An error of a blob store: a code, a message that says what to do, and the cause.
-public struct BlobStoreError: Error, Sendable, CustomStringConvertible {
-    /// What failed.
-    public enum Code: String, Sendable {
-        /// The disk or the directory could not be written or read.
-        case io = "STORAGE_FAILURE"
-        /// Stored bytes do not match their digest.
-        case corrupt = "CORRUPT_BLOB"
-    }
+public typealias BlobStoreError = CodedError<BlobStoreFailure>
 
-    /// What failed.
-    public var code: Code
-    /// What happened and what to do.
-    public var message: String
-    /// The system's own words.
-    public var cause: String?
-
-    /// Creates an error.
-    public init(_ code: Code, _ message: String, cause: String? = nil) {
-        self.code = code
-        self.message = message
-        self.cause = cause
-    }
-
-    public var description: String { message + (cause.map { " (\($0))" } ?? "") }
+/// What failed in a blob store (``BlobStoreError``'s codes).
+public enum BlobStoreFailure: String, Sendable, Hashable {
+    /// The disk or the directory could not be written or read.
+    case io = "STORAGE_FAILURE"
+    /// Stored bytes do not match their digest.
+    case corrupt = "CORRUPT_BLOB"
 }

@@ -6,7 +6,7 @@ import Testing
 @testable import HoardCatalog
 
 /// The code of the catalog error `body` throws, recording an issue when it throws nothing.
-private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogError.Code? {
+private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailure? {
     let error = #expect(throws: CatalogError.self) { try body() }
     return error?.code
 }
