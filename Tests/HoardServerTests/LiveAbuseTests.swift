@@ -114,7 +114,15 @@ struct LiveAbuseTests {
         try await LiveChannelTests.withSession { live in
             let slow = try await RawWebSocket.open(port: live.port, session: live.session, token: live.participant, receiveBuffer: 4096)
             try await slow.socket.send(RawWebSocket.frame(0x1, Array(#"{"type":"grab","entity":"door"}"#.utf8)))
-            try await Task.sleep(for: .milliseconds(300))
+            // Its grab must hold before the flood begins (a fixed pause was not always enough on a loaded machine:
+            // a grab read after the drop is rightly ignored, and then there is nothing to release).
+            let catalog = try Hoard(dataDirectory: live.fixture.directory).catalog
+            let grabbed = await Fixture.eventually(seconds: 20) {
+                ((try? catalog.events(session: live.session, after: 0)) ?? []).map(\.body).contains {
+                    $0.contains(#""type":"grab""#) && $0.contains(#""entity":"door""#)
+                }
+            }
+            try #require(grabbed, "the slow reader's grab was applied")
             // The host sends 200 KB ops until the reader's queue passes its byte budget.
             let padding = String(repeating: "x", count: 200_000)
             let big = (0..<60).map { n in #"{"type":"op","op":{"kind":"custom","payload":{"n":\#(n),"pad":"\#(padding)"}}}"# }
@@ -123,7 +131,6 @@ struct LiveAbuseTests {
                 port: live.port, session: live.session, token: live.fixture.hostToken, since: 0, send: big, until: 1000,
                 stop: #""event":"left""#, timeout: .seconds(60))
             // The log (what every socket is sent) has the release of its grab and its leaving.
-            let catalog = try Hoard(dataDirectory: live.fixture.directory).catalog
             let logged = await Fixture.eventually(seconds: 40) {
                 let bodies = ((try? catalog.events(session: live.session, after: 0)) ?? []).map(\.body)
                 return bodies.contains { $0.contains(#""type":"release""#) && $0.contains(#""entity":"door""#) }
