@@ -34,13 +34,16 @@ extension ManifestAsset {
                 digest: preview.digest, size: preview.size, width: preview.width, height: preview.height,
                 pixelsPerTile: Double(preview.width) / across, scale: nil))
         }
-        for variant in variants.sorted(by: { ($0.scale, $0.size) < ($1.scale, $1.size) }) {
+        for variant in variants.sorted(by: Self.lessSharp) {
             result.append(AssetPicture(
                 digest: variant.digest, size: variant.size, width: variant.width, height: variant.height,
                 pixelsPerTile: Double(variant.width) / across, scale: variant.scale))
         }
         return result
     }
+
+    /// The lowest-scale variant (the smaller blob on a tie). Nil for an asset without variants.
+    public var smallestVariant: AssetDescriptor.Variant? { variants.min(by: Self.lessSharp) }
 
     /// The picture to draw first: the preview when there is one, else the smallest variant. Nil for an asset without
     /// pictures.
@@ -50,7 +53,11 @@ extension ManifestAsset {
     /// else the sharpest there is. With nil, the default resolution: the @1x variant, the art as its author drew it
     /// (the lowest scale when there is no @1x).
     public func picture(forPixelsPerTile pixelsPerTile: Double?) -> AssetPicture? {
-        let pictures = pictures
+        Self.picture(in: pictures, forPixelsPerTile: pixelsPerTile)
+    }
+
+    /// ``picture(forPixelsPerTile:)`` among pictures already listed (``pictures``), least sharp first.
+    static func picture(in pictures: [AssetPicture], forPixelsPerTile pixelsPerTile: Double?) -> AssetPicture? {
         guard let pixelsPerTile else {
             let variants = pictures.filter { !$0.isPreview }
             return variants.first { $0.scale == 1 } ?? variants.first ?? pictures.first
@@ -58,9 +65,8 @@ extension ManifestAsset {
         return pictures.first { $0.pixelsPerTile >= pixelsPerTile } ?? pictures.last
     }
 
-    /// The pictures the cache keeps while this asset is drawn at `pixelsPerTile`: the first picture and the one for
-    /// that resolution.
-    func picturesInUse(atPixelsPerTile pixelsPerTile: Double?) -> Set<Digest> {
-        Set([firstPicture, picture(forPixelsPerTile: pixelsPerTile)].compactMap { $0?.digest })
+    /// Lower scale first, the smaller blob on a tie.
+    private static func lessSharp(_ a: AssetDescriptor.Variant, _ b: AssetDescriptor.Variant) -> Bool {
+        (a.scale, a.size) < (b.scale, b.size)
     }
 }

@@ -346,11 +346,8 @@ final class CacheLedger: Sendable {
 
     init(budget: Int64) { self.budget = budget }
 
-    private static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
+    /// Seconds since 1970, as file modification times count.
+    private static func now() -> Double { Date().timeIntervalSince1970 }
 
     /// Reads every blob's size and modification time, once.
     private static func load(_ state: inout State, _ cache: BlobCacheDirectory) {

@@ -26,13 +26,6 @@ public struct SessionManifest: Sendable, Hashable, Codable {
 /// type the server lists assets with (``AssetListing``, in HoardCore).
 public typealias ManifestAsset = AssetListing
 
-extension AssetListing {
-    /// The lowest-scale variant (the smaller blob on a tie). Nil for an asset without variants.
-    public var smallestVariant: AssetDescriptor.Variant? {
-        variants.min { ($0.scale, $0.size) < ($1.scale, $1.size) }
-    }
-}
-
 /// A game session as `GET /v1/sessions/{id}` shows it.
 public struct SessionState: Sendable, Hashable, Decodable {
     /// The session's id.

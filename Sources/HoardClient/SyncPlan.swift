@@ -69,18 +69,26 @@ public struct SyncPlan: Sendable {
             guard let picture else { return }
             if seen.insert(picture.digest).inserted { wanted.append(Item(digest: picture.digest, size: picture.size, phase: phase)) }
         }
+        // Each asset's pictures are listed once: its first, its smallest variant and its picture for this resolution.
+        let chosen = manifest.assets.map { asset in
+            let pictures = asset.pictures
+            return (
+                asset: asset.digest, first: pictures.first, smallest: pictures.first { !$0.isPreview },
+                target: ManifestAsset.picture(in: pictures, forPixelsPerTile: pixelsPerTile)
+            )
+        }
         var inUse: [Digest: Set<Digest>] = [:]
-        for asset in manifest.assets {
-            want(asset.firstPicture, .firstRender)
-            inUse[asset.digest, default: []].formUnion(asset.picturesInUse(atPixelsPerTile: pixelsPerTile))
+        for pictures in chosen {
+            want(pictures.first, .firstRender)
+            inUse[pictures.asset, default: []].formUnion([pictures.first, pictures.target].compactMap { $0?.digest })
         }
         for blob in manifest.blobs {
             if seen.insert(blob.digest).inserted { wanted.append(Item(digest: blob.digest, size: blob.size, phase: .rest)) }
             inUse[blob.digest, default: []].insert(blob.digest)
         }
         // The smallest variant of every asset before any sharper one: a real picture everywhere soon, on a slow link.
-        for asset in manifest.assets { want(asset.pictures.first { !$0.isPreview }, .rest) }
-        for asset in manifest.assets { want(asset.picture(forPixelsPerTile: pixelsPerTile), .rest) }
+        for pictures in chosen { want(pictures.smallest, .rest) }
+        for pictures in chosen { want(pictures.target, .rest) }
         self.wanted = wanted
         self.inUse = inUse
         let cached = Set(wanted.map(\.digest).filter(isCached))
