@@ -208,7 +208,11 @@ struct LiveAbuseTests {
             let padding = String(repeating: "y", count: 200_000)
             let big = (0..<30).map { n in #"{"type":"op","op":{"kind":"custom","payload":{"n":\#(n),"pad":"\#(padding)"}}}"# }
             _ = try await LiveClient.exchange(
-                port: live.port, session: live.session, token: live.fixture.hostToken, send: big, until: 31, timeout: .seconds(5))
+                port: live.port, session: live.session, token: live.fixture.hostToken, send: big, until: 31, timeout: .seconds(30))
+            // The whole log is written before the joiner comes (a loaded machine may apply the ops after the host's
+            // socket gave up waiting for them).
+            let logged = await Fixture.eventually(seconds: 30) { ((try? live.fixture.lastSeq(live.session)) ?? 0) >= 31 }
+            try #require(logged, "the 30 ops are in the log")
             let events = LiveClient.objects(
                 try await LiveClient.exchange(port: live.port, session: live.session, token: live.participant, since: 1, until: 1))
             #expect(events.first?["type"] as? String == "snapshot", "a snapshot instead of 6 MB of replay")
