@@ -129,7 +129,7 @@ struct LiveAbuseTests {
             // The host's socket stays until it sees the reader leave (a loaded machine applies the ops slowly).
             _ = try await LiveClient.exchange(
                 port: live.port, session: live.session, token: live.fixture.hostToken, since: 0, send: big, until: 1000,
-                stop: #""event":"left""#, timeout: .seconds(60))
+                stop: #""event":"left""#, timeout: .seconds(60), paced: true)
             // The log (what every socket is sent) has the release of its grab and its leaving.
             let logged = await Fixture.eventually(seconds: 40) {
                 let bodies = ((try? catalog.events(session: live.session, after: 0)) ?? []).map(\.body)
@@ -208,7 +208,8 @@ struct LiveAbuseTests {
             let padding = String(repeating: "y", count: 200_000)
             let big = (0..<30).map { n in #"{"type":"op","op":{"kind":"custom","payload":{"n":\#(n),"pad":"\#(padding)"}}}"# }
             _ = try await LiveClient.exchange(
-                port: live.port, session: live.session, token: live.fixture.hostToken, send: big, until: 31, timeout: .seconds(30))
+                port: live.port, session: live.session, token: live.fixture.hostToken, send: big, until: 31, timeout: .seconds(60),
+                paced: true)
             // The whole log is written before the joiner comes (a loaded machine may apply the ops after the host's
             // socket gave up waiting for them).
             let logged = await Fixture.eventually(seconds: 30) { ((try? live.fixture.lastSeq(live.session)) ?? 0) >= 31 }

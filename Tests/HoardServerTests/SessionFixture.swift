@@ -64,7 +64,8 @@ enum LiveClient {
     /// containing `stop` arrived, or `timeout` passed. With `tls`, over `wss://`.
     static func exchange(
         port: Int, session: String, token: String, since: Int64? = nil, send messages: [String] = [], until count: Int,
-        stop: String? = nil, timeout: Duration = .seconds(15), host: String = "127.0.0.1", tls: TLSConfiguration? = nil
+        stop: String? = nil, timeout: Duration = .seconds(15), host: String = "127.0.0.1", tls: TLSConfiguration? = nil,
+        paced: Bool = false
     ) async throws -> [String] {
         let received = Received()
         let url = "\(tls == nil ? "ws" : "wss")://\(host):\(port)/v1/sessions/\(session)/live" + (since.map { "?since=\($0)" } ?? "")
@@ -77,13 +78,20 @@ enum LiveClient {
                     // anything would fall behind its own echoes and be dropped as a reader that does not read.
                     try await withThrowingTaskGroup(of: Void.self) { writer in
                         writer.addTask {
-                            for message in messages { try await outbound.write(.text(message)) }
+                            for message in messages {
+                                // Paced: the next message waits until something new has arrived (its echo), so a
+                                // loaded machine never has this socket's echoes pile up past its byte budget.
+                                let before = await received.count
+                                try await outbound.write(.text(message))
+                                while paced, await received.count == before { try await Task.sleep(for: .milliseconds(2)) }
+                            }
                         }
                         for try await frame in inbound.messages(maxSize: 1 << 20) {
                             guard case .text(let text) = frame else { continue }
                             if await received.append(text) >= count || stop.map(text.contains) == true { break }
                         }
-                        try await writer.next()
+                        // A paced writer waits for what will no longer be read.
+                        if paced { writer.cancelAll() } else { try await writer.next() }
                     }
                     try await outbound.close(.normalClosure, reason: nil)
                 }
@@ -100,6 +108,7 @@ enum LiveClient {
 
     actor Received {
         var texts: [String] = []
+        var count: Int { texts.count }
         func append(_ text: String) -> Int {
             texts.append(text)
             return texts.count
