@@ -8,6 +8,7 @@ import PackageDescription
 //   import    HoardImport     turns an archive into a pack: names, variants, derived pictures, blobs, catalog rows;
 //                             also owns the data directory (Hoard), backups and the store audit
 //   store     HoardStore      content-addressed blob files: stage, hash, fsync, publish
+//             HoardS3         the same contract over S3-compatible object storage (SigV4 on AsyncHTTPClient)
 //   catalog   HoardCatalog    the SQLite catalog of packs, assets, groups, tokens, sessions (the only GRDB user)
 //   server    HoardServer     the HTTP API, the blob fast path, live sessions, the web page (the only Hummingbird user)
 //   client    HoardClient     the API for apps: requests, blob cache directory, sync, the live channel;
@@ -47,6 +48,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         // TLS for `hoard serve --tls-cert` and `hoard join https://…` (already built for the WebSocket client).
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // The S3 blob store's HTTP client (SigV4 is written here, on swift-crypto).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .systemLibrary(
@@ -65,6 +68,17 @@ let package = Package(
         .target(
             name: "HoardStore",
             dependencies: ["HoardCore", "CHoardSystem", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // Blobs in S3-compatible object storage: SigV4, a small S3 client, and the S3 blob store.
+        .target(
+            name: "HoardS3",
+            dependencies: [
+                "HoardCore", "HoardStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
         .target(name: "HoardCatalog", dependencies: [
             "HoardCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -119,7 +133,10 @@ let package = Package(
         .target(name: "HoardTestSupport", dependencies: ["HoardCore"], path: "Tests/HoardTestSupport"),
         .testTarget(name: "HoardCoreTests", dependencies: ["HoardCore", "HoardTestSupport"]),
         .testTarget(name: "HoardArchiveTests", dependencies: ["HoardArchive"]),
-        .testTarget(name: "HoardStoreTests", dependencies: ["HoardStore"]),
+        .testTarget(name: "HoardStoreTests", dependencies: ["HoardStore", "BlobStoreConformance"]),
+        // The blob store contract as a list of checks, run against every backend by its own test target.
+        .target(name: "BlobStoreConformance", dependencies: ["HoardStore"], path: "Tests/BlobStoreConformance"),
+        .testTarget(name: "HoardS3Tests", dependencies: ["HoardS3", "BlobStoreConformance"]),
         .testTarget(name: "HoardCatalogTests", dependencies: ["HoardCatalog"]),
         .testTarget(name: "HoardImportTests", dependencies: ["HoardImport", "HoardTestSupport"]),
         .testTarget(name: "HoardImagingTests", dependencies: ["HoardImaging", "HoardImport", "HoardTestSupport"]),

@@ -97,4 +97,8 @@ public enum BlobStoreFailure: String, Sendable, Hashable {
     case io = "STORAGE_FAILURE"
     /// Stored bytes do not match their digest.
     case corrupt = "CORRUPT_BLOB"
+    /// A remote store could not be reached or did not answer in time (a server answers 503).
+    case unavailable = "STORAGE_UNAVAILABLE"
+    /// The store's configuration is wrong: a malformed location, missing or refused credentials, a bucket not ours.
+    case misconfigured = "STORAGE_MISCONFIGURED"
 }

@@ -189,18 +189,7 @@ public struct FileBlobStore: BlockingPublisher {
     }
 
     public func removeStaleStaging(olderThan age: TimeInterval) async throws -> Int {
-        let base = versionDirectory + "/staging"
-        let fm = FileManager.default
-        var removed = 0
-        let cutoff = Date().addingTimeInterval(-age)
-        for name in (try? fm.contentsOfDirectory(atPath: base)) ?? [] {
-            let path = "\(base)/\(name)"
-            if let modified = try? fm.attributesOfItem(atPath: path)[.modificationDate] as? Date, modified < cutoff {
-                try? fm.removeItem(atPath: path)
-                removed += 1
-            }
-        }
-        return removed
+        StagingArea.removeStale(in: versionDirectory + "/staging", olderThan: age)
     }
 }
 

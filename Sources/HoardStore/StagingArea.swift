@@ -96,6 +96,22 @@ public final class StagingArea: @unchecked Sendable {
         }.start()
     }
 
+    /// Removes the staging areas in `base` (a store's staging folder) older than `age`, left behind by crashed imports.
+    /// Returns how many.
+    public static func removeStale(in base: String, olderThan age: TimeInterval) -> Int {
+        let fm = FileManager.default
+        var removed = 0
+        let cutoff = Date().addingTimeInterval(-age)
+        for name in (try? fm.contentsOfDirectory(atPath: base)) ?? [] {
+            let path = "\(base)/\(name)"
+            if let modified = try? fm.attributesOfItem(atPath: path)[.modificationDate] as? Date, modified < cutoff {
+                try? fm.removeItem(atPath: path)
+                removed += 1
+            }
+        }
+        return removed
+    }
+
     /// Removes the folder and everything in it. Safe to call twice.
     public func discard() {
         removals.wait()

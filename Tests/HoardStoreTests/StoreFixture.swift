@@ -1,13 +1,20 @@
+import BlobStoreConformance
 import Foundation
 import HoardCore
 import HoardStore
+import Testing
 
-/// The backends the conformance suite runs against.
+/// The backends of this target that the conformance suite runs against (HoardS3Tests runs it against S3).
 enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
     case file
     case memory
 
     var description: String { rawValue }
+}
+
+@Test(arguments: StoreKind.allCases, BlobStoreConformance.checks)
+func everyLocalBackendKeepsTheBlobStoreContract(_ kind: StoreKind, _ check: BlobStoreCheck) async throws {
+    try await check.run(on: makeStoreUnderTest(kind))
 }
 
 /// A fresh, empty folder under the system's temporary directory.
@@ -17,90 +24,28 @@ func makeTemporaryDirectory() throws -> String {
     return path
 }
 
-/// One store under test, with the backend-specific ways to age and damage blobs. Removes its folder when released.
-final class StoreUnderTest: @unchecked Sendable {
-    let kind: StoreKind
-    let store: any BlobStore
-    /// The root folder of a file store; nil for memory.
-    let directory: String?
-
-    init(_ kind: StoreKind) throws {
-        self.kind = kind
-        switch kind {
-        case .file:
-            let directory = try makeTemporaryDirectory()
-            self.directory = directory
-            store = try FileBlobStore(root: directory)
-        case .memory:
-            directory = nil
-            store = MemoryBlobStore()
-        }
-    }
-
-    deinit {
-        if let directory { try? FileManager.default.removeItem(atPath: directory) }
-    }
-
-    /// Stages each of `contents` in one staging area, publishes them in one batch and discards the area.
-    @discardableResult
-    func publish(_ contents: [[UInt8]]) async throws -> (summary: PublishSummary, digests: [Digest]) {
-        let area = try store.makeStagingArea()
-        defer { area.discard() }
-        let staged = try contents.map { try area.stage($0) }
-        let summary = try await store.publish(staged)
-        return (summary, staged.map(\.digest))
-    }
-
-    /// Publishes one blob and returns its digest.
-    @discardableResult
-    func publish(_ bytes: [UInt8]) async throws -> Digest {
-        try await publish([bytes]).digests[0]
-    }
-
-    /// Sets a blob's modification time, as if it was last published or touched at `date`.
-    func setModified(_ digest: Digest, to date: Date) throws {
-        switch store {
-        case let file as FileBlobStore:
-            try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: file.path(of: digest))
-        case let memory as MemoryBlobStore:
-            memory.setModified(digest, to: date)
-        default:
-            fatalError("unknown store \(store)")
-        }
-    }
-
-    /// Replaces a stored blob's bytes behind the store's back, as disk corruption would.
-    func corrupt(_ digest: Digest, with bytes: [UInt8]) throws {
-        switch store {
-        case let file as FileBlobStore:
-            let path = file.path(of: digest)
-            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
-            try Data(bytes).write(to: URL(fileURLWithPath: path))
-        case let memory as MemoryBlobStore:
-            memory.corrupt(digest, with: bytes)
-        default:
-            fatalError("unknown store \(store)")
-        }
+/// An empty store of `kind` with its ways to age and damage blobs; a file store's folder goes with it.
+func makeStoreUnderTest(_ kind: StoreKind) throws -> StoreUnderTest {
+    switch kind {
+    case .file:
+        let directory = try makeTemporaryDirectory()
+        let file = try FileBlobStore(root: directory)
+        return StoreUnderTest(
+            store: file,
+            setModified: { digest, date in
+                try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: file.path(of: digest))
+            },
+            corrupt: { digest, bytes in
+                let path = file.path(of: digest)
+                try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+                try Data(bytes).write(to: URL(fileURLWithPath: path))
+            },
+            cleanup: { try? FileManager.default.removeItem(atPath: directory) })
+    case .memory:
+        let memory = MemoryBlobStore()
+        return StoreUnderTest(
+            store: memory,
+            setModified: { digest, date in memory.setModified(digest, to: date) },
+            corrupt: { digest, bytes in memory.corrupt(digest, with: bytes) })
     }
 }
-
-/// Deterministic bytes of any length (SplitMix64), so large fixtures need no files.
-func pseudoRandomBytes(count: Int, seed: UInt64) -> [UInt8] {
-    var state = seed
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(count)
-    while bytes.count < count {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        for shift in stride(from: 0, to: 64, by: 8) where bytes.count < count {
-            bytes.append(UInt8(truncatingIfNeeded: z >> UInt64(shift)))
-        }
-    }
-    return bytes
-}
-
-/// `sha256:<hex>` as a digest.
-func knownDigest(_ hex: String) -> Digest? { Digest("sha256:" + hex) }

@@ -1,10 +1,48 @@
 import Foundation
 import HoardCore
+import HoardStore
 import Testing
 
-@testable import HoardStore
+/// The contract of `BlobStore` as a list of named checks, run against every backend by that backend's test target:
+/// `@Test(arguments: BlobStoreConformance.checks) func …(_ check: BlobStoreCheck) { try await check.run(on: …) }`.
+public enum BlobStoreConformance {
+    /// Every check, each on a fresh, empty store.
+    public static let checks: [BlobStoreCheck] = [
+        BlobStoreCheck("stagingThenPublishingMakesEveryBlobReadableWithExactlyItsBytes", stagingThenPublishingMakesEveryBlobReadableWithExactlyItsBytes),
+        BlobStoreCheck("aBlobsDigestIsTheSHA256OfItsBytes", aBlobsDigestIsTheSHA256OfItsBytes),
+        BlobStoreCheck("aBlobWrittenInPiecesHashesLikeTheWhole", aBlobWrittenInPiecesHashesLikeTheWhole),
+        BlobStoreCheck("publishingTheSameBlobTwiceStoresNothingNewTheSecondTime", publishingTheSameBlobTwiceStoresNothingNewTheSecondTime),
+        BlobStoreCheck("duplicateBlobsInOneBatchCountOnce", duplicateBlobsInOneBatchCountOnce),
+        BlobStoreCheck("readingARangeReturnsExactlyThoseBytes", readingARangeReturnsExactlyThoseBytes),
+        BlobStoreCheck("anAbsentBlobReadsAsNil", anAbsentBlobReadsAsNil),
+        BlobStoreCheck("deletingRemovesABlobAndDeletingAnAbsentOneSucceeds", deletingRemovesABlobAndDeletingAnAbsentOneSucceeds),
+        BlobStoreCheck("aDeletedBlobCanBePublishedAgain", aDeletedBlobCanBePublishedAgain),
+        BlobStoreCheck("allDigestsListsExactlyWhatWasPublished", allDigestsListsExactlyWhatWasPublished),
+        BlobStoreCheck("touchingABlobUpdatesItsModificationTime", touchingABlobUpdatesItsModificationTime),
+        BlobStoreCheck("republishingAnExistingBlobRefreshesItsModificationTime", republishingAnExistingBlobRefreshesItsModificationTime),
+        BlobStoreCheck("discardingAStagingAreaLeavesNoFiles", discardingAStagingAreaLeavesNoFiles),
+        BlobStoreCheck("publishingFromADiscardedStagingAreaFailsAndStoresNothing", publishingFromADiscardedStagingAreaFailsAndStoresNothing),
+        BlobStoreCheck("rehashingDetectsCorruption", rehashingDetectsCorruption),
+        BlobStoreCheck("concurrentPublishesOfTheSameBlobBothSucceed", concurrentPublishesOfTheSameBlobBothSucceed),
+    ]
+}
 
-// The contract of `BlobStore`, checked against every backend with the same tests.
+/// One behaviour every blob store must have, run on a store under test.
+public struct BlobStoreCheck: Sendable, CustomTestStringConvertible {
+    /// The behaviour, as a phrase (the original test's name).
+    public let name: String
+    private let body: @Sendable (StoreUnderTest) async throws -> Void
+
+    init(_ name: String, _ body: @escaping @Sendable (StoreUnderTest) async throws -> Void) {
+        self.name = name
+        self.body = body
+    }
+
+    public var testDescription: String { name }
+
+    /// Runs the check on `subject`, which must be empty.
+    public func run(on subject: StoreUnderTest) async throws { try await body(subject) }
+}
 
 /// SHA-256 test vectors (FIPS 180-2).
 private let vectors: [(input: [UInt8], hex: String)] = [
@@ -14,9 +52,7 @@ private let vectors: [(input: [UInt8], hex: String)] = [
      "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
 ]
 
-@Test(arguments: StoreKind.allCases)
-func stagingThenPublishingMakesEveryBlobReadableWithExactlyItsBytes(_ kind: StoreKind) async throws {
-    let subject = try StoreUnderTest(kind)
+private func stagingThenPublishingMakesEveryBlobReadableWithExactlyItsBytes(_ subject: StoreUnderTest) async throws {
     let contents: [[UInt8]] = [[], [0], Array("goblin".utf8), pseudoRandomBytes(count: 70_000, seed: 1),
                                pseudoRandomBytes(count: 3 << 20, seed: 2)]
     let (summary, digests) = try await subject.publish(contents)
@@ -30,9 +66,7 @@ func stagingThenPublishingMakesEveryBlobReadableWithExactlyItsBytes(_ kind: Stor
     }
 }
 
-@Test(arguments: StoreKind.allCases)
-func aBlobsDigestIsTheSHA256OfItsBytes(_ kind: StoreKind) async throws {
-    let subject = try StoreUnderTest(kind)
+private func aBlobsDigestIsTheSHA256OfItsBytes(_ subject: StoreUnderTest) async throws {
     for vector in vectors {
         let expected = try #require(knownDigest(vector.hex))
         let digest = try await subject.publish(vector.input)
@@ -43,10 +77,8 @@ func aBlobsDigestIsTheSHA256OfItsBytes(_ kind: StoreKind) async throws {
     }
 }
 
-@Test(arguments: StoreKind.allCases)
-func aBlobWrittenInPiecesHashesLikeTheWhole(_ kind: StoreKind) async throws {
+private func aBlobWrittenInPiecesHashesLikeTheWhole(_ subject: StoreUnderTest) async throws {
     // One million "a": the long FIPS 180-2 vector, written in uneven pieces.
-    let subject = try StoreUnderTest(kind)
     let area = try subject.store.makeStagingArea()
     defer { area.discard() }
     let writer = try area.makeWriter(keepingPrefix: 10)
@@ -67,9 +99,7 @@ func aBlobWrittenInPiecesHashesLikeTheWhole(_ kind: StoreKind) async throws {
     #expect(try await subject.store.rehash(staged.digest)?.size == 1_000_000)
 }
 
-@Test(arguments: StoreKind.allCases)
-func publishingTheSameBlobTwiceStoresNothingNewTheSecondTime(_ kind: StoreKind) async throws {
-    let subject = try StoreUnderTest(kind)
+private func publishingTheSameBlobTwiceStoresNothingNewTheSecondTime(_ subject: StoreUnderTest) async throws {
     let bytes = pseudoRandomBytes(count: 4096, seed: 3)
     let first = try await subject.publish([bytes])
     #expect(first.summary.newBlobs.count == 1)
@@ -84,9 +114,7 @@ func publishingTheSameBlobTwiceStoresNothingNewTheSecondTime(_ kind: StoreKind) 
     #expect(try await subject.store.read(first.digests[0], range: nil) == bytes)
 }
 
-@Test(arguments: StoreKind.allCases)
-func duplicateBlobsInOneBatchCountOnce(_ kind: StoreKind) async throws {
-    let subject = try StoreUnderTest(kind)
+private func duplicateBlobsInOneBatchCountOnce(_ subject: StoreUnderTest) async throws {
     let bytes = Array("the same token art".utf8)
     let (summary, digests) = try await subject.publish([bytes, Array("other".utf8), bytes, bytes])
     #expect(digests[0] == digests[2])
@@ -96,9 +124,7 @@ func duplicateBlobsInOneBatchCountOnce(_ kind: StoreKind) async throws {
     #expect(try await subject.store.read(digests[0], range: nil) == bytes)
 }
 
-@Test(arguments: StoreKind.allCases)
-func readingARangeReturnsExactlyThoseBytes(_ kind: StoreKind) async throws {
-    let subject = try StoreUnderTest(kind)
+private func readingARangeReturnsExactlyThoseBytes(_ subject: StoreUnderTest) async throws {
     let bytes = pseudoRandomBytes(count: 10_000, seed: 4)
     let digest = try await subject.publish(bytes)
     for range: Range<Int64> in [0..<1, 2..<5, 0..<10_000, 9_999..<10_000, 4_096..<8_193, 100..<100] {
@@ -110,9 +136,7 @@ func readingARangeReturnsExactlyThoseBytes(_ kind: StoreKind) async throws {
     #expect(try await subject.store.read(digest, range: 20_000..<20_010) == [])
 }
 
-@Test(arguments: StoreKind.allCases)
-func anAbsentBlobReadsAsNil(_ kind: StoreKind) async throws {
-    let subject = try StoreUnderTest(kind)
+private func anAbsentBlobReadsAsNil(_ subject: StoreUnderTest) async throws {
     try await subject.publish(Array("present".utf8))
     let absent = BlobHasher.digest(of: Array("absent".utf8))
     #expect(try await subject.store.read(absent, range: nil) == nil)
@@ -121,9 +145,7 @@ func anAbsentBlobReadsAsNil(_ kind: StoreKind) async throws {
     #expect(try await subject.store.rehash(absent) == nil)
 }
 
-@Test(arguments: StoreKind.allCases)
-func deletingRemovesABlobAndDeletingAnAbsentOneSucceeds(_ kind: StoreKind) async throws {
-    let subject = try StoreUnderTest(kind)
+private func deletingRemovesABlobAndDeletingAnAbsentOneSucceeds(_ subject: StoreUnderTest) async throws {
     let kept = try await subject.publish(Array("kept".utf8))
     let doomed = try await subject.publish(Array("doomed".utf8))
     try await subject.store.delete(doomed)
@@ -136,9 +158,7 @@ func deletingRemovesABlobAndDeletingAnAbsentOneSucceeds(_ kind: StoreKind) async
     #expect(try await subject.store.read(kept, range: nil) == Array("kept".utf8))
 }
 
-@Test(arguments: StoreKind.allCases)
-func aDeletedBlobCanBePublishedAgain(_ kind: StoreKind) async throws {
-    let subject = try StoreUnderTest(kind)
+private func aDeletedBlobCanBePublishedAgain(_ subject: StoreUnderTest) async throws {
     let bytes = Array("phoenix".utf8)
     let digest = try await subject.publish(bytes)
     try await subject.store.delete(digest)
@@ -147,9 +167,7 @@ func aDeletedBlobCanBePublishedAgain(_ kind: StoreKind) async throws {
     #expect(try await subject.store.read(digest, range: nil) == bytes)
 }
 
-@Test(arguments: StoreKind.allCases)
-func allDigestsListsExactlyWhatWasPublished(_ kind: StoreKind) async throws {
-    let subject = try StoreUnderTest(kind)
+private func allDigestsListsExactlyWhatWasPublished(_ subject: StoreUnderTest) async throws {
     #expect(try await subject.store.allDigests().isEmpty)
     let contents = (0..<40).map { pseudoRandomBytes(count: 17 + $0, seed: UInt64($0)) }
     let (_, digests) = try await subject.publish(contents)
@@ -163,12 +181,10 @@ func allDigestsListsExactlyWhatWasPublished(_ kind: StoreKind) async throws {
     area.discard()
 }
 
-@Test(arguments: StoreKind.allCases)
-func touchingABlobUpdatesItsModificationTime(_ kind: StoreKind) async throws {
-    let subject = try StoreUnderTest(kind)
+private func touchingABlobUpdatesItsModificationTime(_ subject: StoreUnderTest) async throws {
     let digest = try await subject.publish(Array("old map".utf8))
     let past = Date(timeIntervalSinceNow: -86_400 * 3)
-    try subject.setModified(digest, to: past)
+    try await subject.setModified(digest, to: past)
     let aged = try #require(try await subject.store.info(digest))
     #expect(abs(aged.modified.timeIntervalSince(past)) < 2)
     let before = Date()
@@ -180,20 +196,16 @@ func touchingABlobUpdatesItsModificationTime(_ kind: StoreKind) async throws {
     try await subject.store.touch(BlobHasher.digest(of: Array("absent".utf8)))
 }
 
-@Test(arguments: StoreKind.allCases)
-func republishingAnExistingBlobRefreshesItsModificationTime(_ kind: StoreKind) async throws {
-    let subject = try StoreUnderTest(kind)
+private func republishingAnExistingBlobRefreshesItsModificationTime(_ subject: StoreUnderTest) async throws {
     let bytes = Array("reused art".utf8)
     let digest = try await subject.publish(bytes)
-    try subject.setModified(digest, to: Date(timeIntervalSinceNow: -86_400))
+    try await subject.setModified(digest, to: Date(timeIntervalSinceNow: -86_400))
     try await subject.publish([bytes])
     let info = try #require(try await subject.store.info(digest))
     #expect(info.modified > Date(timeIntervalSinceNow: -60))
 }
 
-@Test(arguments: StoreKind.allCases)
-func discardingAStagingAreaLeavesNoFiles(_ kind: StoreKind) async throws {
-    let subject = try StoreUnderTest(kind)
+private func discardingAStagingAreaLeavesNoFiles(_ subject: StoreUnderTest) async throws {
     let area = try subject.store.makeStagingArea()
     let staged = try [area.stage(Array("one".utf8)), area.stage(pseudoRandomBytes(count: 100_000, seed: 5))]
     for blob in staged { #expect(FileManager.default.fileExists(atPath: blob.path)) }
@@ -205,9 +217,7 @@ func discardingAStagingAreaLeavesNoFiles(_ kind: StoreKind) async throws {
     #expect(try await subject.store.allDigests().isEmpty)
 }
 
-@Test(arguments: StoreKind.allCases)
-func publishingFromADiscardedStagingAreaFailsAndStoresNothing(_ kind: StoreKind) async throws {
-    let subject = try StoreUnderTest(kind)
+private func publishingFromADiscardedStagingAreaFailsAndStoresNothing(_ subject: StoreUnderTest) async throws {
     let area = try subject.store.makeStagingArea()
     let staged = try area.stage(Array("vanished".utf8))
     area.discard()
@@ -215,25 +225,21 @@ func publishingFromADiscardedStagingAreaFailsAndStoresNothing(_ kind: StoreKind)
     #expect(try await subject.store.read(staged.digest, range: nil) == nil)
 }
 
-@Test(arguments: StoreKind.allCases)
-func rehashingDetectsCorruption(_ kind: StoreKind) async throws {
-    let subject = try StoreUnderTest(kind)
+private func rehashingDetectsCorruption(_ subject: StoreUnderTest) async throws {
     let bytes = Array("abc".utf8)
     let digest = try await subject.publish(bytes)
     let healthy = try #require(try await subject.store.rehash(digest))
     #expect(healthy.digest == digest)
     #expect(healthy.size == 3)
     let damaged = Array("abd!".utf8)
-    try subject.corrupt(digest, with: damaged)
+    try await subject.corrupt(digest, with: damaged)
     let rehashed = try #require(try await subject.store.rehash(digest))
     #expect(rehashed.digest != digest)
     #expect(rehashed.digest == BlobHasher.digest(of: damaged))
     #expect(rehashed.size == 4)
 }
 
-@Test(arguments: StoreKind.allCases)
-func concurrentPublishesOfTheSameBlobBothSucceed(_ kind: StoreKind) async throws {
-    let subject = try StoreUnderTest(kind)
+private func concurrentPublishesOfTheSameBlobBothSucceed(_ subject: StoreUnderTest) async throws {
     let bytes = pseudoRandomBytes(count: 200_000, seed: 6)
     try await withThrowingTaskGroup(of: Void.self) { group in
         for _ in 0..<4 {
