@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import HoardCore
 import HoardStore
@@ -130,7 +129,7 @@ public struct S3BlobStore: BlobStore {
                     throw BlobStoreError(.corrupt, "the staged file for \(blob.digest) is shorter than its size; nothing was uploaded")
                 }
                 whole.update(part)
-                let hash = SigV4Signer.hex(SHA256.hash(data: part))
+                let hash = BlobHasher.digest(of: part).hex
                 etags.append(try await client.uploadPart(key, uploadID: uploadID, number: etags.count + 1,
                                                          body: ByteBuffer(bytes: part), payloadHash: hash))
                 offset += Int64(count)

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
-import Crypto
 import Foundation
+import HoardCore
 import HoardStore
 import NIOCore
 import NIOHTTP1
@@ -18,8 +18,18 @@ public struct S3Client: Sendable {
     /// How long one request may take, body included.
     private let timeout: TimeAmount = .seconds(120)
 
-    /// A client for `configuration`'s bucket over `http` (the process-wide shared client by default).
-    public init(configuration: S3Configuration, http: HTTPClient = .shared) {
+    /// One HTTP client for every S3 client of the process (never shut down, like AsyncHTTPClient's own shared one). A
+    /// connection that cannot be made fails the request at once instead of being retried until the deadline: a store
+    /// that is down is then an immediate `STORAGE_UNAVAILABLE`, not a request hanging for minutes.
+    public static let sharedHTTPClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(10)
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    /// A client for `configuration`'s bucket over `http` (``sharedHTTPClient`` by default).
+    public init(configuration: S3Configuration, http: HTTPClient = S3Client.sharedHTTPClient) {
         self.configuration = configuration
         self.signer = SigV4Signer(credentials: configuration.credentials, region: configuration.region)
         self.http = http
@@ -35,6 +45,8 @@ public struct S3Client: Sendable {
         public var lastModified: Date
         /// User metadata.
         public var metadata: [String: String]
+        /// The `ETag` (for an object uploaded in N parts, S3's is `"…-N"`).
+        public var etag: String
     }
 
     // MARK: Bucket
@@ -73,7 +85,7 @@ public struct S3Client: Sendable {
         for header in response.headers where header.name.lowercased().hasPrefix("x-amz-meta-") {
             metadata[String(header.name.lowercased().dropFirst("x-amz-meta-".count))] = header.value
         }
-        return ObjectHead(size: size, lastModified: modified, metadata: metadata)
+        return ObjectHead(size: size, lastModified: modified, metadata: metadata, etag: response.headers.first(name: "etag") ?? "")
     }
 
     /// Streams `key`'s bytes (all, or `range`) to `consume` piece by piece. Returns false when the object is absent.
@@ -165,7 +177,7 @@ public struct S3Client: Sendable {
         let parts = etags.enumerated().map { "<Part><PartNumber>\($0.offset + 1)</PartNumber><ETag>\(XMLText.escaped($0.element))</ETag></Part>" }
         let xml = "<CompleteMultipartUpload>\(parts.joined())</CompleteMultipartUpload>"
         let body = ByteBuffer(string: xml)
-        let hash = SigV4Signer.hex(SHA256.hash(data: Data(xml.utf8)))
+        let hash = BlobHasher.digest(of: Array(xml.utf8)).hex
         let response = try await send("POST", key: key, query: [("uploadId", uploadID)], body: body, payloadHash: hash)
         // S3 may answer 200 and still report an error in the body.
         guard response.status == .ok, S3ErrorBody(response.body).code == nil else {

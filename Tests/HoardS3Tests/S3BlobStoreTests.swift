@@ -77,6 +77,8 @@ func theS3StoreKeepsTheBlobStoreContract(_ check: BlobStoreCheck) async throws {
     #expect(try await store.read(digest, range: nil) == bytes)
     #expect(try await store.rehash(digest)?.digest == digest)
     #expect(try await store.info(digest)?.size == Int64(bytes.count))
+    // S3 marks an object joined from N parts by an ETag ending in -N.
+    #expect(try await store.client.head(store.key(of: digest))?.etag.hasSuffix("-3\"") == true)
     // A range across the first part boundary.
     let boundary = Int64(S3Configuration.minimumPartSize)
     #expect(try await store.read(digest, range: (boundary - 10)..<(boundary + 10)) == Array(bytes[Int(boundary - 10)..<Int(boundary + 10)]))
@@ -96,15 +98,23 @@ func stagedBytesThatDoNotMatchTheirDigestAreNeverUploaded(multipart: Bool) async
     let staged = try area.stage(pseudoRandomBytes(count: size, seed: 12))
     // A staged blob that claims another blob's digest.
     let claimed = BlobHasher.digest(of: pseudoRandomBytes(count: size, seed: 13))
-    let forged = StagedBlob(digest: claimed, size: staged.size, path: staged.path)
-    await #expect(throws: BlobStoreError.self) { try await store.publish([forged]) }
-    do {
-        _ = try await store.publish([forged])
-    } catch let error as BlobStoreError {
-        #expect(error.code == .corrupt)
-    }
+    var forged = staged
+    forged.digest = claimed
+    let error = await #expect(throws: BlobStoreError.self) { try await store.publish([forged]) }
+    #expect(error?.code == .corrupt)
     #expect(try await store.info(claimed) == nil)
     #expect(try await store.allDigests().isEmpty)
+}
+
+@Test func theServiceRefusesBytesThatDoNotMatchTheSignedHash() async throws {
+    // What publish relies on: the upload is signed with the digest's hex, and the service checks the body against it.
+    let store = try await makeS3Store()
+    let claimed = BlobHasher.digest(of: Array("the bytes the digest names".utf8))
+    let error = await #expect(throws: BlobStoreError.self) {
+        try await store.client.put(store.key(of: claimed), body: ByteBuffer(string: "other bytes"), payloadHash: claimed.hex)
+    }
+    #expect(error?.message.contains("would not store") == true)
+    #expect(try await store.info(claimed) == nil)
 }
 
 @Test func listingFollowsContinuationTokensPastOnePage() async throws {
