@@ -128,31 +128,11 @@ user_test_tester = testing .admin
 [filter:cache]
 use = egg:swift#memcache
 memcache_servers = 127.0.0.1:$memcache_port
-
-[filter:catch_errors]
-use = egg:swift#catch_errors
-
-[filter:gatekeeper]
-use = egg:swift#gatekeeper
-
-[filter:healthcheck]
-use = egg:swift#healthcheck
-
-[filter:proxy-logging]
-use = egg:swift#proxy_logging
-
-[filter:listing_formats]
-use = egg:swift#listing_formats
-
-[filter:copy]
-use = egg:swift#copy
-
-[filter:slo]
-use = egg:swift#slo
-
-[filter:dlo]
-use = egg:swift#dlo
 EOF
+  # The filters that need no setting of their own.
+  for filter in catch_errors gatekeeper healthcheck proxy_logging listing_formats copy slo dlo; do
+    printf '\n[filter:%s]\nuse = egg:swift#%s\n' "${filter/proxy_logging/proxy-logging}" "$filter"
+  done
 } >"$dir/etc/proxy-server.conf"
 
 memcached -l 127.0.0.1 -p "$memcache_port" -U 0 -m 64 -u "$user" >"$dir/memcached.log" 2>&1 &
@@ -162,11 +142,11 @@ for server in object container account proxy; do
   echo $! >>"$dir/pids"
 done
 
-# Ready when every port accepts connections and the proxy's health check answers (at most 30 s).
+# Ready when every port accepts connections and the proxy's health check answers (at most 60 s).
 if ! python3 - "$proxy_port" "$object_port" "$container_port" "$account_port" "$memcache_port" <<'EOF'; then
 import socket, sys, time, urllib.request
 ports = [int(p) for p in sys.argv[1:]]
-deadline = time.monotonic() + 30
+deadline = time.monotonic() + 60
 waiting = list(ports)
 while waiting and time.monotonic() < deadline:
     try:
@@ -183,7 +163,7 @@ while not waiting and time.monotonic() < deadline:
     time.sleep(0.1)
 sys.exit(1)
 EOF
-  echo "s3-server.sh: the S3 service did not start within 30 s; its logs:" >&2
+  echo "s3-server.sh: the S3 service did not start within 60 s; its logs:" >&2
   tail -n 20 "$dir"/*.log >&2
   "$0" stop "$dir"
   exit 1

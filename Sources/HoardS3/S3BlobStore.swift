@@ -214,8 +214,9 @@ public struct S3BlobStore: BlobStore {
 }
 
 /// `transform` over `items`, at most `width` at a time, results in the items' order.
-func concurrentlyMap<Item: Sendable, Result: Sendable>(_ items: [Item], width: Int,
-                                                        _ transform: @escaping @Sendable (Item) async throws -> Result) async throws -> [Result] {
+func concurrentlyMap<Item: Sendable, Result: Sendable>(
+    _ items: [Item], width: Int, _ transform: @escaping @Sendable (Item) async throws -> Result
+) async throws -> [Result] {
     try await withThrowingTaskGroup(of: (Int, Result).self) { group in
         var results = [Result?](repeating: nil, count: items.count)
         var next = 0

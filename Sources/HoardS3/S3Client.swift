@@ -256,8 +256,8 @@ public struct S3Client: Sendable {
             return BlobStoreError(.misconfigured, "the S3 store does not know the access key (InvalidAccessKeyId) — check AWS_ACCESS_KEY_ID",
                                   cause: cause)
         case "AccessDenied":
-            return BlobStoreError(.misconfigured, "the S3 store denied access to bucket \(configuration.bucket) (AccessDenied) — check the key's permissions",
-                                  cause: cause)
+            let message = "the S3 store denied access to bucket \(configuration.bucket) (AccessDenied) — check the key's permissions"
+            return BlobStoreError(.misconfigured, message, cause: cause)
         case "AuthorizationHeaderMalformed", "RequestTimeTooSkewed":
             return BlobStoreError(.misconfigured, "the S3 store refused the request (\(code)) — check --s3-region and this machine's clock", cause: cause)
         default:
