@@ -82,8 +82,12 @@ func theS3StoreKeepsTheBlobStoreContract(_ check: BlobStoreCheck) async throws {
     // A range across the first part boundary.
     let boundary = Int64(S3Configuration.minimumPartSize)
     #expect(try await store.read(digest, range: (boundary - 10)..<(boundary + 10)) == Array(bytes[Int(boundary - 10)..<Int(boundary + 10)]))
-    // Published again, nothing goes up.
+    // Published again, nothing goes up; touched (a copy onto itself), it keeps its bytes and gets a new date.
     #expect(try await subject.publish([bytes]).summary.newBlobs.isEmpty)
+    try await store.setTouched(digest, to: Date(timeIntervalSinceNow: -86_400))
+    try await store.touch(digest)
+    #expect(try #require(try await store.info(digest)).modified > Date(timeIntervalSinceNow: -60))
+    #expect(try await store.rehash(digest)?.digest == digest)
 }
 
 @Test(arguments: [false, true])
@@ -137,6 +141,16 @@ func stagedBytesThatDoNotMatchTheirDigestAreNeverUploaded(multipart: Bool) async
         #expect(error.code == .misconfigured)
         #expect(error.message == "the S3 store refused the credentials (SignatureDoesNotMatch) — check AWS_SECRET_ACCESS_KEY")
     }
+}
+
+@Test func aWrongRegionIsAClearErrorAtStart() async throws {
+    let service = try TestService.fromEnvironment()
+    let configuration = try S3Configuration(
+        location: "s3://hoard-tests", endpoint: service.endpoint, region: "eu-west-3", credentials: service.credentials,
+        stagingDirectory: NSTemporaryDirectory() + "hoard-s3-unused")
+    let error = await #expect(throws: BlobStoreError.self) { try await S3BlobStore(configuration: configuration).validate() }
+    #expect(error?.code == .misconfigured)
+    #expect(error?.message.contains("--s3-region") == true)
 }
 
 @Test func anUnknownAccessKeyIsRefusedAtStart() async throws {
