@@ -20,11 +20,13 @@ public struct S3Client: Sendable {
 
     /// One HTTP client for every S3 client of the process (never shut down, like AsyncHTTPClient's own shared one). A
     /// connection that cannot be made fails the request at once instead of being retried until the deadline: a store
-    /// that is down is then an immediate `STORAGE_UNAVAILABLE`, not a request hanging for minutes.
+    /// that is down is then an immediate `STORAGE_UNAVAILABLE`, not a request hanging for minutes. The connect timeout
+    /// also bounds how long a request waits for a free connection of the pool (16 per host): generous, for a busy store.
     public static let sharedHTTPClient: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.timeout.connect = .seconds(10)
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 16
+        configuration.timeout.connect = .seconds(60)
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
@@ -130,7 +132,8 @@ public struct S3Client: Sendable {
     /// Copies `key` onto itself with `metadata` replacing its user metadata: the only way S3 has to change an object's
     /// metadata, and it renews `Last-Modified`. Returns false when the object is absent.
     public func replaceMetadata(_ key: String, with metadata: [String: String]) async throws -> Bool {
-        var headers = [("x-amz-copy-source", "/\(configuration.bucket)/\(key)"), ("x-amz-metadata-directive", "REPLACE")]
+        let source = "/\(configuration.bucket)/" + SigV4Signer.uriEncode(key, keepingSlashes: true)
+        var headers = [("x-amz-copy-source", source), ("x-amz-metadata-directive", "REPLACE")]
         headers += metadata.map { ("x-amz-meta-\($0.key)", $0.value) }
         let response = try await send("PUT", key: key, headers: headers)
         if response.status == .notFound { return false }

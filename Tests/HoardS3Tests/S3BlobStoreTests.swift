@@ -37,7 +37,7 @@ private func makeS3Store(freshBucket: Bool = false, secret: String? = nil,
     let unique = UUID().uuidString.lowercased()
     var credentials = service.credentials
     if let secret { credentials.secretAccessKey = secret }
-    let location = freshBucket ? "s3://hoard-\(unique.prefix(18))" : "s3://hoard-tests/run-\(unique)"
+    let location = freshBucket ? "s3://hoard-\(unique.prefix(18))" : "s3://hoard-tests/runs/ü +\(unique)"
     var configuration = try S3Configuration(location: location, endpoint: service.endpoint, credentials: credentials,
                                             stagingDirectory: NSTemporaryDirectory() + "hoard-s3-staging-" + unique)
     adjust(&configuration)
@@ -58,125 +58,129 @@ private func makeS3StoreUnderTest() async throws -> StoreUnderTest {
         cleanup: { try? FileManager.default.removeItem(atPath: store.configuration.stagingDirectory) })
 }
 
-@Test(arguments: BlobStoreConformance.checks)
-func theS3StoreKeepsTheBlobStoreContract(_ check: BlobStoreCheck) async throws {
-    try await check.run(on: makeS3StoreUnderTest())
-}
-
-@Test func aBlobAboveTheThresholdGoesUpInPartsAndReadsBackWhole() async throws {
-    let store = try await makeS3Store { configuration in
-        configuration.partSize = S3Configuration.minimumPartSize
-        configuration.multipartThreshold = Int64(S3Configuration.minimumPartSize)
+/// One test at a time: the test service is a single Python process per server, and the rest of the suite runs beside.
+@Suite(.serialized)
+struct TheS3StoreOnARealService {
+    @Test(arguments: BlobStoreConformance.checks)
+    func theS3StoreKeepsTheBlobStoreContract(_ check: BlobStoreCheck) async throws {
+        try await check.run(on: makeS3StoreUnderTest())
     }
-    let subject = StoreUnderTest(store: store, setModified: { _, _ in }, corrupt: { _, _ in })
-    // Two whole parts and a short third one.
-    let bytes = pseudoRandomBytes(count: 2 * S3Configuration.minimumPartSize + 12_345, seed: 11)
-    let (summary, digests) = try await subject.publish([bytes])
-    #expect(summary.newBytes == Int64(bytes.count))
-    let digest = try #require(digests.first)
-    #expect(try await store.read(digest, range: nil) == bytes)
-    #expect(try await store.rehash(digest)?.digest == digest)
-    #expect(try await store.info(digest)?.size == Int64(bytes.count))
-    // S3 marks an object joined from N parts by an ETag ending in -N.
-    #expect(try await store.client.head(store.key(of: digest))?.etag.hasSuffix("-3\"") == true)
-    // A range across the first part boundary.
-    let boundary = Int64(S3Configuration.minimumPartSize)
-    #expect(try await store.read(digest, range: (boundary - 10)..<(boundary + 10)) == Array(bytes[Int(boundary - 10)..<Int(boundary + 10)]))
-    // Published again, nothing goes up; touched (a copy onto itself), it keeps its bytes and gets a new date.
-    #expect(try await subject.publish([bytes]).summary.newBlobs.isEmpty)
-    try await store.setTouched(digest, to: Date(timeIntervalSinceNow: -86_400))
-    try await store.touch(digest)
-    #expect(try #require(try await store.info(digest)).modified > Date(timeIntervalSinceNow: -60))
-    #expect(try await store.rehash(digest)?.digest == digest)
-}
 
-@Test(arguments: [false, true])
-func stagedBytesThatDoNotMatchTheirDigestAreNeverUploaded(multipart: Bool) async throws {
-    let store = try await makeS3Store { configuration in
-        configuration.partSize = S3Configuration.minimumPartSize
-        configuration.multipartThreshold = Int64(S3Configuration.minimumPartSize)
+    @Test func aBlobAboveTheThresholdGoesUpInPartsAndReadsBackWhole() async throws {
+        let store = try await makeS3Store { configuration in
+            configuration.partSize = S3Configuration.minimumPartSize
+            configuration.multipartThreshold = Int64(S3Configuration.minimumPartSize)
+        }
+        let subject = StoreUnderTest(store: store, setModified: { _, _ in }, corrupt: { _, _ in })
+        // Two whole parts and a short third one.
+        let bytes = pseudoRandomBytes(count: 2 * S3Configuration.minimumPartSize + 12_345, seed: 11)
+        let (summary, digests) = try await subject.publish([bytes])
+        #expect(summary.newBytes == Int64(bytes.count))
+        let digest = try #require(digests.first)
+        #expect(try await store.read(digest, range: nil) == bytes)
+        #expect(try await store.rehash(digest)?.digest == digest)
+        #expect(try await store.info(digest)?.size == Int64(bytes.count))
+        // S3 marks an object joined from N parts by an ETag ending in -N.
+        #expect(try await store.client.head(store.key(of: digest))?.etag.hasSuffix("-3\"") == true)
+        // A range across the first part boundary.
+        let boundary = Int64(S3Configuration.minimumPartSize)
+        #expect(try await store.read(digest, range: (boundary - 10)..<(boundary + 10)) == Array(bytes[Int(boundary - 10)..<Int(boundary + 10)]))
+        // Published again, nothing goes up; touched (a copy onto itself), it keeps its bytes and gets a new date.
+        #expect(try await subject.publish([bytes]).summary.newBlobs.isEmpty)
+        try await store.setTouched(digest, to: Date(timeIntervalSinceNow: -86_400))
+        try await store.touch(digest)
+        #expect(try #require(try await store.info(digest)).modified > Date(timeIntervalSinceNow: -60))
+        #expect(try await store.rehash(digest)?.digest == digest)
     }
-    let area = try store.makeStagingArea()
-    defer { area.discard() }
-    let size = multipart ? S3Configuration.minimumPartSize + 100 : 1000
-    let staged = try area.stage(pseudoRandomBytes(count: size, seed: 12))
-    // A staged blob that claims another blob's digest.
-    let claimed = BlobHasher.digest(of: pseudoRandomBytes(count: size, seed: 13))
-    var forged = staged
-    forged.digest = claimed
-    let error = await #expect(throws: BlobStoreError.self) { try await store.publish([forged]) }
-    #expect(error?.code == .corrupt)
-    #expect(try await store.info(claimed) == nil)
-    #expect(try await store.allDigests().isEmpty)
-}
 
-@Test func theServiceRefusesBytesThatDoNotMatchTheSignedHash() async throws {
-    // What publish relies on: the upload is signed with the digest's hex, and the service checks the body against it.
-    let store = try await makeS3Store()
-    let claimed = BlobHasher.digest(of: Array("the bytes the digest names".utf8))
-    let error = await #expect(throws: BlobStoreError.self) {
-        try await store.client.put(store.key(of: claimed), body: ByteBuffer(string: "other bytes"), payloadHash: claimed.hex)
+    @Test(arguments: [false, true])
+    func stagedBytesThatDoNotMatchTheirDigestAreNeverUploaded(multipart: Bool) async throws {
+        let store = try await makeS3Store { configuration in
+            configuration.partSize = S3Configuration.minimumPartSize
+            configuration.multipartThreshold = Int64(S3Configuration.minimumPartSize)
+        }
+        let area = try store.makeStagingArea()
+        defer { area.discard() }
+        let size = multipart ? S3Configuration.minimumPartSize + 100 : 1000
+        let staged = try area.stage(pseudoRandomBytes(count: size, seed: 12))
+        // A staged blob that claims another blob's digest.
+        let claimed = BlobHasher.digest(of: pseudoRandomBytes(count: size, seed: 13))
+        var forged = staged
+        forged.digest = claimed
+        let error = await #expect(throws: BlobStoreError.self) { try await store.publish([forged]) }
+        #expect(error?.code == .corrupt)
+        #expect(try await store.info(claimed) == nil)
+        #expect(try await store.allDigests().isEmpty)
     }
-    #expect(error?.message.contains("would not store") == true)
-    #expect(try await store.info(claimed) == nil)
-}
 
-@Test func listingFollowsContinuationTokensPastOnePage() async throws {
-    let store = try await makeS3Store { $0.listPageSize = 3 }
-    let subject = StoreUnderTest(store: store, setModified: { _, _ in }, corrupt: { _, _ in })
-    let (_, digests) = try await subject.publish((0..<10).map { pseudoRandomBytes(count: 40 + $0, seed: UInt64(100 + $0)) })
-    let firstPage = try await store.client.listPage(prefix: store.configuration.prefix + "/", continuation: nil, maxKeys: 3)
-    #expect(firstPage.keys.count == 3)
-    #expect(firstPage.next != nil)
-    let listed = try await store.allDigests()
-    #expect(listed.count == 10)
-    #expect(Set(listed) == Set(digests))
-}
-
-@Test func aWrongSecretIsAClearErrorAtStart() async throws {
-    do {
-        _ = try await makeS3Store(secret: "not-the-secret")
-        Issue.record("a wrong secret was accepted")
-    } catch let error as BlobStoreError {
-        #expect(error.code == .misconfigured)
-        #expect(error.message == "the S3 store refused the credentials (SignatureDoesNotMatch) — check AWS_SECRET_ACCESS_KEY")
+    @Test func theServiceRefusesBytesThatDoNotMatchTheSignedHash() async throws {
+        // What publish relies on: the upload is signed with the digest's hex, and the service checks the body against it.
+        let store = try await makeS3Store()
+        let claimed = BlobHasher.digest(of: Array("the bytes the digest names".utf8))
+        let error = await #expect(throws: BlobStoreError.self) {
+            try await store.client.put(store.key(of: claimed), body: ByteBuffer(string: "other bytes"), payloadHash: claimed.hex)
+        }
+        #expect(error?.message.contains("would not store") == true)
+        #expect(try await store.info(claimed) == nil)
     }
-}
 
-@Test func aWrongRegionIsAClearErrorAtStart() async throws {
-    let service = try TestService.fromEnvironment()
-    let configuration = try S3Configuration(
-        location: "s3://hoard-tests", endpoint: service.endpoint, region: "eu-west-3", credentials: service.credentials,
-        stagingDirectory: NSTemporaryDirectory() + "hoard-s3-unused")
-    let error = await #expect(throws: BlobStoreError.self) { try await S3BlobStore(configuration: configuration).validate() }
-    #expect(error?.code == .misconfigured)
-    #expect(error?.message.contains("--s3-region") == true)
-}
+    @Test func listingFollowsContinuationTokensPastOnePage() async throws {
+        let store = try await makeS3Store { $0.listPageSize = 3 }
+        let subject = StoreUnderTest(store: store, setModified: { _, _ in }, corrupt: { _, _ in })
+        let (_, digests) = try await subject.publish((0..<10).map { pseudoRandomBytes(count: 40 + $0, seed: UInt64(100 + $0)) })
+        let firstPage = try await store.client.listPage(prefix: store.configuration.prefix + "/", continuation: nil, maxKeys: 3)
+        #expect(firstPage.keys.count == 3)
+        #expect(firstPage.next != nil)
+        let listed = try await store.allDigests()
+        #expect(listed.count == 10)
+        #expect(Set(listed) == Set(digests))
+    }
 
-@Test func anUnknownAccessKeyIsRefusedAtStart() async throws {
-    let service = try TestService.fromEnvironment()
-    let configuration = try S3Configuration(
-        location: "s3://hoard-tests", endpoint: service.endpoint,
-        credentials: S3Credentials(accessKeyID: "nobody:none", secretAccessKey: "x"), stagingDirectory: NSTemporaryDirectory() + "hoard-s3-unused")
-    let error = await #expect(throws: BlobStoreError.self) { try await S3BlobStore(configuration: configuration).validate() }
-    #expect(error?.code == .misconfigured)
-}
+    @Test func aWrongSecretIsAClearErrorAtStart() async throws {
+        do {
+            _ = try await makeS3Store(secret: "not-the-secret")
+            Issue.record("a wrong secret was accepted")
+        } catch let error as BlobStoreError {
+            #expect(error.code == .misconfigured)
+            #expect(error.message == "the S3 store refused the credentials (SignatureDoesNotMatch) — check AWS_SECRET_ACCESS_KEY")
+        }
+    }
 
-@Test func theBucketIsMadeWhenMissing() async throws {
-    let store = try await makeS3Store(freshBucket: true)
-    let subject = StoreUnderTest(store: store, setModified: { _, _ in }, corrupt: { _, _ in })
-    let digest = try await subject.publish(Array("first blob in a new bucket".utf8))
-    #expect(try await store.read(digest, range: nil) == Array("first blob in a new bucket".utf8))
-    // Validating again finds the bucket there.
-    try await store.validate()
-}
+    @Test func aWrongRegionIsAClearErrorAtStart() async throws {
+        let service = try TestService.fromEnvironment()
+        let configuration = try S3Configuration(
+            location: "s3://hoard-tests", endpoint: service.endpoint, region: "eu-west-3", credentials: service.credentials,
+            stagingDirectory: NSTemporaryDirectory() + "hoard-s3-unused")
+        let error = await #expect(throws: BlobStoreError.self) { try await S3BlobStore(configuration: configuration).validate() }
+        #expect(error?.code == .misconfigured)
+        #expect(error?.message.contains("--s3-region") == true)
+    }
 
-@Test func anUnreachableServiceIsUnavailableNotAnotherError() async throws {
-    let configuration = try S3Configuration(
-        location: "s3://hoard-tests", endpoint: "http://127.0.0.1:1",
-        credentials: S3Credentials(accessKeyID: "a", secretAccessKey: "b"), stagingDirectory: NSTemporaryDirectory() + "hoard-s3-unused")
-    let error = await #expect(throws: BlobStoreError.self) { try await S3BlobStore(configuration: configuration).validate() }
-    #expect(error?.code == .unavailable)
+    @Test func anUnknownAccessKeyIsRefusedAtStart() async throws {
+        let service = try TestService.fromEnvironment()
+        let configuration = try S3Configuration(
+            location: "s3://hoard-tests", endpoint: service.endpoint,
+            credentials: S3Credentials(accessKeyID: "nobody:none", secretAccessKey: "x"), stagingDirectory: NSTemporaryDirectory() + "hoard-s3-unused")
+        let error = await #expect(throws: BlobStoreError.self) { try await S3BlobStore(configuration: configuration).validate() }
+        #expect(error?.code == .misconfigured)
+    }
+
+    @Test func theBucketIsMadeWhenMissing() async throws {
+        let store = try await makeS3Store(freshBucket: true)
+        let subject = StoreUnderTest(store: store, setModified: { _, _ in }, corrupt: { _, _ in })
+        let digest = try await subject.publish(Array("first blob in a new bucket".utf8))
+        #expect(try await store.read(digest, range: nil) == Array("first blob in a new bucket".utf8))
+        // Validating again finds the bucket there.
+        try await store.validate()
+    }
+
+    @Test func anUnreachableServiceIsUnavailableNotAnotherError() async throws {
+        let configuration = try S3Configuration(
+            location: "s3://hoard-tests", endpoint: "http://127.0.0.1:1",
+            credentials: S3Credentials(accessKeyID: "a", secretAccessKey: "b"), stagingDirectory: NSTemporaryDirectory() + "hoard-s3-unused")
+        let error = await #expect(throws: BlobStoreError.self) { try await S3BlobStore(configuration: configuration).validate() }
+        #expect(error?.code == .unavailable)
+    }
 }
 
 @Test func blobKeysMirrorTheFileStoresLayoutUnderThePrefix() throws {
