@@ -6,6 +6,8 @@ import HoardStore
 enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
     case file
     case memory
+    /// A local cache in front of a memory store (``CachedBlobStore``): what a replica over S3 runs.
+    case cached
 
     var description: String { rawValue }
 }
@@ -34,6 +36,10 @@ final class StoreUnderTest: @unchecked Sendable {
         case .memory:
             directory = nil
             store = MemoryBlobStore()
+        case .cached:
+            let directory = try makeTemporaryDirectory()
+            self.directory = directory
+            store = try CachedBlobStore(backing: MemoryBlobStore(), cacheRoot: directory, budget: 32 << 20)
         }
     }
 
@@ -64,6 +70,8 @@ final class StoreUnderTest: @unchecked Sendable {
             try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: file.path(of: digest))
         case let memory as MemoryBlobStore:
             memory.setModified(digest, to: date)
+        case let cached as CachedBlobStore:
+            (cached.backing as? MemoryBlobStore)?.setModified(digest, to: date)
         default:
             fatalError("unknown store \(store)")
         }
@@ -78,6 +86,8 @@ final class StoreUnderTest: @unchecked Sendable {
             try Data(bytes).write(to: URL(fileURLWithPath: path))
         case let memory as MemoryBlobStore:
             memory.corrupt(digest, with: bytes)
+        case let cached as CachedBlobStore:
+            (cached.backing as? MemoryBlobStore)?.corrupt(digest, with: bytes)
         default:
             fatalError("unknown store \(store)")
         }
