@@ -4,8 +4,9 @@ import HoardCore
 import HoardStore
 
 /// The one write path. Every writer (an import, a blob PUT, a picture upload, a map stored for a session or saved, a
-/// folded table) comes through ``Hoard/write(_:check:record:)`` or, for an import's many blobs,
-/// ``Hoard/publishAndRecord(_:thenStaging:in:published:record:)``, in the write order of DESIGN.md:
+/// folded table) ends in ``Hoard/publishAndRecord(_:thenStaging:in:published:record:)``: one blob through
+/// ``Hoard/write(_:check:record:)``, which stages and verifies it first, an import's many blobs staged and checked by
+/// the importer. The write order of DESIGN.md:
 ///
 /// 1. stage: the bytes go to a staging area of the store, hashed as they are written;
 /// 2. verify: the writer's checks (the digest it expected, a quota, a picture's type) may still refuse, and nothing
@@ -17,7 +18,7 @@ import HoardStore
 extension Hoard {
     /// Stages, verifies, publishes and records one blob. `check` may refuse it (throwing) before anything is stored;
     /// `record` runs once it is published, under the shared lock, and what it returns is returned.
-    public func write<Recorded>(
+    public func write<Recorded: Sendable>(
         _ source: BlobSource, check: (IncomingBlob) throws -> Void = { _ in }, record: (IncomingBlob) async throws -> Recorded
     ) async throws -> Recorded {
         let area = try store.makeStagingArea()
@@ -32,34 +33,46 @@ extension Hoard {
             incoming = IncomingBlob(staged: try writer.finish(), prefix: writer.prefix)
         }
         try check(incoming)
-        return try await directory.withLock(exclusive: false) {
-            _ = try await store.publish([incoming.staged])
-            return try await record(incoming)
+        return try await withoutActuallyEscaping(record) { record in
+            try await publishAndRecord([incoming.staged], in: area, record: .afterPublish { try await record(incoming) }).recorded
         }
     }
 
+    /// When the rows are written.
+    enum Recording<Recorded> {
+        /// Once the publish has returned, in the writer's task.
+        case afterPublish(() async throws -> Recorded)
+        /// While the publish runs, when the store publishes on the calling thread (else after it), on a thread of its
+        /// own: the closure writes the rows and must commit only after calling the barrier it is given, which returns
+        /// once every blob is published and throws when a publish failed (the transaction then rolls back).
+        case alongsidePublish(@Sendable (_ afterPublish: () throws -> Void) throws -> Recorded)
+    }
+
     /// Steps 3 to 6 for blobs already staged in `area` (an import's pictures) and for those `thenStaging` stages
-    /// meanwhile (its descriptors and manifest). `record` writes the rows and must commit them only after calling
-    /// the barrier it is given, which returns once every blob is published (and throws when a publish failed: the
-    /// transaction then rolls back). `published` is called when the publish is done and the commit is next.
+    /// meanwhile (its descriptors and manifest); `record` writes the rows (``Recording``). `published` is called when
+    /// the publish is done and the commit is next.
     ///
     /// With a store whose publish works on the calling thread (``BlockingPublisher``, the local file system) three
     /// threads of their own run at once: one publishes the staged pictures, one writes the rows and then waits,
     /// inside the transaction, for both publishes, and meanwhile the rest is staged and then published on a third.
     /// None is a Swift-concurrency thread: the transaction holds the catalog's writer while it waits, and the
-    /// publishes it waits for must not queue behind tasks that wait for that writer. With any other store the rows
-    /// are written after the publish.
+    /// publishes it waits for must not queue behind tasks that wait for that writer. With any other store, or rows
+    /// to be written ``Recording/afterPublish(_:)``, the rows are written after the publish.
     func publishAndRecord<Recorded: Sendable>(
-        _ ready: [StagedBlob], thenStaging later: @escaping @Sendable () throws -> [StagedBlob], in area: StagingArea,
-        published: () -> Void = {}, record: @escaping @Sendable (_ afterPublish: () throws -> Void) throws -> Recorded
-    ) async throws -> (Recorded, PublishSummary) {
+        _ ready: [StagedBlob], thenStaging later: @escaping @Sendable () throws -> [StagedBlob] = { [] }, in area: StagingArea,
+        published: () -> Void = {}, record: Recording<Recorded>
+    ) async throws -> (recorded: Recorded, summary: PublishSummary) {
         try await directory.withLock(exclusive: false) {
-            guard let store = store.blockingPublisher else {
-                let blobs = ready + (try await offloaded(later))
-                let summary = try await store.publish(blobs)
-                area.removeInBackground(blobs)
+            guard let store = store.blockingPublisher, case .alongsidePublish(let record) = record else {
+                let staged = try await offloaded(later)
+                let summary = try await store.publish(ready + staged)
+                // Many staged names (an import's) are removed in the background; one blob's goes with its area.
+                if ready.count + staged.count > 1 { area.removeInBackground(ready + staged) }
                 published()
-                return (try await offloaded { try record({}) }, summary)
+                switch record {
+                case .afterPublish(let record): return (try await record(), summary)
+                case .alongsidePublish(let record): return (try await offloaded { try record({}) }, summary)
+                }
             }
             let readyPublished = PublishGate(), laterPublished = PublishGate()
             Thread { readyPublished.open(Result { try store.publishBlocking(ready) }) }.start()

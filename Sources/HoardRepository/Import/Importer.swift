@@ -212,7 +212,9 @@ public struct Importer: Sendable {
                 let (outcome, summary) = try await hoard.publishAndRecord(
                     pictures, thenStaging: { try PackWriter.stageDocuments(of: prepared, in: area) }, in: area,
                     published: { phase(.committing) },
-                    record: { [catalog, commit = prepared.commit] afterPublish in try catalog.record(commit, committingAfter: afterPublish) })
+                    record: .alongsidePublish { [catalog, commit = prepared.commit] afterPublish in
+                        try catalog.record(commit, committingAfter: afterPublish)
+                    })
                 return (prepared.commit, summary, outcome)
             } catch let error as CatalogError {
                 guard error.code == .conflict, plan.packFile.version == nil, attempt < 10 else { throw error }

@@ -54,7 +54,7 @@ struct SessionRoutes: Sendable {
 
     /// Checks a map's references are readable by `principal` (or already reached by `session`, such as its
     /// participants' pictures) and writes it as a canonical-JSON blob; `record` writes what refers to it.
-    func store<Recorded>(
+    func store<Recorded: Sendable>(
         map: JSONValue, for principal: Principal, session: String? = nil,
         record: (_ blob: BlobRecord, _ resolved: ResolvedReferences) async throws -> Recorded
     ) async throws -> Recorded {
