@@ -5,11 +5,13 @@ import PackageDescription
 // served over HTTP to clients that cache them. Each target's place in that flow:
 //
 //   archive   HoardArchive    reads zip, tar and Godot .pck archives into checked entries (the only libarchive user)
-//   import    HoardImport     turns an archive into a pack: names, variants, derived pictures, blobs, catalog rows;
-//                             also owns the data directory (Hoard), backups and the store audit
 //   store     HoardStore      content-addressed blob files: stage, hash, fsync, publish
 //             HoardS3         the same contract over S3-compatible object storage (SigV4 on AsyncHTTPClient)
 //   catalog   HoardCatalog    the SQLite catalog of packs, assets, groups, tokens, sessions (the only GRDB user)
+//   hoard     HoardRepository `Hoard`, one data directory's store and catalog behind the one write path (stage, verify,
+//                             publish, record); its importer turns an archive into a pack (names, variants, derived
+//                             pictures, blobs, rows); its maintenance verifies, collects garbage and backs up.
+//                             Nothing above it speaks to a store.
 //   server    HoardServer     the HTTP API, the blob fast path, live sessions, the web page (the only Hummingbird user)
 //   client    HoardClient     the API for apps: requests, blob cache directory, sync, the live channel;
 //             HoardClientNIO  the same requests and the live channel over SwiftNIO (what the command line uses)
@@ -31,7 +33,7 @@ let package = Package(
     products: [
         .executable(name: "hoard", targets: ["hoard"]),
         .library(name: "HoardCore", targets: ["HoardCore"]),
-        .library(name: "HoardImport", targets: ["HoardImport"]),
+        .library(name: "HoardRepository", targets: ["HoardRepository"]),
         .library(name: "HoardClient", targets: ["HoardClient"]),
     ],
     dependencies: [
@@ -83,11 +85,11 @@ let package = Package(
         .target(name: "HoardCatalog", dependencies: [
             "HoardCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
-        .target(name: "HoardImport", dependencies: ["HoardCore", "HoardArchive", "HoardStore", "HoardCatalog"]),
+        .target(name: "HoardRepository", dependencies: ["HoardCore", "HoardArchive", "HoardStore", "HoardCatalog"]),
         .target(
             name: "HoardServer",
             dependencies: [
-                "HoardCore", "HoardStore", "HoardCatalog", "HoardImport",
+                "HoardCore", "HoardCatalog", "HoardRepository",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
@@ -122,7 +124,7 @@ let package = Package(
         .executableTarget(
             name: "hoard",
             dependencies: [
-                "HoardCatalog", "HoardImport", "HoardServer", "HoardClient", "HoardImaging", "HoardPlugins",
+                "HoardCatalog", "HoardRepository", "HoardServer", "HoardClient", "HoardImaging", "HoardPlugins",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 "HoardClientNIO", "CHoardSystem",
@@ -138,9 +140,9 @@ let package = Package(
         .target(name: "BlobStoreConformance", dependencies: ["HoardStore"], path: "Tests/BlobStoreConformance"),
         .testTarget(name: "HoardS3Tests", dependencies: ["HoardS3", "BlobStoreConformance"]),
         .testTarget(name: "HoardCatalogTests", dependencies: ["HoardCatalog"]),
-        .testTarget(name: "HoardImportTests", dependencies: ["HoardImport", "HoardTestSupport"]),
-        .testTarget(name: "HoardImagingTests", dependencies: ["HoardImaging", "HoardImport", "HoardTestSupport"]),
-        .testTarget(name: "HoardPluginsTests", dependencies: ["HoardPlugins", "HoardImport"]),
+        .testTarget(name: "HoardRepositoryTests", dependencies: ["HoardRepository", "HoardTestSupport"]),
+        .testTarget(name: "HoardImagingTests", dependencies: ["HoardImaging", "HoardRepository", "HoardTestSupport"]),
+        .testTarget(name: "HoardPluginsTests", dependencies: ["HoardPlugins", "HoardRepository"]),
         .testTarget(
             name: "HoardServerTests",
             dependencies: [

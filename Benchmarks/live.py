@@ -159,7 +159,8 @@ async def fan_out(args, base, port, host, art):
 
 async def join_after_ops(args, base, port, host, art):
     """A session whose map was set J ops ago: how long a join takes (snapshot, not replay). The ops are 20 players
-    moving their own tokens (the server's rate is per participant: a burst of 100, then 50 a second each)."""
+    moving their own tokens, within the server's rates: per participant a burst of 100 then 50 a second, per session
+    a burst of 1,000 then 500 a second (so 40 each at once, then 20 a second each)."""
     movers = 20
     session = call(base, "POST", "/v1/sessions", {"name": "long game", "map": table_map(art, [("h", None)])}, host)
     players = [call(base, "POST", "/v1/sessions/join", {"code": session["code"], "name": f"m{i}"}) for i in range(movers)]
@@ -173,8 +174,8 @@ async def join_after_ops(args, base, port, host, art):
                                       max_size=1 << 24) as ws:
             start = time.time()
             for n in range(per_player):
-                if n >= 90:
-                    await asyncio.sleep(max(0, start + (n - 90) / 45 - time.time()))
+                if n >= 40:
+                    await asyncio.sleep(max(0, start + (n - 40) / 20 - time.time()))
                 await ws.send(op_message({"kind": "move", "token": f"t{index}", "x": n % 20, "y": index % 20}, f"s{index}", n))
             await ws.send(op_message({"kind": "ping", "x": 1, "y": 1}, f"done{index}", 0))
             while True:  # until this player's ping (sent after their last op) came back

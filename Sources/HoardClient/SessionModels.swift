@@ -28,100 +28,64 @@ public typealias ManifestAsset = AssetListing
 
 /// A game session as `GET /v1/sessions/{id}` shows it.
 public struct SessionState: Sendable, Hashable, Decodable {
+    /// What the server says of the session besides its map and manifest.
+    public var fields: SessionFields
     /// The session's id.
-    public var id: String
+    public var id: String { fields.id }
     /// Its name.
-    public var name: String
+    public var name: String { fields.name }
     /// The host's name.
-    public var host: String
+    public var host: String { fields.host }
     /// `group` or `private`, when the server says.
-    public var visibility: String?
+    public var visibility: String? { fields.visibility }
     /// The digest of the current map document.
-    public var mapDigest: Digest
+    public var mapDigest: Digest {
+        get { fields.mapDigest }
+        set { fields.mapDigest = newValue }
+    }
     /// The current map document. After a warm join it comes from the cache and is read on first use.
     public var map: JSONValue {
         get { mapSource.value }
         set { mapSource = Deferred(newValue) }
     }
     /// The sequence number of the last event: open the live channel with `since` = this.
-    public var seq: Int64
+    public var seq: Int64 {
+        get { fields.seq }
+        set { fields.seq = newValue }
+    }
     /// Everything the map references. After a warm join it comes from the cache and is read on first use.
     public var manifest: SessionManifest {
         get { manifestSource.value }
         set { manifestSource = Deferred(newValue) }
     }
     /// Who joined, when the server lists them.
-    public var participants: [Participant]
+    public var participants: [Participant] {
+        get { fields.participants }
+        set { fields.participants = newValue }
+    }
+    /// Who you are at the table, when the server says.
+    public var you: SessionFields.Seat? { fields.you }
     private var mapSource: Deferred<JSONValue>
     private var manifestSource: Deferred<SessionManifest>
 
     /// Someone in a session.
-    public struct Participant: Sendable, Hashable, Codable {
-        /// The participant's id.
-        public var id: String
-        /// The name they joined with.
-        public var name: String
-        /// Whether they have a live channel open (when known).
-        public var isConnected: Bool?
+    public typealias Participant = SessionFields.Participant
 
-        /// A participant.
-        public init(id: String, name: String, isConnected: Bool? = nil) {
-            self.id = id
-            self.name = name
-            self.isConnected = isConnected
-        }
-
-        enum Keys: String, CodingKey { case id, name, connected }
-
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: Keys.self)
-            id = try container.decode(String.self, forKey: .id)
-            name = try container.decode(String.self, forKey: .name)
-            if let flag = try? container.decodeIfPresent(Bool.self, forKey: .connected) {
-                isConnected = flag
-            } else {
-                isConnected = (try? container.decodeIfPresent(String.self, forKey: .connected)).flatMap { $0.map { $0 == "yes" } }
-            }
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: Keys.self)
-            try container.encode(id, forKey: .id)
-            try container.encode(name, forKey: .name)
-            try container.encodeIfPresent(isConnected, forKey: .connected)
-        }
-    }
-
-    enum Keys: String, CodingKey { case id, name, host, visibility, mapDigest, map, seq, manifest, participants }
+    enum Keys: String, CodingKey { case map, manifest }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Keys.self)
-        try self.init(
-            fields: container, map: Deferred(try container.decode(JSONValue.self, forKey: .map)),
-            manifest: Deferred(try container.decodeIfPresent(SessionManifest.self, forKey: .manifest) ?? SessionManifest()))
+        fields = try SessionFields(from: decoder)
+        mapSource = Deferred(try container.decode(JSONValue.self, forKey: .map))
+        manifestSource = Deferred(try container.decodeIfPresent(SessionManifest.self, forKey: .manifest) ?? SessionManifest())
     }
 
     /// The fields of an answer to `GET /v1/sessions/{id}?known=…` that left out the map and its manifest, with those
     /// two made on first use from what the client keeps.
     init(fieldsOf value: JSONValue, map: @escaping @Sendable () -> JSONValue, manifest: @escaping @Sendable () -> SessionManifest) throws {
-        struct Fields: Decodable {
-            let container: KeyedDecodingContainer<Keys>
-            init(from decoder: any Decoder) throws { container = try decoder.container(keyedBy: Keys.self) }
-        }
-        let fields = try JSONValueDecoder.decode(Fields.self, from: value)
-        try self.init(fields: fields.container, map: Deferred(making: map), manifest: Deferred(making: manifest))
-    }
-
-    private init(fields container: KeyedDecodingContainer<Keys>, map: Deferred<JSONValue>, manifest: Deferred<SessionManifest>) throws {
-        id = try container.decode(String.self, forKey: .id)
-        name = try container.decode(String.self, forKey: .name)
-        host = try container.decodeIfPresent(String.self, forKey: .host) ?? ""
-        visibility = try container.decodeIfPresent(String.self, forKey: .visibility)
-        mapDigest = try container.decode(Digest.self, forKey: .mapDigest)
-        seq = try Int64(exactly: container.decode(Double.self, forKey: .seq)) ?? 0
-        participants = try container.decodeIfPresent([Participant].self, forKey: .participants) ?? []
-        mapSource = map
-        manifestSource = manifest
+        fields = try JSONValueDecoder.decode(SessionFields.self, from: value)
+        mapSource = Deferred(making: map)
+        manifestSource = Deferred(making: manifest)
     }
 }
 

@@ -172,7 +172,10 @@ public struct FileBlobStore: BlockingPublisher {
         }
     }
 
-    public func allDigests() async throws -> [Digest] {
+    public func allDigests() async throws -> [Digest] { try listDigests() }
+
+    /// ``allDigests()`` on the calling thread.
+    func listDigests() throws(BlobStoreError) -> [Digest] {
         let base = versionDirectory + "/sha256"
         let fm = FileManager.default
         var digests: [Digest] = []

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import HoardCore
 import HoardImaging
-import HoardImport
+import HoardRepository
 import HoardPlugins
 
 /// `hoard`: a self-hosted content and asset server for virtual-tabletop apps.

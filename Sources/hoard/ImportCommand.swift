@@ -2,7 +2,7 @@ import ArgumentParser
 import CHoardSystem
 import Foundation
 import HoardCore
-import HoardImport
+import HoardRepository
 
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import HoardCore
-import HoardImport
+import HoardRepository
 
 struct PacksCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "packs", abstract: "List every pack with its current version.")

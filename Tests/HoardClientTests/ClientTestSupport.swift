@@ -2,7 +2,7 @@ import Foundation
 import HoardCatalog
 import HoardCore
 import HoardImaging
-import HoardImport
+import HoardRepository
 import HoardServer
 import HummingbirdTesting
 import Testing

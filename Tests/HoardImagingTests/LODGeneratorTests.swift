@@ -1,7 +1,7 @@
 import Foundation
 import HoardCore
 import HoardImaging
-import HoardImport
+import HoardRepository
 import HoardStore
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import HoardCore
-import HoardImport
+import HoardRepository
 import HoardPlugins
 
 /// Plugin folders, packs and Hoards for the out-of-process plugin tests.

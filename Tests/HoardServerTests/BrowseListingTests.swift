@@ -3,7 +3,7 @@ import HTTPTypes
 import HoardCatalog
 import HoardCore
 @testable import HoardServer
-@testable import HoardImport
+@testable import HoardRepository
 import HummingbirdTesting
 import NIOCore
 import Testing

@@ -1,5 +1,5 @@
 import Foundation
-import HoardImport
+import HoardRepository
 import HoardServer
 import Hummingbird
 import HummingbirdTesting

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import HoardCatalog
 import HoardCore
-import HoardImport
+import HoardRepository
 import HoardServer
 import HummingbirdTesting
 import Testing

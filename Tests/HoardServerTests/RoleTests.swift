@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import HoardCatalog
-import HoardImport
+import HoardRepository
 import HoardServer
 import NIOCore
 import HummingbirdTesting

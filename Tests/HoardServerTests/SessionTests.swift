@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import HoardCore
-import HoardImport
+import HoardRepository
 import HoardServer
 import HoardStore
 import Hummingbird

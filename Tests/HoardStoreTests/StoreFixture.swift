@@ -8,6 +8,8 @@ import Testing
 enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
     case file
     case memory
+    /// A local cache in front of a memory store (``CachedBlobStore``): what a replica over S3 runs.
+    case cached
 
     var description: String { rawValue }
 }
@@ -47,5 +49,13 @@ func makeStoreUnderTest(_ kind: StoreKind) throws -> StoreUnderTest {
             store: memory,
             setModified: { digest, date in memory.setModified(digest, to: date) },
             corrupt: { digest, bytes in memory.corrupt(digest, with: bytes) })
+    case .cached:
+        let directory = try makeTemporaryDirectory()
+        let backing = MemoryBlobStore()
+        return StoreUnderTest(
+            store: try CachedBlobStore(backing: backing, cacheRoot: directory, budget: 32 << 20),
+            setModified: { digest, date in backing.setModified(digest, to: date) },
+            corrupt: { digest, bytes in backing.corrupt(digest, with: bytes) },
+            cleanup: { try? FileManager.default.removeItem(atPath: directory) })
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import HoardCatalog
 import HoardCore
-import HoardImport
+import HoardRepository
 import Logging
 import NIOConcurrencyHelpers
 import NIOPosix

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import HoardCatalog
 import HoardCore
-import HoardStore
+import HoardRepository
 import Hummingbird
 import NIOCore
 import NIOHTTP1
@@ -183,7 +183,7 @@ enum ErrorMapping {
         case let error as CatalogError where error.code == .database:
             logger.error("catalog failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             return .storageFailure()
-        case is BlobStoreError:
+        case is StorageError:
             logger.error("storage failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             return .storageFailure()
         case let error as HTTPParserError where error == .invalidEOFState:

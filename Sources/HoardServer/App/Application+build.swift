@@ -1,6 +1,6 @@
 import Foundation
 import HoardCore
-import HoardImport
+import HoardRepository
 import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
@@ -22,7 +22,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let cache = BlobCache(
         capacity: configuration.cacheBytes, maxEntry: configuration.cacheMaxBlob,
         minFileSize: configuration.certificates == nil ? configuration.sendFileFrom : nil)
-    let reader = BlobReader(store: hoard.store, cache: cache, metrics: metrics)
+    let reader = BlobReader(hoard: hoard, cache: cache, metrics: metrics)
     let limiter = RateLimiter(
         perMinute: configuration.uploadsPerMinute, perParticipant: configuration.uploadsPerParticipant,
         joinsPerSession: configuration.joinsPerSession, windowSeconds: configuration.limitWindowSeconds)
@@ -135,7 +135,7 @@ public func apiOperations(dataDirectory: String) throws -> [Endpoints.Operation]
     let cache = BlobCache(capacity: 0, maxEntry: 0)
     let (_, operations) = buildRouter(
         hoard: hoard, access: access, metrics: metrics,
-        reader: BlobReader(store: hoard.store, cache: cache, metrics: metrics), limiter: RateLimiter(perMinute: 1, perParticipant: 1, joinsPerSession: 1),
+        reader: BlobReader(hoard: hoard, cache: cache, metrics: metrics), limiter: RateLimiter(perMinute: 1, perParticipant: 1, joinsPerSession: 1),
         hub: SessionHub(catalog: hoard.catalog, storage: StoredTables(hoard: hoard), access: access, logger: Logger(label: "hoard")),
         configuration: ServerConfiguration(dataDirectory: dataDirectory))
     return operations

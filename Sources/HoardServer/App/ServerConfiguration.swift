@@ -1,6 +1,6 @@
 import Foundation
 import HoardCore
-import HoardImport
+import HoardRepository
 import Logging
 
 /// Everything `hoard serve` can be told, with the defaults a home server wants.

@@ -1,6 +1,6 @@
 import Foundation
 import HoardCore
-import HoardStore
+import HoardRepository
 import Hummingbird
 import Logging
 import NIOConcurrencyHelpers
@@ -11,7 +11,7 @@ import NIOPosix
 /// streamed from disk in chunks once their file has been verified whole (once per process). Corrupt bytes are
 /// never served: they answer `CORRUPT_BLOB`; a file that cannot be read answers `UNREADABLE_BLOB`.
 struct BlobReader: Sendable {
-    let store: any BlobStore
+    let hoard: Hoard
     let cache: BlobCache
     let metrics: ServerMetrics
     let fileIO = FileIO(threadPool: .singleton)
@@ -24,14 +24,14 @@ struct BlobReader: Sendable {
             return .init(byteBuffer: slice(try await buffer(digest, size: size, logger: context.logger), range))
         }
         metrics.cacheMisses.increment()
-        guard let path = store.localPath(of: digest) else {
-            let bytes = try await store.read(digest, range: range.map { $0.lowerBound..<($0.upperBound + 1) }) ?? []
+        guard let path = hoard.localPath(of: digest) else {
+            let bytes = try await hoard.read(digest, range: range.map { $0.lowerBound..<($0.upperBound + 1) }) ?? []
             return .init(byteBuffer: ByteBuffer(bytes: bytes))
         }
         if !verifiedLarge.withLockedValue({ $0.contains(digest) }) {
             let actual = try await NIOThreadPool.singleton.runIfActive { () throws -> (digest: Digest, size: Int64)? in
                 do {
-                    return try FileBlobStore.hashFile(atPath: path, label: "the stored copy of \(digest)")
+                    return try Hoard.hashFile(atPath: path, label: "the stored copy of \(digest)")
                 } catch {
                     throw Self.unreadable(digest, error, logger: context.logger)
                 }
@@ -82,11 +82,11 @@ struct BlobReader: Sendable {
 
     /// ``load(_:size:logger:keepingFile:)`` of several blobs; from a file store in one job on the blocking-I/O pool.
     private func load(_ items: [(digest: Digest, size: Int64, keepingFile: Bool)], logger: Logger) async throws -> [(ByteBuffer, VerifiedBlobFile?)] {
-        let paths = items.compactMap { store.localPath(of: $0.digest) }
+        let paths = items.compactMap { hoard.localPath(of: $0.digest) }
         guard paths.count == items.count else {
             var loaded: [(ByteBuffer, VerifiedBlobFile?)] = []
             for item in items {
-                guard let bytes = try await store.read(item.digest, range: nil) else { throw APIError.notFound("no blob \(item.digest)") }
+                guard let bytes = try await hoard.read(item.digest) else { throw APIError.notFound("no blob \(item.digest)") }
                 let buffer = ByteBuffer(bytes: bytes)
                 try Self.verify(buffer, item.digest, size: item.size, logger: logger)
                 loaded.append((buffer, nil))

@@ -2,8 +2,7 @@ import Foundation
 import HTTPTypes
 import HoardCatalog
 import HoardCore
-import HoardImport
-import HoardStore
+import HoardRepository
 import Hummingbird
 import NIOCore
 
@@ -78,25 +77,24 @@ struct BlobRoutes: Sendable {
         if let declared = request.headers[.contentLength].flatMap(Int64.init), declared > limit {
             throw APIError.tooLarge("the blob is \(declared) bytes; the limit is \(limit)")
         }
-        let area = try hoard.store.makeStagingArea()
-        defer { area.discard() }
-        let writer = try area.makeWriter(keepingPrefix: 64 << 10)
-        var size: Int64 = 0
-        for try await buffer in request.body {
-            size += Int64(buffer.readableBytes)
-            guard size <= limit else { throw APIError.tooLarge("the blob is over the limit of \(limit) bytes") }
-            try buffer.withUnsafeReadableBytes { try writer.write($0) }
+        let body = BlobSource.stream(keepingPrefix: 64 << 10) { sink in
+            var size: Int64 = 0
+            for try await buffer in request.body {
+                size += Int64(buffer.readableBytes)
+                guard size <= limit else { throw APIError.tooLarge("the blob is over the limit of \(limit) bytes") }
+                try buffer.withUnsafeReadableBytes { try sink.write($0) }
+            }
         }
-        let staged = try writer.finish()
-        guard staged.digest == digest else { throw APIError.digestMismatch(expected: digest, actual: staged.digest) }
-        let alreadyVisible = access.readable(digest, by: principal) != nil
-        if !alreadyVisible { try hoard.catalog.requireQuota(group: principal.group, adding: size, for: "this blob") }
-        let mediaType = (try? ImageHeader.read(writer.prefix, isComplete: size <= Int64(writer.prefix.count)).mediaType.rawValue)
-            ?? "application/octet-stream"
-        // Publish and record under the data directory's shared lock, so garbage collection cannot run in between.
-        try await hoard.directory.withLock(exclusive: false) {
-            _ = try await hoard.store.publish([staged])
-            try hoard.catalog.recordUpload(BlobRecord(digest: digest, size: size, mediaType: mediaType), groupId: principal.groupId)
+        let (hoard, access) = (hoard, access)
+        let size = try await hoard.write(body) { incoming in
+            guard incoming.digest == digest else { throw APIError.digestMismatch(expected: digest, actual: incoming.digest) }
+            let alreadyVisible = access.readable(digest, by: principal) != nil
+            if !alreadyVisible { try hoard.catalog.requireQuota(group: principal.group, adding: incoming.size, for: "this blob") }
+        } record: { incoming in
+            let isWhole = incoming.size <= Int64(incoming.prefix.count)
+            let mediaType = (try? ImageHeader.read(incoming.prefix, isComplete: isWhole).mediaType.rawValue) ?? "application/octet-stream"
+            try hoard.catalog.recordUpload(BlobRecord(digest: digest, size: incoming.size, mediaType: mediaType), groupId: principal.groupId)
+            return incoming.size
         }
         try await access.catchUp()
         context.logger.info("blob uploaded", metadata: ["digest": "\(digest)", "size": "\(size)", "group": "\(principal.group)"])

@@ -1,7 +1,7 @@
 import Foundation
 import HoardCatalog
 import HoardCore
-import HoardImport
+import HoardRepository
 import Hummingbird
 
 /// `/v1/tokens` and `/v1/invites`: a group's owners manage who belongs to it. An owner (or an operator) lists the

@@ -1,4 +1,4 @@
-import HoardImport
+import HoardRepository
 import Synchronization
 
 /// Where the server's imports are, for the page's progress bar: an upload that names an id (`POST /v1/packs?progress=`)

@@ -1,5 +1,5 @@
 import HoardCore
-import HoardImport
+import HoardRepository
 import Hummingbird
 
 /// The answer to an upload that was a bundle (an archive of zip or Dungeondraft archives): one result per inner

@@ -1,7 +1,7 @@
 import Foundation
 import HoardCatalog
 import HoardCore
-import HoardImport
+import HoardRepository
 import Hummingbird
 import Logging
 import NIOCore
@@ -82,7 +82,7 @@ struct PackRoutes: Sendable {
     /// The pack with its documents, author and licence.
     func detail(_ summary: PackSummary) async throws -> PackDetail {
         var manifest: PackManifest?
-        if let digest = summary.manifestDigest, let bytes = try await hoard.store.read(digest, range: nil) {
+        if let digest = summary.manifestDigest, let bytes = try await hoard.read(digest) {
             manifest = try? JSONDecoder().decode(PackManifest.self, from: Data(bytes))
         }
         return PackDetail(
@@ -95,7 +95,7 @@ struct PackRoutes: Sendable {
         let summary = try pack(request, context)
         let file = context.parameter("file")
         guard let document = try hoard.catalog.documents(ofPack: summary.name, group: summary.group).first(where: { $0.name == file }),
-              let bytes = try await hoard.store.read(document.digest, range: nil)
+              let bytes = try await hoard.read(document.digest)
         else { throw APIError.notFound("pack '\(summary.name)' has no document named '\(file)'") }
         return Response(
             status: .ok,

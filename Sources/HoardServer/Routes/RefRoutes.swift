@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import HoardCatalog
 import HoardCore
-import HoardImport
+import HoardRepository
 import Hummingbird
 
 /// `/v1/refs`: a member's named pointers (`last-drawing` → digest), moved with compare-and-set so "continue the last

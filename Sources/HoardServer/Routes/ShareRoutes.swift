@@ -1,7 +1,7 @@
 import Foundation
 import HoardCatalog
 import HoardCore
-import HoardImport
+import HoardRepository
 import Hummingbird
 
 /// `/v1/shares`: a member shares one picture or asset through a link with an unguessable id (never the digest),

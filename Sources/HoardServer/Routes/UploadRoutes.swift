@@ -1,7 +1,7 @@
 import Foundation
 import HoardCatalog
 import HoardCore
-import HoardImport
+import HoardRepository
 import Hummingbird
 import NIOCore
 
@@ -58,20 +58,21 @@ struct UploadRoutes: Sendable {
             throw APIError.notAPicture()
         }
         let bytes = try await configuration.uploadSanitizer.sanitize(received, mediaType: header.mediaType)
-        let area = try hoard.store.makeStagingArea()
-        defer { area.discard() }
-        let staged = try area.stage(bytes)
-        let isInScope = try hoard.catalog.privateUpload(staged.digest)?.scopes.contains(scope.description) == true
-        if !isInScope, let usage = try hoard.catalog.quota(groupId: groupId), let quota = usage.quota, usage.used + staged.size > quota {
-            throw APIError.quotaExceeded("group '\(usage.name)' holds \(usage.used) of its \(quota) bytes; this picture needs \(staged.size) more")
-        }
-        let blob = BlobRecord(digest: staged.digest, size: staged.size, mediaType: header.mediaType.rawValue)
         // A participant's upload is theirs by id (names repeat); a member's by token name, like the rest of their space.
         let uploader = principal.participantId ?? principal.tokenName
-        try await hoard.directory.withLock(exclusive: false) {
-            _ = try await hoard.store.publish([staged])
-            try hoard.catalog.recordPrivateUpload(
+        let catalog = hoard.catalog
+        var isInScope = false
+        let blob = try await hoard.write(.bytes(bytes)) { incoming in
+            isInScope = try catalog.privateUpload(incoming.digest)?.scopes.contains(scope.description) == true
+            if !isInScope, let usage = try catalog.quota(groupId: groupId), let quota = usage.quota, usage.used + incoming.size > quota {
+                throw APIError.quotaExceeded(
+                    "group '\(usage.name)' holds \(usage.used) of its \(quota) bytes; this picture needs \(incoming.size) more")
+            }
+        } record: { incoming in
+            let blob = BlobRecord(digest: incoming.digest, size: incoming.size, mediaType: header.mediaType.rawValue)
+            try catalog.recordPrivateUpload(
                 blob, PrivateUploadRecord(scope: scope, digest: blob.digest, groupId: groupId, uploader: uploader), session: session)
+            return blob
         }
         if let session {
             // Withheld first: until the table shows it, a participant's picture is the host's and theirs alone.

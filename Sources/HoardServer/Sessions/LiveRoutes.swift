@@ -1,7 +1,7 @@
 import Foundation
 import HoardCatalog
 import HoardCore
-import HoardImport
+import HoardRepository
 import Hummingbird
 import HummingbirdWebSocket
 import Logging

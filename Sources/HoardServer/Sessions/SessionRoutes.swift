@@ -1,7 +1,7 @@
 import Foundation
 import HoardCatalog
 import HoardCore
-import HoardImport
+import HoardRepository
 import Hummingbird
 import NIOCore
 
@@ -53,8 +53,11 @@ struct SessionRoutes: Sendable {
     // MARK: Maps as blobs
 
     /// Checks a map's references are readable by `principal` (or already reached by `session`, such as its
-    /// participants' pictures) and stores it as a canonical-JSON blob.
-    func store(map: JSONValue, for principal: Principal, session: String? = nil) async throws -> (blob: BlobRecord, resolved: ResolvedReferences) {
+    /// participants' pictures) and writes it as a canonical-JSON blob; `record` writes what refers to it.
+    func store<Recorded: Sendable>(
+        map: JSONValue, for principal: Principal, session: String? = nil,
+        record: (_ blob: BlobRecord, _ resolved: ResolvedReferences) async throws -> Recorded
+    ) async throws -> Recorded {
         guard map.depth <= Self.maxDepth else { throw APIError.badRequest("the map is nested deeper than \(Self.maxDepth) levels") }
         let references = map.referencedDigests
         // The manifest names packs as the session's group (the host's) sees them.
@@ -64,15 +67,13 @@ struct SessionRoutes: Sendable {
         }
         let missing = Set(resolved.missing).union(unreadable).sorted()
         guard missing.isEmpty else { throw APIError.missingBlobs(missing) }
-        let area = try hoard.store.makeStagingArea()
-        defer { area.discard() }
-        let staged = try area.stage(try CanonicalJSON.encode(map))
-        _ = try await hoard.store.publish([staged])
-        return (BlobRecord(digest: staged.digest, size: staged.size, mediaType: Self.mapMediaType), resolved)
+        return try await hoard.write(.bytes(try CanonicalJSON.encode(map))) { incoming in
+            try await record(BlobRecord(digest: incoming.digest, size: incoming.size, mediaType: Self.mapMediaType), resolved)
+        }
     }
 
     func loadMapDocument(_ digest: Digest) async throws -> JSONValue {
-        guard let bytes = try await hoard.store.read(digest, range: nil) else { throw APIError.internalError("the map blob \(digest) is missing") }
+        guard let bytes = try await hoard.read(digest) else { throw APIError.internalError("the map blob \(digest) is missing") }
         return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
     }
 
@@ -107,8 +108,7 @@ struct SessionRoutes: Sendable {
         }
         guard let map else { throw APIError.badRequest("give a map, or fromMap with the name of a saved map") }
         let upgraded = try Self.storedForm(map)
-        let (session, blob, resolved) = try await hoard.directory.withLock(exclusive: false) {
-            let (blob, resolved) = try await store(map: upgraded, for: principal)
+        let (session, blob, resolved) = try await store(map: upgraded, for: principal) { blob, resolved in
             let session = SessionRecord(
                 id: UUID().uuidString.lowercased(), name: body.name, groupId: principal.groupId, host: principal.tokenName,
                 visibility: visibility, code: Self.makeCode(), mapDigest: blob.digest, baseSeq: 0, lastSeq: 0, createdAt: Date())
@@ -231,26 +231,6 @@ struct SessionRoutes: Sendable {
         return ["assets": try JSONValue.encoded(manifest.assets), "blobs": try JSONValue.encoded(manifest.blobs)]
     }
 
-    /// The fields of `GET /v1/sessions/{id}` other than the map and its manifest, which are spliced in as bytes.
-    struct Shown: Encodable {
-        var id: String
-        var name: String
-        var host: String
-        var visibility: String
-        var mapDigest: Digest
-        var seq: Int64
-        var participants: [[String: String]]
-        var you: You
-    }
-
-    /// Who the caller is at the table: a page needs it to know its own tokens and whether to show the host's tools.
-    struct You: Encodable {
-        var participantId: String
-        var host: Bool
-        /// For the host only: the code players join with (the table page shows the link to share).
-        var joinCode: String?
-    }
-
     /// The session as the caller sees it now: its fields, the map (its base with every op applied, less what the
     /// caller may not see) as canonical JSON, the manifest of that map, and the sequence number it reflects, so a live
     /// channel opened with `since=seq` continues exactly. `mapDigest` is the digest of the map as sent. The manifest is
@@ -271,11 +251,12 @@ struct SessionRoutes: Sendable {
         }
         let connected = await hub.connected(session: session.id)
         let participants = try hoard.catalog.participants(session: session.id).map {
-            ["id": $0.id, "name": $0.name, "connected": connected.contains($0.id) ? "yes" : "no"]
+            SessionFields.Participant(id: $0.id, name: $0.name, isConnected: connected.contains($0.id))
         }
-        let fields = try JSONBody.encoder.encode(Shown(
+        // The fields other than the map and its manifest, which are spliced in as bytes.
+        let fields = try JSONBody.encoder.encode(SessionFields(
             id: session.id, name: session.name, host: session.host, visibility: session.visibility, mapDigest: view.digest,
-            seq: seq, participants: participants, you: You(
+            seq: seq, participants: participants, you: SessionFields.Seat(
                 participantId: seat.participantId, host: seat.actor == .host, joinCode: seat.actor == .host ? session.code : nil)))
         var body = ByteBuffer()
         guard let (map, manifest) = document else {
@@ -318,8 +299,7 @@ struct SessionRoutes: Sendable {
         // A v1 map is stored and answered in the palette form (MapPalette).
         let map = try Self.storedForm(try await Self.decodeMapBody(JSONValue.self, request))
         let catalog = hoard.catalog
-        let (blob, seq, resolved) = try await hoard.directory.withLock(exclusive: false) {
-            let (blob, resolved) = try await store(map: map, for: principal, session: session.id)
+        let (blob, seq, resolved) = try await store(map: map, for: principal, session: session.id) { blob, resolved in
             let seq = try await hub.replaceMap(session: session.id, map: map, commit: { seq in
                 try catalog.setMap(session: session.id, mapBlob: blob, reachable: resolved.reachable, baseSeq: seq)
             }, event: try Self.manifestFields(resolved).merging([
@@ -403,9 +383,8 @@ struct SessionRoutes: Sendable {
         }
         let upgraded = try Self.storedForm(given)
         do {
-            let saved = try await hoard.directory.withLock(exclusive: false) {
-                let (blob, resolved) = try await store(map: upgraded, for: principal)
-                return try hoard.catalog.saveMap(group: principal.groupId, name: body.name, blob: blob, reachable: resolved.reachable)
+            let saved = try await store(map: upgraded, for: principal) { blob, resolved in
+                try hoard.catalog.saveMap(group: principal.groupId, name: body.name, blob: blob, reachable: resolved.reachable)
             }
             return try JSONBody.response(["name": saved.name, "digest": saved.digest.description], status: .created)
         } catch let error as CatalogError where error.code == .conflict {

@@ -1,28 +1,24 @@
 import Foundation
 import HoardCatalog
 import HoardCore
-import HoardImport
+import HoardRepository
 import NIOConcurrencyHelpers
 
-/// The hub's maps as blobs in the Hoard's store: base maps are read from it, folded ones published into it and
-/// recorded, under the data directory's shared lock like every writer.
+/// The hub's maps as blobs in the Hoard's store: base maps are read from it, folded ones written through its one write
+/// path.
 struct StoredTables: TableStorage {
     let hoard: Hoard
 
     func map(_ digest: Digest) async throws -> JSONValue {
-        guard let bytes = try await hoard.store.read(digest, range: nil) else {
+        guard let bytes = try await hoard.read(digest) else {
             throw APIError.internalError("the map blob \(digest) is missing")
         }
         return try JSONValue(parsing: Data(bytes))
     }
 
     func fold(session id: String, map: JSONValue, seq: Int64, catalog: Catalog) async throws -> Bool {
-        try await hoard.directory.withLock(exclusive: false) {
-            let area = try hoard.store.makeStagingArea()
-            defer { area.discard() }
-            let staged = try area.stage(try CanonicalJSON.encode(map))
-            _ = try await hoard.store.publish([staged])
-            let blob = BlobRecord(digest: staged.digest, size: staged.size, mediaType: SessionRoutes.mapMediaType)
+        try await hoard.write(.bytes(try CanonicalJSON.encode(map))) { incoming in
+            let blob = BlobRecord(digest: incoming.digest, size: incoming.size, mediaType: SessionRoutes.mapMediaType)
             return try catalog.fold(session: id, mapBlob: blob, baseSeq: seq, keeping: SessionHub.foldEvery)
         }
     }

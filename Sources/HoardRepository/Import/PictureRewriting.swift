@@ -87,7 +87,7 @@ struct PictureRewriting: Sendable {
             } catch {
                 return .failure(error)
             }
-            let writer = try area.makeWriter(keepingPrefix: Importer.quickPrefix)
+            let writer = try area.makeWriter(keepingPrefix: PicturePrefix.quick)
             for piece in edit.pieces {
                 switch piece {
                 case .original(let range):

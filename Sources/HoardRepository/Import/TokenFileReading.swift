@@ -103,7 +103,7 @@ struct TokenFileReading: Sendable {
             }
             let fileExtension = split.ext.lowercased()
             guard MediaType(fileExtension: fileExtension) != nil else { continue }
-            let writer = try area.makeWriter(keepingPrefix: Importer.quickPrefix)
+            let writer = try area.makeWriter(keepingPrefix: PicturePrefix.quick)
             while let block = try reader.readBlock() { try writer.write(block) }
             contents.images[split.stem.lowercased(), default: [:]][fileExtension] = (writer, try writer.finish())
         }

@@ -1,6 +1,6 @@
 import Foundation
 import HoardCore
-import HoardImport
+import HoardRepository
 import Testing
 
 /// One case of tools/make-hostile.py's corpus (cases.json and valid.json).

@@ -1,6 +1,6 @@
 import Foundation
 import HoardCore
-import HoardImport
+import HoardRepository
 import Testing
 
 /// A second convention written only against HoardCore's protocols, as a third party would: Forgotten

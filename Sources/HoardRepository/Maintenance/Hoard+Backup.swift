@@ -16,7 +16,8 @@ public struct BackupReport: Sendable, Codable, Hashable {
 extension Hoard {
     /// Writes a consistent snapshot of this Hoard to `destination` (a new folder), while it keeps serving:
     /// the catalog first (SQLite online backup), then every blob that snapshot references (hard-linked when on the
-    /// same file system, else copied), all under the shared lock so garbage collection cannot remove one in between.
+    /// same file system, else copied; read from a store without local files), all under the shared lock so garbage
+    /// collection cannot remove one in between.
     /// The result is a data directory that `hoard verify` accepts and `hoard serve` can run.
     public func backup(to destination: String) async throws -> BackupReport {
         let fm = FileManager.default
@@ -28,10 +29,19 @@ extension Hoard {
             try catalog.backup(to: destination + "/catalog.sqlite")
             let copy = try Catalog(path: destination + "/catalog.sqlite")
             let target = try FileBlobStore(root: destination + "/blobs")
-            guard let source = store as? FileBlobStore else { throw ProblemMessage("backup needs a file blob store") }
             var report = BackupReport(path: destination)
             for blob in try copy.blobs() {
-                try Self.copyFile(source.path(of: blob.digest), to: target.path(of: blob.digest))
+                if let path = store.localPath(of: blob.digest) {
+                    try Self.copyFile(path, to: target.path(of: blob.digest))
+                } else {
+                    // A store without local files: the bytes are read and written through the target's staging.
+                    guard let bytes = try await store.read(blob.digest, range: nil) else {
+                        throw ProblemMessage("the blob \(blob.digest) is missing from the store; run hoard verify")
+                    }
+                    let area = try target.makeStagingArea()
+                    defer { area.discard() }
+                    _ = try target.publishBlocking([try area.stage(bytes)])
+                }
                 report.blobs += 1
                 report.bytes += blob.size
             }

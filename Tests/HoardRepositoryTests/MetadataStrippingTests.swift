@@ -1,6 +1,6 @@
 import Foundation
 @testable import HoardCore
-import HoardImport
+import HoardRepository
 import HoardStore
 import HoardTestSupport
 import Testing

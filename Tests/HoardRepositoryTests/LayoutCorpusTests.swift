@@ -1,7 +1,7 @@
 import Foundation
 import HoardCatalog
 import HoardCore
-import HoardImport
+import HoardRepository
 import Testing
 
 /// One archive of tools/make-layouts.py's corpus (layouts.json) and what importing it must give.

@@ -2,7 +2,7 @@ import Synchronization
 import Foundation
 import HoardCatalog
 import HoardCore
-import HoardImport
+import HoardRepository
 import Testing
 
 @Suite("Importing the sample packs")

@@ -9,24 +9,18 @@ import HoardStore
 ///
 /// A refused archive changes nothing: its staging area is discarded and no row is written.
 public struct Importer: Sendable {
+    /// Where blobs and rows go, through its one write path.
+    public let hoard: Hoard
     /// Where blobs go.
-    public let store: any BlobStore
+    public var store: any BlobStore { hoard.store }
     /// Where rows go.
-    public let catalog: Catalog
+    public var catalog: Catalog { hoard.catalog }
     /// Kinds, conventions and processors.
-    public let registry: PluginRegistry
+    public var registry: PluginRegistry { hoard.registry }
 
-    /// How much of a picture's start a header check may read (JPEG headers may follow large EXIF blocks).
-    static let headerPrefix = 256 << 10
-    /// How much of a picture's start is kept in memory while it is staged: enough for the headers of PNG, WebP and
-    /// nearly every JPEG; the rest are read back (``ArchiveScan/checkHeader(of:_:claimed:limits:)``).
-    static let quickPrefix = 16 << 10
-
-    /// Creates an importer.
-    public init(store: any BlobStore, catalog: Catalog, registry: PluginRegistry = .builtIn()) {
-        self.store = store
-        self.catalog = catalog
-        self.registry = registry
+    /// Creates an importer into `hoard`.
+    public init(hoard: Hoard) {
+        self.hoard = hoard
     }
 
     /// What an import is asked to do.
@@ -180,7 +174,7 @@ public struct Importer: Sendable {
         if options.isCancelled?() == true { throw refuse([ArchiveScan.cancelled.problem]) }
 
         do {
-            let (commit, summary, outcome) = try await publishAndRecord(plan, area: area, packName: packName, group: options.group) {
+            let (commit, summary, outcome) = try await commitPack(plan, area: area, packName: packName, group: options.group) {
                 progress?(ImportProgress(phase: $0, bytesRead: scan.archiveSize, totalBytes: scan.archiveSize, entries: scan.entries))
             }
             let allBytes = commit.blobs.reduce(into: [Digest: Int64]()) { $0[$1.digest] = $1.size }
@@ -205,7 +199,7 @@ public struct Importer: Sendable {
     /// chosen from the catalog as it was read; a concurrent import of the same pack may commit that version first
     /// with other content. Then the version is chosen again from the new state (at most 10 times), so concurrent
     /// imports without a version each get their own version, or `unchanged` when their content is the same.
-    private func publishAndRecord(
+    private func commitPack(
         _ plan: PackPlanner.Plan, area: StagingArea, packName: String, group: String, phase: (ImportProgress.Phase) -> Void
     ) async throws -> (ImportCommit, PublishSummary, RecordOutcome) {
         var attempt = 1
@@ -213,78 +207,19 @@ public struct Importer: Sendable {
             let state = try catalog.packState(named: packName, group: group)
             let prepared = try await offloaded { try PackWriter(plan: plan).prepare(packName: packName, group: group, state: state) }
             phase(.publishing)
-            let (summary, recording) = if let store = store.blockingPublisher {
-                try await publishWhileRecording(prepared, to: store, area: area)
-            } else {
-                try await publishThenRecord(prepared, area: area)
-            }
-            phase(.committing)
-            let outcome: RecordOutcome
             do {
-                outcome = try await recording.value
+                let pictures = prepared.pictures
+                let (outcome, summary) = try await hoard.publishAndRecord(
+                    pictures, thenStaging: { try PackWriter.stageDocuments(of: prepared, in: area) }, in: area,
+                    published: { phase(.committing) },
+                    record: .alongsidePublish { [catalog, commit = prepared.commit] afterPublish in
+                        try catalog.record(commit, committingAfter: afterPublish)
+                    })
+                return (prepared.commit, summary, outcome)
             } catch let error as CatalogError {
                 guard error.code == .conflict, plan.packFile.version == nil, attempt < 10 else { throw error }
                 attempt += 1
-                continue
             }
-            return (prepared.commit, summary, outcome)
-        }
-    }
-
-    /// The order for any store: stage the documents, publish everything, then write and commit the rows.
-    private func publishThenRecord(
-        _ prepared: PackWriter.Prepared, area: StagingArea
-    ) async throws -> (PublishSummary, Task<RecordOutcome, any Error>) {
-        let staged = try await offloaded { try PackWriter.stageDocuments(of: prepared, in: area) }
-        let blobs = prepared.pictures + staged
-        let summary = try await store.publish(blobs)
-        area.removeInBackground(blobs)
-        let (catalog, commit) = (catalog, prepared.commit)
-        return (summary, Task { try await offloaded { try catalog.record(commit) } })
-    }
-
-    /// The order for a store that publishes on the calling thread (``BlockingPublisher``, the local file system):
-    /// three threads of their own at once. One publishes the pictures, already staged; one writes the catalog rows
-    /// and then waits, inside the transaction, for both publishes before it commits (a failed publish rolls it
-    /// back); meanwhile the documents are staged, then published on a third. None is a Swift-concurrency thread: the
-    /// transaction holds the catalog's writer while it waits, and the publishes it waits for must not queue behind
-    /// tasks that wait for that writer. Everything that can refuse the import was checked by
-    /// ``PackWriter/prepare(packName:group:state:)`` before the pictures' publish begins.
-    private func publishWhileRecording(
-        _ prepared: PackWriter.Prepared, to store: any BlockingPublisher, area: StagingArea
-    ) async throws -> (PublishSummary, Task<RecordOutcome, any Error>) {
-        let picturesPublished = PublishGate(), documentsPublished = PublishGate()
-        let pictures = prepared.pictures
-        Thread { picturesPublished.open(Result { try store.publishBlocking(pictures) }) }.start()
-        let (catalog, commit) = (catalog, prepared.commit)
-        let recording = Task {
-            try await offloaded {
-                try catalog.record(commit, committingAfter: {
-                    _ = try picturesPublished.wait()
-                    _ = try documentsPublished.wait()
-                })
-            }
-        }
-        do {
-            let staged: [StagedBlob]
-            do {
-                staged = try await offloaded { try PackWriter.stageDocuments(of: prepared, in: area) }
-            } catch {
-                documentsPublished.open(.failure(error))
-                throw error
-            }
-            Thread { documentsPublished.open(Result { try store.publishBlocking(staged) }) }.start()
-            let first = try await picturesPublished.value
-            area.removeInBackground(pictures)
-            let second = try await documentsPublished.value
-            area.removeInBackground(staged)
-            return (first.merged(with: second), recording)
-        } catch {
-            // Both publishes have ended, and the transaction has rolled back, before the staging area may go.
-            _ = await picturesPublished.result
-            _ = await documentsPublished.result
-            _ = await recording.result
-            throw error
         }
     }
 
@@ -323,57 +258,5 @@ public struct Importer: Sendable {
         let ok = !name.isEmpty && name.utf8.count <= 128 && !name.contains("/")
             && !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.value == 0x202E })
         return ok ? nil : Problem(.badManifest, "the pack name '\(name)' must be 1 to 128 characters without '/' or control characters")
-    }
-}
-
-/// The result of a publish running on its own thread, awaited by the catalog transaction (blocking) and by the import
-/// (suspending). The first `open` settles it; later ones are ignored.
-private final class PublishGate: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var settled: Result<PublishSummary, any Error>?
-    private var waiters: [CheckedContinuation<Result<PublishSummary, any Error>, Never>] = []
-
-    /// Settles the gate; every waiter, present and future, gets `result`.
-    func open(_ result: Result<PublishSummary, any Error>) {
-        condition.lock()
-        guard settled == nil else {
-            condition.unlock()
-            return
-        }
-        settled = result
-        let waiting = waiters
-        waiters = []
-        condition.broadcast()
-        condition.unlock()
-        for waiter in waiting { waiter.resume(returning: result) }
-    }
-
-    /// Blocks the calling thread until the gate opens.
-    func wait() throws -> PublishSummary {
-        condition.lock()
-        defer { condition.unlock() }
-        while settled == nil { condition.wait() }
-        return try settled!.get()
-    }
-
-    /// Suspends until the gate opens.
-    var result: Result<PublishSummary, any Error> {
-        get async {
-            await withCheckedContinuation { continuation in
-                condition.lock()
-                if let settled {
-                    condition.unlock()
-                    continuation.resume(returning: settled)
-                } else {
-                    waiters.append(continuation)
-                    condition.unlock()
-                }
-            }
-        }
-    }
-
-    /// Suspends until the gate opens; throws what the publish threw.
-    var value: PublishSummary {
-        get async throws { try await result.get() }
     }
 }

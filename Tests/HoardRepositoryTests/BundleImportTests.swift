@@ -1,6 +1,6 @@
 import Foundation
 import HoardCore
-import HoardImport
+import HoardRepository
 import Testing
 
 /// One bundle of tools/make-hostile.py's corpus (bundles.json): each inner archive's expected outcome.

@@ -1,6 +1,6 @@
 import Foundation
 import HoardCore
-import HoardImport
+import HoardRepository
 import HoardStore
 import Testing
 
@@ -110,6 +110,22 @@ struct BackupTests {
         #expect(verify.unreferenced == 0)
         #expect(try hoard.catalog.packs().map(\.name) == packsInBackup)
         #expect(try hoard.catalog.assets().map(\.digest) == (try backedUp.catalog.assets().map(\.digest)))
+    }
+
+    @Test func aStoreWithoutLocalFilesIsBackedUpThroughItsReads() async throws {
+        let test = try TestHoard()
+        defer { test.remove() }
+        let hoard = Hoard(directory: test.hoard.directory, store: MemoryBlobStore(), catalog: test.hoard.catalog)
+        let imported = try await hoard.importPack(at: Fixtures.pack("scifi-outpost.zip"))
+        let some = try #require(try test.hoard.catalog.blobs().first)
+        #expect(hoard.localPath(of: some.digest) == nil, "nothing on disk to link")
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let report = try await hoard.backup(to: folder + "/backup")
+        #expect(report.blobs == imported.newBlobs && report.bytes == imported.newBytes)
+        let backedUp = try Hoard(dataDirectory: folder + "/backup")
+        let verify = try await backedUp.verify()
+        #expect(verify.isHealthy && verify.unreferenced == 0, "every blob the catalog names was copied, with its bytes")
     }
 
     @Test func restoreRefusesAFolderThatIsNotEmpty() async throws {

@@ -61,7 +61,7 @@ final class StagingPipeline: @unchecked Sendable {
         queue.async { [self] in
             guard !hasFailed else { return }
             do {
-                writer = try area.makeWriter(keepingPrefix: Importer.quickPrefix)
+                writer = try area.makeWriter(keepingPrefix: PicturePrefix.quick)
                 claimed = mediaType
                 entry = path
             } catch {

@@ -4,7 +4,7 @@ import HoardCore
 import HoardStore
 
 /// One Hoard on disk: its data directory, blob store, catalog and plugins, with the operations the CLI and the
-/// server share (import, verify, garbage collection).
+/// server share (import, verify, garbage collection), and the one door for writes (``write(_:check:record:)``).
 public struct Hoard: Sendable {
     /// The data directory.
     public let directory: DataDirectory
@@ -17,14 +17,22 @@ public struct Hoard: Sendable {
 
     /// Opens (creating if needed) the Hoard in `dataDirectory`.
     public init(dataDirectory: String, registry: PluginRegistry = .builtIn()) throws {
-        directory = try DataDirectory(path: dataDirectory)
-        store = try FileBlobStore(root: directory.blobsPath)
-        catalog = try Catalog(path: directory.catalogPath)
+        let directory = try DataDirectory(path: dataDirectory)
+        self.init(
+            directory: directory, store: try FileBlobStore(root: directory.blobsPath), catalog: try Catalog(path: directory.catalogPath),
+            registry: registry)
+    }
+
+    /// A Hoard over a data directory (its lock and spooled uploads) and the store and catalog it keeps.
+    public init(directory: DataDirectory, store: any BlobStore, catalog: Catalog, registry: PluginRegistry = .builtIn()) {
+        self.directory = directory
+        self.store = store
+        self.catalog = catalog
         self.registry = registry
     }
 
     /// The importer over this Hoard's store, catalog and plugins.
-    public var importer: Importer { Importer(store: store, catalog: catalog, registry: registry) }
+    public var importer: Importer { Importer(hoard: self) }
 
     /// Imports one archive while holding the data directory's shared lock (garbage collection waits).
     public func importPack(

@@ -1,6 +1,6 @@
 import Foundation
 import HoardCore
-import HoardImport
+import HoardRepository
 import Testing
 
 /// MapTool token files (`.rptok`) import as tokens named and sized by their `content.xml`, inside a pack or alone;

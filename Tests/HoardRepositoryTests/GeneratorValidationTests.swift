@@ -1,6 +1,6 @@
 import Foundation
 import HoardCore
-import HoardImport
+import HoardRepository
 import Testing
 
 /// A generator that returns fixed pictures, whatever it is asked: to check what Hoard accepts from plugins.

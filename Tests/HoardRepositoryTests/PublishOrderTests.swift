@@ -4,7 +4,7 @@ import HoardCore
 import HoardStore
 import Testing
 
-@testable import HoardImport
+@testable import HoardRepository
 
 /// The write order of an import's last steps: the catalog rows commit only once the publish has returned, and not at
 /// all when it fails.
@@ -86,7 +86,7 @@ struct PublishOrderTests {
         let store = blocking
             ? WatchedBlockingStore(base: base, catalog: test.hoard.catalog, failing: failing)
             : WatchedStore(base: base, catalog: test.hoard.catalog, failing: failing)
-        return (Importer(store: store, catalog: test.hoard.catalog), store)
+        return (Hoard(directory: test.hoard.directory, store: store, catalog: test.hoard.catalog).importer, store)
     }
 
     @Test(arguments: [false, true])

@@ -1,6 +1,6 @@
 import Foundation
 import HoardCore
-import HoardImport
+import HoardRepository
 import Testing
 
 /// Imports that overlap: the same archive twice (idempotent), changed content without a version (each gets its

@@ -1,6 +1,6 @@
 import Foundation
 import HoardCatalog
-import HoardImport
+import HoardRepository
 import HoardStore
 import HoardTestSupport
 @testable import HoardCore

@@ -173,11 +173,11 @@ struct ArchiveScan: Sendable {
     }
 
     /// ``checkHeader(_:isComplete:claimed:limits:)`` of a staged picture: from the first bytes its writer kept
-    /// (``Importer/quickPrefix``), and only when those do not settle it, from up to ``Importer/headerPrefix`` bytes
+    /// (``PicturePrefix/quick``), and only when those do not settle it, from up to ``PicturePrefix/header`` bytes
     /// read back from the file (a JPEG whose size comes after a large EXIF block).
     static func checkHeader(of writer: BlobWriter, _ blob: StagedBlob, claimed: MediaType, limits: ImportLimits) -> Result<ImageInfo, Problem> {
         let quick = checkHeader(writer.prefix, isComplete: blob.size <= Int64(writer.prefix.count), claimed: claimed, limits: limits)
-        guard case .failure = quick, blob.size > Int64(writer.prefix.count), let more = try? writer.leadingBytes(Importer.headerPrefix) else {
+        guard case .failure = quick, blob.size > Int64(writer.prefix.count), let more = try? writer.leadingBytes(PicturePrefix.header) else {
             return quick
         }
         return checkHeader(more, isComplete: blob.size <= Int64(more.count), claimed: claimed, limits: limits)

@@ -1,0 +1,102 @@
+/// What `GET /v1/sessions/{id}` says of a session before its manifest and map: the server encodes it, the client
+/// library decodes it.
+public struct SessionFields: Sendable, Hashable, Codable {
+    /// The session's id.
+    public var id: String
+    /// Its name.
+    public var name: String
+    /// The host's name.
+    public var host: String
+    /// `group` or `private`.
+    public var visibility: String?
+    /// The digest of the map document as the caller sees it.
+    public var mapDigest: Digest
+    /// The sequence number of the last event: open the live channel with `since` = this.
+    public var seq: Int64
+    /// Who joined.
+    public var participants: [Participant]
+    /// Who the caller is at the table.
+    public var you: Seat?
+
+    /// A session's fields.
+    public init(
+        id: String, name: String, host: String, visibility: String?, mapDigest: Digest, seq: Int64, participants: [Participant], you: Seat?
+    ) {
+        self.id = id
+        self.name = name
+        self.host = host
+        self.visibility = visibility
+        self.mapDigest = mapDigest
+        self.seq = seq
+        self.participants = participants
+        self.you = you
+    }
+
+    enum CodingKeys: String, CodingKey { case id, name, host, visibility, mapDigest, seq, participants, you }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        name = try container.decode(String.self, forKey: .name)
+        host = try container.decodeIfPresent(String.self, forKey: .host) ?? ""
+        visibility = try container.decodeIfPresent(String.self, forKey: .visibility)
+        mapDigest = try container.decode(Digest.self, forKey: .mapDigest)
+        seq = try container.decode(Int64.self, forKey: .seq)
+        participants = try container.decodeIfPresent([Participant].self, forKey: .participants) ?? []
+        you = try container.decodeIfPresent(Seat.self, forKey: .you)
+    }
+
+    /// Someone in a session.
+    public struct Participant: Sendable, Hashable, Codable {
+        /// The participant's id.
+        public var id: String
+        /// The name they joined with.
+        public var name: String
+        /// Whether they have a live channel open (when known); on the wire `connected`, `yes` or `no`.
+        public var isConnected: Bool?
+
+        /// A participant.
+        public init(id: String, name: String, isConnected: Bool? = nil) {
+            self.id = id
+            self.name = name
+            self.isConnected = isConnected
+        }
+
+        enum Keys: String, CodingKey { case id, name, connected }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Keys.self)
+            id = try container.decode(String.self, forKey: .id)
+            name = try container.decode(String.self, forKey: .name)
+            if let flag = try? container.decodeIfPresent(Bool.self, forKey: .connected) {
+                isConnected = flag
+            } else {
+                isConnected = (try? container.decodeIfPresent(String.self, forKey: .connected)).flatMap { $0.map { $0 == "yes" } }
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(name, forKey: .name)
+            try container.encodeIfPresent(isConnected.map { $0 ? "yes" : "no" }, forKey: .connected)
+        }
+    }
+
+    /// Who the caller is at the table: a page needs it to know its own tokens and whether to show the host's tools.
+    public struct Seat: Sendable, Hashable, Codable {
+        /// The caller's participant id.
+        public var participantId: String
+        /// Whether the caller is the host.
+        public var host: Bool
+        /// For the host only: the code players join with (the table page shows the link to share).
+        public var joinCode: String?
+
+        /// A seat.
+        public init(participantId: String, host: Bool, joinCode: String?) {
+            self.participantId = participantId
+            self.host = host
+            self.joinCode = joinCode
+        }
+    }
+}
