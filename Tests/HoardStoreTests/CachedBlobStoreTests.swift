@@ -1,3 +1,4 @@
+import BlobStoreConformance
 import Foundation
 import HoardCore
 import Testing
