@@ -74,21 +74,6 @@ public struct PostgresCatalogDatabase: Sendable {
         }
     }
 
-    /// Runs `body` on a new connection and closes it after.
-    public func withConnection<T: Sendable>(
-        _ body: (PostgresConnection) async throws(PostgresCatalogError) -> T
-    ) async throws(PostgresCatalogError) -> T {
-        let connection = try await connect()
-        do {
-            let value = try await body(connection)
-            try? await connection.close()
-            return value
-        } catch {
-            try? await connection.close()
-            throw error
-        }
-    }
-
     /// What a failure to connect means for the person who gave the URL.
     func connectionError(_ error: any Error) -> PostgresCatalogError {
         let user = configuration.username

@@ -41,7 +41,7 @@ public enum PostgresSchema {
     ) async throws(PostgresCatalogError) -> [String] {
         do {
             return try await connection.withTransaction(logger: logger) { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(\(bind: migrationLock))", logger: logger)
+                try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
                 try await connection.query("""
                     CREATE TABLE IF NOT EXISTS schema_migrations (
                         name text PRIMARY KEY, "appliedAt" timestamptz NOT NULL DEFAULT now())

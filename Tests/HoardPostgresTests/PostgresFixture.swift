@@ -20,12 +20,8 @@ enum PostgresFixture {
     static func emptyDatabase() async throws -> PostgresCatalogDatabase {
         let server = try PostgresCatalogDatabase(url: serverURL(), logger: logger)
         let name = "hoard_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try await server.withConnection { connection throws(PostgresCatalogError) in
-            do {
-                try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
-            } catch {
-                throw PostgresCatalogError(.database, "cannot create the test database", causedBy: error)
-            }
+        try await withConnection(server) { connection in
+            try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
         }
         return try PostgresCatalogDatabase(url: url(of: server, database: name), logger: logger)
     }
@@ -33,10 +29,25 @@ enum PostgresFixture {
     /// A new database with the catalog's schema.
     static func migratedDatabase() async throws -> PostgresCatalogDatabase {
         let database = try await emptyDatabase()
-        try await database.withConnection { connection throws(PostgresCatalogError) in
+        try await withConnection(database) { connection in
             try await PostgresSchema.migrate(connection, logger: logger)
         }
         return database
+    }
+
+    /// Runs `body` on a new connection to `database` and closes it after.
+    static func withConnection<T>(
+        _ database: PostgresCatalogDatabase, _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        let connection = try await database.connect()
+        do {
+            let value = try await body(connection)
+            try? await connection.close()
+            return value
+        } catch {
+            try? await connection.close()
+            throw error
+        }
     }
 
     /// The URL of another database on the same server, or of another user or port.

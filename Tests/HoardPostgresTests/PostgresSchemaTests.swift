@@ -10,7 +10,7 @@ import Testing
         let database = try await PostgresFixture.emptyDatabase()
         let logger = PostgresFixture.logger
         let names = PostgresSchema.migrations.map(\.name)
-        try await database.withConnection { connection throws(PostgresCatalogError) in
+        try await PostgresFixture.withConnection(database) { connection in
             #expect(try await PostgresSchema.migrate(connection, logger: logger) == names)
             #expect(try await PostgresSchema.migrate(connection, logger: logger) == [])
             #expect(try await PostgresSchema.appliedMigrations(connection, logger: logger).sorted() == names.sorted())
@@ -20,10 +20,10 @@ import Testing
     @Test func twoReplicasMigratingAtOnceApplyEachMigrationOnce() async throws {
         let database = try await PostgresFixture.emptyDatabase()
         let logger = PostgresFixture.logger
-        async let first = database.withConnection { connection throws(PostgresCatalogError) in
+        async let first = PostgresFixture.withConnection(database) { connection in
             try await PostgresSchema.migrate(connection, logger: logger)
         }
-        async let second = database.withConnection { connection throws(PostgresCatalogError) in
+        async let second = PostgresFixture.withConnection(database) { connection in
             try await PostgresSchema.migrate(connection, logger: logger)
         }
         let ran = try await [first, second].sorted { $0.count < $1.count }
@@ -38,12 +38,8 @@ import Testing
         _ = try Catalog(path: path)
         let sqlite = try DatabaseQueue(path: path).read { db in try Shape(sqlite: db) }
         let database = try await PostgresFixture.migratedDatabase()
-        let postgres = try await database.withConnection { connection throws(PostgresCatalogError) in
-            do {
-                return try await Shape(postgres: connection)
-            } catch {
-                throw PostgresCatalogError(.database, "cannot read the schema", causedBy: error)
-            }
+        let postgres = try await PostgresFixture.withConnection(database) { connection in
+            try await Shape(postgres: connection)
         }
         #expect(postgres.columns.keys.sorted() == sqlite.columns.keys.sorted())
         for (table, columns) in sqlite.columns {
@@ -58,35 +54,31 @@ import Testing
         let database = try await PostgresFixture.migratedDatabase()
         let logger = PostgresFixture.logger
         let digest = "sha256:" + String(repeating: "1", count: 64)
-        try await database.withConnection { connection throws(PostgresCatalogError) in
-            do {
-                try await connection.query("""
-                    WITH g AS (INSERT INTO "group" (name, "createdAt") VALUES ('Dragons', now()) RETURNING id),
-                    b AS (INSERT INTO blob VALUES (\(digest), 1, 'image/png', now())),
-                    a AS (INSERT INTO asset VALUES (\(digest), 'token', 'orc', 1, 1)),
-                    p AS (INSERT INTO pack (name, "groupId", "createdAt") SELECT 'Monsters', id, now() FROM g RETURNING id)
-                    INSERT INTO "packVersion" ("packId", version, "manifestDigest", "assetCount", "totalBytes",
-                                               "importedAt")
-                    SELECT id, '1', \(digest), 1, 1, now() FROM p
-                    """, logger: logger)
-                try await connection.query("""
-                    INSERT INTO "packVersionAsset" ("packVersionId", "assetDigest", kind, name)
-                    SELECT id, \(digest), 'token', 'orc' FROM "packVersion"
-                    """, logger: logger)
-                let counts = try await connection.query(
-                    #"SELECT kind, "assetCount" FROM "packVersionKind""#, logger: logger
-                ).decode((String, Int64).self).reduce(into: []) { $0.append($1) }
-                #expect(counts.map(\.0) == ["token"] && counts.map(\.1) == [1])
-                let changes = try await connection.query(
-                    #"SELECT kind FROM "accessChange" ORDER BY seq"#, logger: logger
-                ).decode(String.self).reduce(into: []) { $0.append($1) }
-                #expect(changes == ["pack", "version"])
-                await #expect(throws: (any Error).self) {
-                    try await connection.query(#"INSERT INTO "group" (name, "createdAt") VALUES ('dRAGONS', now())"#,
-                                               logger: logger)
-                }
-            } catch {
-                throw PostgresCatalogError(.database, "the trigger test's statements failed", causedBy: error)
+        try await PostgresFixture.withConnection(database) { connection in
+            try await connection.query("""
+                WITH g AS (INSERT INTO "group" (name, "createdAt") VALUES ('Dragons', now()) RETURNING id),
+                b AS (INSERT INTO blob VALUES (\(digest), 1, 'image/png', now())),
+                a AS (INSERT INTO asset VALUES (\(digest), 'token', 'orc', 1, 1)),
+                p AS (INSERT INTO pack (name, "groupId", "createdAt") SELECT 'Monsters', id, now() FROM g RETURNING id)
+                INSERT INTO "packVersion" ("packId", version, "manifestDigest", "assetCount", "totalBytes",
+                                           "importedAt")
+                SELECT id, '1', \(digest), 1, 1, now() FROM p
+                """, logger: logger)
+            try await connection.query("""
+                INSERT INTO "packVersionAsset" ("packVersionId", "assetDigest", kind, name)
+                SELECT id, \(digest), 'token', 'orc' FROM "packVersion"
+                """, logger: logger)
+            let counts = try await connection.query(
+                #"SELECT kind, "assetCount" FROM "packVersionKind""#, logger: logger
+            ).decode((String, Int64).self).reduce(into: [(String, Int64)]()) { $0.append($1) }
+            #expect(counts.map(\.0) == ["token"] && counts.map(\.1) == [1])
+            let changes = try await connection.query(
+                #"SELECT kind FROM "accessChange" ORDER BY seq"#, logger: logger
+            ).decode(String.self).reduce(into: [String]()) { $0.append($1) }
+            #expect(changes == ["pack", "version"])
+            await #expect(throws: (any Error).self) {
+                try await connection.query(#"INSERT INTO "group" (name, "createdAt") VALUES ('dRAGONS', now())"#,
+                                           logger: logger)
             }
         }
     }

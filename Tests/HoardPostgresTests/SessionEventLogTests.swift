@@ -42,7 +42,7 @@ import Testing
         #expect(events.map(\.seq) == Array(1...200))
         #expect(Set(events.map(\.body)).count == 200)
         let last = try await first.query(#"SELECT "lastSeq" FROM session WHERE id = \#(session)"#,
-                                         logger: PostgresFixture.logger).decode(Int64.self).reduce(into: []) { $0.append($1) }
+                                         logger: PostgresFixture.logger).decode(Int64.self).reduce(into: [Int64]()) { $0.append($1) }
         #expect(last == [200])
     }
 
@@ -62,7 +62,7 @@ import Testing
         let killed = try await writer.query("""
             SELECT pg_terminate_backend(pid) FROM pg_stat_activity
             WHERE datname = current_database() AND pid <> pg_backend_pid()
-            """, logger: PostgresFixture.logger).decode(Bool.self).reduce(into: []) { $0.append($1) }
+            """, logger: PostgresFixture.logger).decode(Bool.self).reduce(into: [Bool]()) { $0.append($1) }
         #expect(killed == [true], "the listener's one backend was terminated")
         // Appended while the listener is down or reconnecting: it finds them in the table.
         _ = try await Self.append(50, to: session, through: log, tag: "after")
@@ -73,7 +73,7 @@ import Testing
 
     @Test func appendingToASessionThatDoesNotExistIsNotFoundAndUsesNoNumber() async throws {
         let database = try await PostgresFixture.migratedDatabase()
-        try await database.withConnection { connection throws(PostgresCatalogError) in
+        try await PostgresFixture.withConnection(database) { connection in
             let log = SessionEventLog(connection: connection)
             let error = await #expect(throws: PostgresCatalogError.self) {
                 try await log.append(session: "no-such-session", body: "{}")
