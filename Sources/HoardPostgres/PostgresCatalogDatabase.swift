@@ -99,8 +99,7 @@ public struct PostgresCatalogDatabase: Sendable {
                     + " (postgres://USER:PASSWORD@HOST:PORT/DB)", causedBy: error)
         }
         return PostgresCatalogError(
-            .unreachable, "cannot reach PostgreSQL at \(displayURL): start it or check --catalog",
-            cause: (error as? PSQLError)?.underlying.map { "\($0)" } ?? "\(error)")
+            .unreachable, "cannot reach PostgreSQL at \(displayURL): start it or check --catalog", cause: Self.words(error))
     }
 
     /// A statement's failure, with PostgreSQL's own words as the cause.
@@ -109,11 +108,14 @@ public struct PostgresCatalogDatabase: Sendable {
         let psql = (error as? PostgresTransactionError).flatMap { $0.closureError ?? $0.commitError ?? $0.beginError }
             ?? error
         if let psql = psql as? PostgresCatalogError { return psql }
-        if let psql = psql as? PSQLError {
-            let words = psql.serverInfo?[.message] ?? (psql.underlying.map { "\($0)" } ?? "\(psql.code)")
-            return PostgresCatalogError(.database, what, cause: words)
-        }
-        return PostgresCatalogError(.database, what, causedBy: psql)
+        return PostgresCatalogError(.database, what, cause: words(psql))
+    }
+
+    /// A lower layer's words for a cause: PostgreSQL's message, else what broke the connection. (postgres-nio's own
+    /// description of its errors is a fixed sentence, so as to leak no query text.)
+    static func words(_ error: any Error) -> String {
+        guard let psql = error as? PSQLError else { return "\(error)" }
+        return psql.serverInfo?[.message] ?? psql.underlying.map { "\($0)" } ?? "\(psql.code)"
     }
 
     private static let connectionCounter = Atomic<Int>(0)

@@ -34,7 +34,7 @@ public actor SessionEventListener {
         positions[session] = nil
     }
 
-    /// The last sequence number delivered of a session (or the one it was followed from), nil when not followed.
+    /// The last sequence number handed to `deliver` of a session (or the one it was followed from), nil when not followed.
     public func position(of session: String) -> Int64? {
         positions[session]
     }
@@ -47,8 +47,10 @@ public actor SessionEventListener {
         while !Task.isCancelled {
             do {
                 try await listenOnce(deliver: deliver)
-            } catch {
+            } catch where !Task.isCancelled {
                 database.logger.info("session event listener: \(error); connecting again")
+            } catch {
+                return
             }
             wake = nil
             try? await Task.sleep(for: retryDelay)
@@ -78,8 +80,14 @@ public actor SessionEventListener {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     defer { wake.finish() }
-                    for try await notification in notifications {
-                        if let notice = Notice(payload: notification.payload) { wake.yield(notice) }
+                    do {
+                        for try await notification in notifications {
+                            if let notice = Notice(payload: notification.payload) { wake.yield(notice) }
+                        }
+                    } catch {
+                        throw PostgresCatalogError(
+                            .unreachable, "the connection to \(displayURL) broke",
+                            cause: PostgresCatalogDatabase.words(error))
                     }
                     throw PostgresCatalogError(.unreachable, "the connection to \(displayURL) closed")
                 }
@@ -104,9 +112,9 @@ public actor SessionEventListener {
         for event in try await log.events(session: session, after: position) {
             // A follow() or stopFollowing() while delivering wins.
             guard positions[session] == position else { return }
-            await deliver(event)
             position = event.seq
             positions[session] = position
+            await deliver(event)
         }
     }
 

@@ -63,7 +63,8 @@ import Testing
             SELECT pg_terminate_backend(pid) FROM pg_stat_activity
             WHERE datname = current_database() AND pid <> pg_backend_pid()
             """, logger: PostgresFixture.logger).decode(Bool.self).reduce(into: [Bool]()) { $0.append($1) }
-        #expect(killed == [true], "the listener's one backend was terminated")
+        // The listener's backend among them (a closed connection's may still be exiting); connectionCount shows it.
+        #expect(!killed.isEmpty && killed.allSatisfy { $0 })
         // Appended while the listener is down or reconnecting: it finds them in the table.
         _ = try await Self.append(50, to: session, through: log, tag: "after")
         events += try await PostgresFixture.collect(50, from: delivered)
@@ -79,7 +80,8 @@ import Testing
                 try await log.append(session: "no-such-session", body: "{}")
             }
             #expect(error?.code == .notFound)
-            #expect(try await log.events(session: "no-such-session", after: 0).isEmpty)
+            let events = try await log.events(session: "no-such-session", after: 0)
+            #expect(events.isEmpty)
         }
     }
 
