@@ -41,8 +41,9 @@ import Testing
         let events = try await SessionEventLog(connection: first).events(session: session, after: 0)
         #expect(events.map(\.seq) == Array(1...200))
         #expect(Set(events.map(\.body)).count == 200)
-        let last = try await first.query(#"SELECT "lastSeq" FROM session WHERE id = \#(session)"#,
-                                         logger: PostgresFixture.logger).decode(Int64.self).reduce(into: [Int64]()) { $0.append($1) }
+        let last = try await first.query(
+            #"SELECT "lastSeq" FROM session WHERE id = \#(session)"#, logger: PostgresFixture.logger
+        ).decode(Int64.self).reduce(into: [Int64]()) { $0.append($1) }
         #expect(last == [200])
     }
 
