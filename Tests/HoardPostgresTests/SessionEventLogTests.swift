@@ -73,6 +73,29 @@ import Testing
         #expect(await listener.connectionCount >= 2)
     }
 
+    @Test func aSessionFollowedLaterIsDeliveredFromThePositionGivenAndAnUnfollowedOneIsNot() async throws {
+        let database = try await PostgresFixture.migratedDatabase()
+        let writer = try await database.connect()
+        defer { Task { try? await writer.close() } }
+        let followed = try await PostgresFixture.makeSession(writer)
+        let other = try await PostgresFixture.makeSession(writer)
+        let log = SessionEventLog(connection: writer)
+        let listener = SessionEventListener(database: database)
+        let (delivered, deliver) = AsyncStream.makeStream(of: SessionEvent.self)
+        let listening = Task { await listener.run { deliver.yield($0) } }
+        defer { listening.cancel() }
+
+        _ = try await Self.append(3, to: followed, through: log, tag: "early")
+        await listener.follow(session: followed, after: 1)
+        var events = try await PostgresFixture.collect(2, from: delivered)
+        _ = try await Self.append(5, to: other, through: log, tag: "other")
+        _ = try await Self.append(2, to: followed, through: log, tag: "late")
+        events += try await PostgresFixture.collect(2, from: delivered)
+        #expect(events.map(\.seq) == [2, 3, 4, 5])
+        #expect(events.allSatisfy { $0.session == followed })
+        #expect(await listener.position(of: other) == nil)
+    }
+
     @Test func appendingToASessionThatDoesNotExistIsNotFoundAndUsesNoNumber() async throws {
         let database = try await PostgresFixture.migratedDatabase()
         try await PostgresFixture.withConnection(database) { connection in
