@@ -19,12 +19,17 @@ fi
 
 printf '\033[1m==> building and running the tests\033[0m\n' >&2
 swift build --build-tests
+# HoardPostgresTests run against a real PostgreSQL on a loopback port (tools/postgres.sh); without it they fail.
+HOARD_TEST_POSTGRES="$(tools/postgres.sh start)"
+export HOARD_TEST_POSTGRES
+trap 'tools/postgres.sh stop' EXIT
 swift test --skip-build
+tools/postgres.sh stop
 
 printf '\033[1m==> checking command output against Schemas/\033[0m\n' >&2
 python3 -c "import jsonschema" 2>/dev/null || python3 -m pip install -q jsonschema
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work"; tools/postgres.sh stop' EXIT
 hoard="$(swift build --show-bin-path)/hoard"
 "$hoard" import Packs/*.zip --data-dir "$work/data" --json > "$work/import.json"
 "$hoard" assets --data-dir "$work/data" --json > "$work/assets.json"
