@@ -8,6 +8,9 @@ import PackageDescription
 //   store     HoardStore      content-addressed blob files: stage, hash, fsync, publish
 //             HoardS3         the same contract over S3-compatible object storage (SigV4 on AsyncHTTPClient)
 //   catalog   HoardCatalog    the SQLite catalog of packs, assets, groups, tokens, sessions (the only GRDB user)
+//             HoardPostgres   the PostgreSQL building blocks of the catalog (issue 19): connection from a URL,
+//                             the catalog schema's migrations, the sessions' event log with NOTIFY and LISTEN
+//                             (the only postgres-nio user)
 //   hoard     HoardRepository `Hoard`, one data directory's store and catalog behind the one write path (stage, verify,
 //                             publish, record); its importer turns an archive into a pack (names, variants, derived
 //                             pictures, blobs, rows); its maintenance verifies, collects garbage and backs up.
@@ -52,6 +55,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // The S3 blob store's HTTP client (SigV4 is written here, on swift-crypto).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // The PostgreSQL catalog (issue 19): the wire protocol, LISTEN and NOTIFY.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -84,6 +89,13 @@ let package = Package(
         ),
         .target(name: "HoardCatalog", dependencies: [
             "HoardCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        ]),
+        .target(name: "HoardPostgres", dependencies: [
+            "HoardCore",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         .target(name: "HoardRepository", dependencies: ["HoardCore", "HoardArchive", "HoardStore", "HoardCatalog"]),
         .target(
@@ -140,6 +152,11 @@ let package = Package(
         .target(name: "BlobStoreConformance", dependencies: ["HoardStore"], path: "Tests/BlobStoreConformance"),
         .testTarget(name: "HoardS3Tests", dependencies: ["HoardS3", "BlobStoreConformance"]),
         .testTarget(name: "HoardCatalogTests", dependencies: ["HoardCatalog"]),
+        // Runs against the PostgreSQL that scripts/test.sh starts (tools/postgres.sh); HOARD_TEST_POSTGRES is its URL.
+        .testTarget(name: "HoardPostgresTests", dependencies: [
+            "HoardPostgres", "HoardCatalog", .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "HoardRepositoryTests", dependencies: ["HoardRepository", "HoardTestSupport"]),
         .testTarget(name: "HoardImagingTests", dependencies: ["HoardImaging", "HoardRepository", "HoardTestSupport"]),
         .testTarget(name: "HoardPluginsTests", dependencies: ["HoardPlugins", "HoardRepository"]),

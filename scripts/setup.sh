@@ -31,12 +31,14 @@ fi
 case "$(uname -s)" in
 Linux)
   if ! command -v apt-get >/dev/null 2>&1; then
-    echo "No apt-get here: install libarchive and libvips (with pkg-config files), SQLite 3 headers, pkg-config and python3 by hand." >&2
+    echo "No apt-get here: install libarchive and libvips (with pkg-config files), SQLite 3 headers, pkg-config, python3 and PostgreSQL 15 by hand." >&2
     exit 0
   fi
   sudo=""
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
-  needed=(pkg-config libarchive-dev libsqlite3-dev libvips-dev python3)
+  # postgresql-15: the server tools/postgres.sh starts for HoardPostgresTests (its initdb and pg_ctl stay in
+  # /usr/lib/postgresql/15/bin, off PATH; the package also makes the postgres user that runs them for root).
+  needed=(pkg-config libarchive-dev libsqlite3-dev libvips-dev python3 postgresql-15)
   [ "$want_bench" = yes ] && needed+=(libarchive-tools nginx-light wrk time libvips-tools)
   [ "$want_browser" = yes ] && needed+=(chromium chromium-driver)
   [ "$want_s3" = yes ] && needed+=(swift-proxy swift-object swift-container swift-account memcached)
@@ -52,7 +54,7 @@ Linux)
   ;;
 Darwin)
   command -v brew >/dev/null 2>&1 || { echo "Homebrew is required on macOS: https://brew.sh" >&2; exit 1; }
-  formulas=(libarchive pkg-config vips python3)
+  formulas=(libarchive pkg-config vips python3 postgresql@15)
   [ "$want_bench" = yes ] && formulas+=(nginx wrk)
   [ "$want_browser" = yes ] && echo "--browser: install Chromium and its chromedriver by hand on macOS" >&2
   [ "$want_s3" = yes ] && echo "--s3: install OpenStack Swift (proxy with s3api, object, container, account) and memcached by hand" >&2

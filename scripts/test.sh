@@ -19,21 +19,25 @@ fi
 
 printf '\033[1m==> building and running the tests\033[0m\n' >&2
 swift build --build-tests
-# The S3 blob store's tests run against a real S3 service (OpenStack Swift's S3 API, which checks signatures); they
-# fail, never skip, without it. Its folder goes when the script ends, whatever happens.
-printf '\033[1m==> starting the S3 service for HoardS3Tests (tools/s3-server.sh, about 10 s)\033[0m\n' >&2
+# HoardPostgresTests run against a real PostgreSQL on a loopback port (tools/postgres.sh), HoardS3Tests against a
+# real S3 service (tools/s3-server.sh: OpenStack Swift's S3 API, which checks signatures); without them they fail,
+# never skip. Both are stopped when the script ends, whatever happens.
+HOARD_TEST_POSTGRES="$(tools/postgres.sh start)"
+export HOARD_TEST_POSTGRES
 s3dir="$(mktemp -d)"
-trap 'tools/s3-server.sh stop "$s3dir"' EXIT
+trap 'tools/postgres.sh stop; tools/s3-server.sh stop "$s3dir"' EXIT
+printf '\033[1m==> starting the S3 service for HoardS3Tests (tools/s3-server.sh, about 10 s)\033[0m\n' >&2
 s3env="$(tools/s3-server.sh start "$s3dir")"
 eval "$s3env"
 swift test --skip-build
+tools/postgres.sh stop
 tools/s3-server.sh stop "$s3dir"
 trap - EXIT
 
 printf '\033[1m==> checking command output against Schemas/\033[0m\n' >&2
 python3 -c "import jsonschema" 2>/dev/null || python3 -m pip install -q jsonschema
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work"; tools/postgres.sh stop' EXIT
 hoard="$(swift build --show-bin-path)/hoard"
 "$hoard" import Packs/*.zip --data-dir "$work/data" --json > "$work/import.json"
 "$hoard" assets --data-dir "$work/data" --json > "$work/assets.json"

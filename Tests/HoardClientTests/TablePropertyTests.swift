@@ -31,7 +31,15 @@
     /// Random interleavings of host and player ops over real sockets, with players dropping and reconnecting and one
     /// joining late: every player's copy, built only from what their live channel delivered, ends equal to the table as
     /// the server shows them, and no byte any player received names a hidden token or its art.
-    @Suite(.timeLimit(.minutes(3))) struct TablePropertyTests {
+    // One test at a time: five of them at once, each with a server and several clients, on a loaded 2-core CI machine
+    // left a player reconnecting past the minute it is given.
+    @Suite(.serialized, .timeLimit(.minutes(3))) struct TablePropertyTests {
+        /// The players who did not get the last message, with the connection state and any failure of their channel.
+        static func stragglers(_ players: [Player]) -> String {
+            players.filter { !$0.ended.current }.map { "\($0.id) connected: \($0.channel.isConnected), failure: \($0.failure.current ?? "none")" }
+                .joined(separator: "; ")
+        }
+
         final class Player: Sendable {
             let id: String
             let client: HoardClient
@@ -40,6 +48,8 @@
             let channel: LiveChannel
             let consumer: Task<Void, Never>
             let ended = Locked(false)
+            /// Why the player's event stream ended early, if it did.
+            let failure = Locked<String?>(nil)
 
             init(joined: JoinedSession) {
                 id = joined.participantId
@@ -53,6 +63,7 @@
                 let channel = joined.live(options: options)
                 self.channel = channel
                 let ended = self.ended
+                let failure = self.failure
                 consumer = Task {
                     do {
                         for try await event in channel.events {
@@ -65,7 +76,9 @@
                             default: break
                             }
                         }
-                    } catch {}
+                    } catch {
+                        failure.withLock { $0 = "\(error)" }
+                    }
                 }
             }
         }
@@ -126,7 +139,9 @@
                 }
                 try await Task.sleep(for: .milliseconds(300))
                 try await hostChannel.send(.message(text: "the end", to: nil))
-                #expect(await eventually(seconds: 60) { players.allSatisfy { $0.ended.current } }, "every player got the last message")
+                #expect(
+                    await eventually(seconds: 60) { players.allSatisfy { $0.ended.current } },
+                    "every player got the last message; those who did not: \(Self.stragglers(players))")
                 try await Self.check(players, session: created.id, seed: seed, secrets: ["secret-"] + secretArt, secretBlobs: secretArt)
                 hostChannel.close()
             }
@@ -211,7 +226,9 @@
                 }
                 try await Task.sleep(for: .milliseconds(1_500))  // every glimpse (1 s) has ended on the server's clock
                 try await hostChannel.send(.message(text: "the end", to: nil))
-                #expect(await eventually(seconds: 60) { players.allSatisfy { $0.ended.current } }, "every player got the last message")
+                #expect(
+                    await eventually(seconds: 60) { players.allSatisfy { $0.ended.current } },
+                    "every player got the last message; those who did not: \(Self.stragglers(players))")
                 // A loaded machine may apply the last glimpse late: its second is counted from then, on the server.
                 let unseen = try await eventually(seconds: 20) {
                     var clear = true
