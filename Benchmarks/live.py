@@ -172,16 +172,22 @@ async def join_after_ops(args, base, port, host, art):
     async def send(index, token):
         async with websockets.connect(url, additional_headers={"Authorization": "Bearer " + token}, ping_interval=None,
                                       max_size=1 << 24) as ws:
+            done = asyncio.Event()
+
+            async def read():  # reads all along: a player who only sends falls behind everyone's moves and is dropped
+                async for raw in ws:
+                    message = json.loads(raw)
+                    if message.get("type") == "ping" and message.get("opId", "").startswith(f"done{index}."):
+                        done.set()
+            reader = asyncio.create_task(read())
             start = time.time()
             for n in range(per_player):
                 if n >= 40:
                     await asyncio.sleep(max(0, start + (n - 40) / 20 - time.time()))
                 await ws.send(op_message({"kind": "move", "token": f"t{index}", "x": n % 20, "y": index % 20}, f"s{index}", n))
             await ws.send(op_message({"kind": "ping", "x": 1, "y": 1}, f"done{index}", 0))
-            while True:  # until this player's ping (sent after their last op) came back
-                message = json.loads(await asyncio.wait_for(ws.recv(), 60))
-                if message.get("type") == "ping" and message.get("opId", "").startswith(f"done{index}."):
-                    return
+            await asyncio.wait_for(done.wait(), 60)  # this player's ping, sent after their last op, came back
+            reader.cancel()
     begun = time.time()
     await asyncio.gather(*(send(i, p["participantToken"]) for i, p in enumerate(players)))
     sent = movers * per_player
