@@ -139,7 +139,7 @@ let package = Package(
                 "HoardCatalog", "HoardRepository", "HoardServer", "HoardClient", "HoardImaging", "HoardPlugins",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                "HoardClientNIO", "CHoardSystem",
+                "HoardClientNIO", "CHoardSystem", "HoardStore", "HoardS3",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
@@ -163,13 +163,13 @@ let package = Package(
         .testTarget(
             name: "HoardServerTests",
             dependencies: [
-                "HoardServer", "HoardClient", "HoardClientNIO", "HoardTestSupport",
+                "HoardServer", "HoardClient", "HoardClientNIO", "HoardTestSupport", "HoardS3",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        .testTarget(name: "hoardTests", dependencies: ["hoard"]),
+        .testTarget(name: "hoardTests", dependencies: ["hoard", "HoardCore"]),
         .testTarget(
             name: "HoardClientTests",
             dependencies: [

@@ -1,9 +1,12 @@
 import ArgumentParser
 import Foundation
+import HoardCatalog
 import HoardCore
 import HoardImaging
 import HoardRepository
 import HoardPlugins
+import HoardS3
+import HoardStore
 
 /// `hoard`: a self-hosted content and asset server for virtual-tabletop apps.
 @main
@@ -41,6 +44,30 @@ struct DataOptions: ParsableArguments {
                            valueName: "ID=on|off"))
     var pluginChoices: [String] = []
 
+    @Option(
+        name: .customLong("blob-store"),
+        help: ArgumentHelp(
+            "Where blobs live: DIR/blobs (the default), or s3://BUCKET[/PREFIX] in S3-compatible object storage, with "
+                + "--s3-endpoint, --s3-region and AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or $HOARD_BLOB_STORE).",
+            valueName: "URL"))
+    var blobStore: String? = ProcessInfo.processInfo.environment["HOARD_BLOB_STORE"]
+
+    @Option(
+        name: .customLong("s3-endpoint"),
+        help: ArgumentHelp("The S3 service's URL, e.g. http://127.0.0.1:9000 (default: AWS's for the region; or $HOARD_S3_ENDPOINT).", valueName: "URL"))
+    var s3Endpoint: String? = ProcessInfo.processInfo.environment["HOARD_S3_ENDPOINT"]
+
+    @Option(
+        name: .customLong("s3-region"),
+        help: ArgumentHelp("The S3 signing region (default: us-east-1; or $HOARD_S3_REGION).", valueName: "REGION"))
+    var s3Region: String? = ProcessInfo.processInfo.environment["HOARD_S3_REGION"]
+
+    @Option(
+        name: .customLong("blob-cache"),
+        help: ArgumentHelp("With an S3 blob store: MiB of verified blobs kept in DIR/blob-cache, so hot blobs are served from local disk.",
+                           valueName: "MIB"))
+    var blobCacheMiB: Int64 = 1024
+
     /// The plugins directory in effect.
     var plugins: String { pluginsDirectory ?? dataDirectory + "/plugins" }
 
@@ -58,13 +85,39 @@ struct DataOptions: ParsableArguments {
         return (registry, found.plugins, found.errors)
     }
 
-    func open() throws -> Hoard {
+    func open() async throws -> Hoard {
+        let loaded: (registry: PluginRegistry, plugins: [ExternalPlugin], errors: [PluginError])
         do {
-            let loaded = try registry()
-            for error in loaded.errors { Terminal.err("warning: plugin not loaded: \(error)") }
-            return try Hoard(dataDirectory: dataDirectory, registry: loaded.registry)
+            loaded = try registry()
         } catch {
             throw CLIError("cannot open the data directory '\(dataDirectory)': \(error)")
+        }
+        for error in loaded.errors { Terminal.err("warning: plugin not loaded: \(error)") }
+        return try await open(registry: loaded.registry)
+    }
+
+    /// The data directory's catalog over the blob store the options name: its own `blobs/` folder, or an S3 bucket
+    /// (checked now: made if missing, the credentials tried) behind a local cache of verified blobs.
+    func open(registry: PluginRegistry) async throws -> Hoard {
+        do {
+            let directory = try DataDirectory(path: dataDirectory)
+            let store: any BlobStore
+            switch blobStore {
+            case nil, "":
+                store = try FileBlobStore(root: directory.blobsPath)
+            case let location? where location.hasPrefix("s3://"):
+                guard blobCacheMiB > 0 else { throw ValidationError("--blob-cache takes a number of MiB above 0, not \(blobCacheMiB)") }
+                let s3 = try S3BlobStore(location: location, endpoint: s3Endpoint, region: s3Region, stagingDirectory: directory.path + "/staging")
+                try await s3.validate()
+                store = try CachedBlobStore(backing: s3, cacheRoot: directory.path + "/blob-cache", budget: blobCacheMiB << 20)
+            case let location?:
+                throw ValidationError("--blob-store takes s3://BUCKET[/PREFIX], or nothing for DIR/blobs; not '\(location)'")
+            }
+            return Hoard(directory: directory, store: store, catalog: try Catalog(path: directory.catalogPath), registry: registry)
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            throw CLIError("cannot open the data directory '\(dataDirectory)'\(blobStore.map { " with the blob store \($0)" } ?? ""): \(error)")
         }
     }
 }

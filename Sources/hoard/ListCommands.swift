@@ -9,7 +9,7 @@ struct PacksCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let catalog = try data.open().catalog
+            let catalog = try await data.open().catalog
             let packs = try catalog.packs()
             if json { return Terminal.out(try JSONOutput.encode(packs)) }
             if packs.isEmpty { return Terminal.out("No packs yet. Import one with: hoard import PACK.zip --data-dir \(data.dataDirectory)") }
@@ -32,7 +32,7 @@ struct DeleteCommand: AsyncParsableCommand {
 
     func run() async throws {
         // Several groups with a pack of that name: the catalog's error asks for the group (--group).
-        guard try data.open().catalog.deletePack(named: name, group: group) else { throw CLIError("no pack named '\(name)'" + (group.map { " in group '\($0)'" } ?? "")) }
+        guard try await data.open().catalog.deletePack(named: name, group: group) else { throw CLIError("no pack named '\(name)'" + (group.map { " in group '\($0)'" } ?? "")) }
         Terminal.out("Deleted pack \(name). Run `hoard gc` to free its blobs.")
     }
 }
@@ -46,7 +46,7 @@ struct AssetsCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON (shape: Schemas/asset-listing.schema.json).") var json = false
 
     func run() async throws {
-        let assets = try data.open().catalog.assets(pack: pack, kind: kind.map { AssetKind(rawValue: $0.lowercased()) })
+        let assets = try await data.open().catalog.assets(pack: pack, kind: kind.map { AssetKind(rawValue: $0.lowercased()) })
         if json { return Terminal.out(try JSONOutput.encode(assets)) }
         var rows = [["PACK", "KIND", "NAME", "TILES", "VARIANTS", "DIGEST"]]
         for asset in assets {

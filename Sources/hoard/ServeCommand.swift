@@ -59,6 +59,7 @@ struct ServeCommand: AsyncParsableCommand {
         let loaded = try data.registry()
         for error in loaded.errors { Terminal.err("warning: plugin not loaded: \(error)") }
         configuration.registry = loaded.registry
+        configuration.hoard = try await data.open(registry: loaded.registry)
         configuration.host = host
         configuration.port = port
         configuration.cacheBytes = cacheMB << 20
@@ -132,7 +133,7 @@ struct GroupCommand: AsyncParsableCommand {
         @Option(help: "Most bytes its packs and uploads may hold, in MiB (no quota when absent).") var quotaMB: Int64?
 
         func run() async throws {
-            try data.open().catalog.createGroup(named: name, quotaBytes: quotaMB.map { $0 << 20 })
+            try await data.open().catalog.createGroup(named: name, quotaBytes: quotaMB.map { $0 << 20 })
             Terminal.out("Created group \(name). Give its members tokens with: hoard token create --group \(name)")
         }
     }
@@ -143,7 +144,7 @@ struct GroupCommand: AsyncParsableCommand {
 
         func run() async throws {
             var rows = [["GROUP", "QUOTA"]]
-            for group in try data.open().catalog.groups() {
+            for group in try await data.open().catalog.groups() {
                 rows.append([group.name, group.quotaBytes.map { ByteFormat.string($0) } ?? "none"])
             }
             Terminal.out(Table.render(rows))
@@ -173,7 +174,7 @@ struct TokenCommand: AsyncParsableCommand {
         func run() async throws {
             if admin { Terminal.err("note: --admin is deprecated; it means --role operator (a token that acts on every group)") }
             let chosen = admin ? .operator : TokenRole(rawValue: role) ?? .member
-            Terminal.out(try data.open().createToken(group: group, label: name, role: chosen))
+            Terminal.out(try await data.open().createToken(group: group, label: name, role: chosen))
         }
     }
 }

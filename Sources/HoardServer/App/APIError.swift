@@ -103,6 +103,15 @@ public struct APIError: HTTPResponseError, Sendable {
     ) -> APIError {
         APIError(ProblemCode.storageFailure.rawValue, .init(code: 507, reasonPhrase: "Insufficient Storage"), message)
     }
+    /// The blob store cannot be reached, or refuses the server's credentials (an S3 service down or misconfigured):
+    /// nothing was stored.
+    public static func storageUnavailable() -> APIError {
+        var error = APIError(
+            "STORAGE_UNAVAILABLE", .serviceUnavailable,
+            "the server's blob store cannot be reached right now; nothing was stored; retry later or tell an admin, the error was logged")
+        error.headers[.retryAfter] = "5"
+        return error
+    }
     /// A WebSocket upgrade to a version other than 13: the answer names the version the server speaks.
     public static func upgradeRequired() -> APIError {
         var error = APIError(
@@ -123,6 +132,7 @@ public struct APIError: HTTPResponseError, Sendable {
         ("MISSING_BLOBS", 409), ("UNKNOWN_CODE", 404), ("MAP_EXISTS", 409), ("CORRUPT_BLOB", 500),
         ("NOT_A_PICTURE", 415), ("REF_CONFLICT", 412),
         ("UNREADABLE_BLOB", 500), ("UPGRADE_REQUIRED", 426), ("NOT_IMPLEMENTED", 501),
+        ("STORAGE_UNAVAILABLE", 503),
     ] + ProblemCode.allCases.map { ($0.rawValue, [.packConflict, .importCancelled].contains($0) ? 409 : $0 == .storageFailure ? 507 : 422) }
 
     struct Body: Encodable {
@@ -183,6 +193,9 @@ enum ErrorMapping {
         case let error as CatalogError where error.code == .database:
             logger.error("catalog failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             return .storageFailure()
+        case let error as StorageError where ["STORAGE_UNAVAILABLE", "STORAGE_MISCONFIGURED"].contains(error.code.rawValue):
+            logger.error("the blob store is unavailable", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            return .storageUnavailable()
         case is StorageError:
             logger.error("storage failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             return .storageFailure()

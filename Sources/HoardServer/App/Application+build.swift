@@ -16,7 +16,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         logger.logLevel = configuration.logLevel
         return logger
     }()
-    let hoard = try Hoard(dataDirectory: configuration.dataDirectory, registry: configuration.registry)
+    let hoard = try configuration.hoard ?? Hoard(dataDirectory: configuration.dataDirectory, registry: configuration.registry)
     let access = try AccessIndex(catalog: hoard.catalog, cacheEntries: configuration.accessCacheEntries)
     let metrics = ServerMetrics()
     let cache = BlobCache(

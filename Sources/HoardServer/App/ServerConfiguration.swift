@@ -9,6 +9,9 @@ public struct ServerConfiguration: Sendable {
     public var dataDirectory: String
     /// Kinds, conventions, rewriters, generators and processors imports use (`hoard serve` adds generated LODs).
     public var registry: PluginRegistry = .builtIn()
+    /// The Hoard to serve when it is not the data directory's own files (a blob store in S3, opened by the command
+    /// line); nil opens ``dataDirectory`` with ``registry``.
+    public var hoard: Hoard?
     /// Address to bind.
     public var host: String = "127.0.0.1"
     /// Port to bind (0 picks a free one).

@@ -1,0 +1,124 @@
+import Foundation
+import HoardCore
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `--blob-store s3://…` on the real binary against the S3 service `scripts/test.sh` starts (`tools/s3-server.sh`, which
+/// checks signatures; its endpoint and keys come in `HOARD_TEST_S3_*`). Without it these tests fail.
+@Suite("hoard with blobs in S3", .serialized)
+struct S3CommandTests {
+    /// The options and environment of a command whose blobs live in `bucket` on the test S3 service.
+    static func s3(bucket: String, secret: String? = nil) throws -> (options: [String], environment: [String: String]) {
+        let environment = ProcessInfo.processInfo.environment
+        let endpoint = try #require(environment["HOARD_TEST_S3_ENDPOINT"], "start the S3 service: tools/s3-server.sh start DIR")
+        var child = environment
+        child["AWS_ACCESS_KEY_ID"] = environment["HOARD_TEST_S3_ACCESS_KEY"] ?? "test:tester"
+        child["AWS_SECRET_ACCESS_KEY"] = secret ?? environment["HOARD_TEST_S3_SECRET"] ?? "testing"
+        return (["--blob-store", "s3://\(bucket)/hoard", "--s3-endpoint", endpoint], child)
+    }
+
+    static func bucket() -> String { "cli-" + UUID().uuidString.lowercased().prefix(12) }
+
+    @Test func anImportGoesToTheBucketAndIsVerifiedAndServedThroughTheLocalCache() async throws {
+        let data = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let (options, environment) = try Self.s3(bucket: Self.bucket())
+        let imported = try CLI.run(["import", CLI.pack("dungeon-basics.zip"), "--data-dir", data, "--json"] + options, environment: environment)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let blobFiles = (FileManager.default.subpaths(atPath: data + "/blobs/v1/sha256") ?? []).filter { $0.count > 64 }
+        #expect(blobFiles.isEmpty, "no blob is kept in the data directory: \(blobFiles.prefix(3))")
+        let verify = try CLI.run(["verify", "--data-dir", data] + options, environment: environment)
+        #expect(verify.status == 0 && verify.stdout.contains("OK"), "\(verify.stdout) \(verify.stderr)")
+        // Served: a variant read through a running server comes from the bucket, then from the local cache.
+        let listed = try CLI.run(["assets", "--data-dir", data, "--pack", "dungeon-basics", "--json"] + options, environment: environment)
+        let assets = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        let variant = try #require((assets.first?["variants"] as? [[String: Any]])?.first)
+        let digest = try #require(variant["digest"] as? String)
+        let token = try CLI.run(["token", "create", "--group", "default", "--data-dir", data]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let port = try await freePort()
+        let server = try CLI.start(["serve", "--data-dir", data, "--port", "\(port)", "--log-level", "warning"] + options, environment: environment)
+        defer { server.terminate() }
+        let answer = try await CLI.get(port: port, path: "/v1/blobs/\(digest)", token: token)
+        #expect(answer.status == 200)
+        #expect("sha256:" + CLI.sha256Hex(answer.body) == digest, "the bytes are the digest's")
+        #expect(FileManager.default.fileExists(atPath: data + "/blob-cache/v1/sha256/\(digest.dropFirst(7).prefix(2))/\(digest.dropFirst(7))"))
+    }
+
+    @Test func aWrongSecretStopsTheCommandAndSaysWhatToCheck() throws {
+        let data = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let (options, environment) = try Self.s3(bucket: Self.bucket(), secret: "not-the-secret")
+        let result = try CLI.run(["verify", "--data-dir", data] + options, environment: environment)
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("refused the credentials") && result.stderr.contains("AWS_SECRET_ACCESS_KEY"), "\(result.stderr)")
+        let serve = try CLI.run(["serve", "--data-dir", data, "--port", "0"] + options, environment: environment)
+        #expect(serve.status != 0 && serve.stderr.contains("AWS_SECRET_ACCESS_KEY"), "the server does not start: \(serve.stderr)")
+    }
+
+    @Test func aBlobStoreThatIsNotS3IsRefusedWithTheForm() throws {
+        let result = try CLI.run(["verify", "--data-dir", try CLI.temporaryDirectory(), "--blob-store", "ftp://files"])
+        #expect(result.status != 0 && result.stderr.contains("s3://BUCKET[/PREFIX]"), "\(result.stderr)")
+    }
+}
+
+extension CLI {
+    /// Runs the binary with `environment` instead of this process's.
+    static func run(_ arguments: [String], environment: [String: String]) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                      stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// Starts a long-running command (a server); its output goes to this process's.
+    static func start(_ arguments: [String], environment: [String: String]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.environment = environment
+        try process.run()
+        return process
+    }
+
+    /// A GET over loopback, retried for 30 s while nothing answers (a server starting).
+    static func get(port: Int, path: String, token: String) async throws -> (status: Int, body: [UInt8]) {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        let deadline = Date().addingTimeInterval(30)
+        while true {
+            do {
+                let (data, response) = try await URLSession.shared.data(for: request)
+                return ((response as? HTTPURLResponse)?.statusCode ?? 0, Array(data))
+            } catch where Date() < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+            }
+        }
+    }
+
+    static func sha256Hex(_ bytes: [UInt8]) -> String { BlobHasher.digest(of: bytes).hex }
+}
+
+/// A loopback port nothing listens on (free a moment ago).
+func freePort() async throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
