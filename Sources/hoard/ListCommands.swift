@@ -32,7 +32,9 @@ struct DeleteCommand: AsyncParsableCommand {
 
     func run() async throws {
         // Several groups with a pack of that name: the catalog's error asks for the group (--group).
-        guard try await data.open().catalog.deletePack(named: name, group: group) else { throw CLIError("no pack named '\(name)'" + (group.map { " in group '\($0)'" } ?? "")) }
+        guard try await data.open().catalog.deletePack(named: name, group: group) else {
+            throw CLIError("no pack named '\(name)'" + (group.map { " in group '\($0)'" } ?? ""))
+        }
         Terminal.out("Deleted pack \(name). Run `hoard gc` to free its blobs.")
     }
 }
