@@ -65,23 +65,6 @@ struct S3CommandTests {
 }
 
 extension CLI {
-    /// Runs the binary with `environment` instead of this process's.
-    static func run(_ arguments: [String], environment: [String: String]) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
-    }
-
     /// Starts a long-running command (a server); its output goes to this process's.
     static func start(_ arguments: [String], environment: [String: String]) throws -> Process {
         let process = Process()
