@@ -47,6 +47,23 @@ struct S3CommandTests {
         #expect(FileManager.default.fileExists(atPath: data + "/blob-cache/v1/sha256/\(digest.dropFirst(7).prefix(2))/\(digest.dropFirst(7))"))
     }
 
+    @Test func garbageCollectionDeletesFromTheBucket() throws {
+        let data = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let (options, environment) = try Self.s3(bucket: Self.bucket())
+        let imported = try CLI.run(["import", CLI.pack("scifi-outpost.zip"), "--data-dir", data] + options, environment: environment)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let deleted = try CLI.run(["delete", "scifi-outpost", "--data-dir", data] + options, environment: environment)
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        let collected = try CLI.run(["gc", "--grace", "0", "--json", "--data-dir", data] + options, environment: environment)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(collected.stdout.utf8)) as? [String: Any], "\(collected.stderr)")
+        #expect((report["deletedBlobs"] as? Int ?? 0) > 0 && report["keptYoung"] as? Int == 0, "\(report)")
+        // What verify lists is the bucket's: nothing is left there, named or not.
+        let verify = try CLI.run(["verify", "--json", "--data-dir", data] + options, environment: environment)
+        let verified = try #require(try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any], "\(verify.stderr)")
+        #expect(verified["blobsChecked"] as? Int == 0 && verified["unreferenced"] as? Int == 0, "\(verified)")
+    }
+
     @Test func aWrongSecretStopsTheCommandAndSaysWhatToCheck() throws {
         let data = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }
