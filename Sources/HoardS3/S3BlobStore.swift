@@ -73,7 +73,9 @@ public struct S3BlobStore: BlobStore {
     public func publish(_ blobs: [StagedBlob]) async throws -> PublishSummary {
         var seen = Set<Digest>()
         let unique = blobs.filter { seen.insert($0.digest).inserted }
-        let uploaded = try await concurrentlyMap(unique, width: configuration.concurrency) { blob in
+        let allSmall = unique.allSatisfy { $0.size <= configuration.smallBlob }
+        let width = allSmall ? max(configuration.concurrency, configuration.smallBlobConcurrency) : configuration.concurrency
+        let uploaded = try await concurrentlyMap(unique, width: width) { blob in
             try await publishOne(blob)
         }
         var summary = PublishSummary()

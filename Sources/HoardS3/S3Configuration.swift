@@ -22,8 +22,14 @@ public struct S3Configuration: Sendable {
     public var partSize: Int = 16 << 20
     /// Keys asked for per listing page (S3's maximum, 1,000, by default).
     public var listPageSize: Int = 1000
-    /// Uploads or lookups run at once during a publish.
+    /// Uploads or lookups run at once during a publish (each upload holds its blob in memory, up to
+    /// ``multipartThreshold``).
     public var concurrency: Int = 4
+    /// Uploads or lookups run at once during a publish whose blobs are all at most ``smallBlob`` bytes: an import's
+    /// pictures, where the wait for each request, not memory, bounds the pace (at most 16 × 4 MiB held).
+    public var smallBlobConcurrency: Int = 16
+    /// The largest blob a publish counts as small.
+    public var smallBlob: Int64 = 4 << 20
     /// A blob modified (published or touched) more recently than this is not refreshed again by a publish or a touch:
     /// each refresh is a server-side copy. Keep it well below garbage collection's grace period (an hour by default).
     public var refreshInterval: TimeInterval = 300
