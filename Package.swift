@@ -169,7 +169,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        .testTarget(name: "hoardTests", dependencies: ["hoard", "HoardCore"]),
+        .testTarget(name: "hoardTests", dependencies: ["hoard", "HoardCore", "HoardTestSupport"]),
         .testTarget(
             name: "HoardClientTests",
             dependencies: [

@@ -11,10 +11,10 @@ import Darwin
 /// answer hot blobs from its own disk, through the server's file fast path, as a replica on local files does.
 ///
 /// - The backing store is the truth: publish, info, rehash, touch, delete and listing go to it.
-/// - A read that misses fetches the whole blob (up to ``largestCached`` bytes; larger ones are read from the backing
-///   store each time, with their range), checks that it hashes to its digest, and keeps it as a file in the cache
-///   folder (a ``FileBlobStore``, so a file appears whole or not at all). Bytes that do not hash to their name are
-///   never kept or returned: the read fails with `BlobStoreFailure.corrupt`.
+/// - A read that misses fetches the whole blob in one request, checks that it hashes to its digest, and keeps it as a
+///   file in the cache folder (a ``FileBlobStore``, so a file appears whole or not at all) when it is at most
+///   ``largestCached`` bytes. A range of a larger blob is read from the backing store each time. Bytes that do not hash
+///   to their name are never kept or returned: the read fails with `BlobStoreFailure.corrupt`.
 /// - ``localPath(of:)`` answers for cached blobs only; each read or path asked for makes the blob recently used.
 /// - Past ``budget`` bytes, the least recently used blobs are removed down to nine tenths of it. A file being served
 ///   when it is removed stays readable through its open descriptor.
@@ -68,18 +68,16 @@ public final class CachedBlobStore: BlobStore, @unchecked Sendable {
 
     public func read(_ digest: Digest, range: Range<Int64>?) async throws -> [UInt8]? {
         if markUsed(digest), let bytes = try await cache.read(digest, range: range) { return bytes }
-        if let info = try await backing.info(digest), info.size > largestCached {
-            return try await backing.read(digest, range: range)
+        if range != nil {
+            guard let info = try await backing.info(digest) else { return nil }
+            if info.size > largestCached { return try await backing.read(digest, range: range) }
         }
         guard let whole = try await backing.read(digest, range: nil) else { return nil }
         guard BlobHasher.digest(of: whole) == digest else {
             throw BlobStoreError(.corrupt, "the backing store's bytes for \(digest) do not hash to it; run hoard verify")
         }
-        try keep(whole)
-        guard let range else { return whole }
-        let lower = Int(min(range.lowerBound, Int64(whole.count)))
-        let upper = Int(min(range.upperBound, Int64(whole.count)))
-        return Array(whole[lower..<upper])
+        if Int64(whole.count) <= largestCached { try keep(whole) }
+        return whole.clamped(to: range)
     }
 
     public func rehash(_ digest: Digest) async throws -> (digest: Digest, size: Int64)? { try await backing.rehash(digest) }
@@ -136,8 +134,9 @@ public final class CachedBlobStore: BlobStore, @unchecked Sendable {
     }
 
     private func forget(_ digest: Digest) async throws {
-        let known = lock.withLock { entries.removeValue(forKey: digest) }
-        if let known { lock.withLock { bytes -= known.size } }
+        lock.withLock {
+            if let known = entries.removeValue(forKey: digest) { bytes -= known.size }
+        }
         try await cache.delete(digest)
     }
 }

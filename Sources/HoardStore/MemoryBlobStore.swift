@@ -47,11 +47,7 @@ public final class MemoryBlobStore: BlobStore, @unchecked Sendable {
 
     public func read(_ digest: Digest, range: Range<Int64>?) async throws -> [UInt8]? {
         lock.withLock {
-            guard let bytes = blobs[digest]?.bytes else { return nil }
-            guard let range else { return bytes }
-            let lower = Int(min(range.lowerBound, Int64(bytes.count)))
-            let upper = Int(min(range.upperBound, Int64(bytes.count)))
-            return Array(bytes[lower..<upper])
+            blobs[digest]?.bytes.clamped(to: range)
         }
     }
 
@@ -82,5 +78,15 @@ public final class MemoryBlobStore: BlobStore, @unchecked Sendable {
     /// Ages a blob: lets tests step past the garbage collector's grace period.
     public func setModified(_ digest: Digest, to date: Date) {
         lock.withLock { blobs[digest]?.modified = date }
+    }
+}
+
+extension [UInt8] {
+    /// The bytes in `range` (all when nil), the range cut to the bytes there are: what a store's ranged read answers.
+    func clamped(to range: Range<Int64>?) -> [UInt8] {
+        guard let range else { return self }
+        let lower = Int(Swift.min(range.lowerBound, Int64(count)))
+        let upper = Int(Swift.min(range.upperBound, Int64(count)))
+        return Array(self[lower..<upper])
     }
 }

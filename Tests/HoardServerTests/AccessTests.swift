@@ -4,9 +4,9 @@ import HoardCatalog
 import HoardCore
 import HoardRepository
 import HoardServer
+import HoardTestSupport
 import HummingbirdTesting
 import NIOCore
-import NIOPosix
 import Testing
 
 /// Who sees what: groups, public packs, admins, tokens, and the in-memory access index.
@@ -298,12 +298,4 @@ import Testing
             }
         }
     }
-}
-
-/// A TCP port on the loopback interface that nothing listens on (free a moment ago).
-func freePort() async throws -> Int {
-    let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
-    let port = try #require(channel.localAddress?.port)
-    try await channel.close()
-    return port
 }

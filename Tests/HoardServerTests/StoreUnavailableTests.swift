@@ -3,6 +3,7 @@ import HoardCatalog
 import HoardCore
 import HoardRepository
 import HoardS3
+import HoardTestSupport
 import HummingbirdTesting
 import NIOCore
 import Testing
@@ -10,7 +11,7 @@ import Testing
 @testable import HoardServer
 
 /// A blob store in S3 that cannot be reached: writes answer 503 with `Retry-After`, say what happened, and record
-/// nothing; reads of what is cached or in the catalog are not the store's to refuse.
+/// nothing.
 @Suite("The blob store is unavailable")
 struct StoreUnavailableTests {
     @Test func writesAnswer503AndRecordNothing() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import HoardCore
+import HoardTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -108,17 +109,4 @@ extension CLI {
     }
 
     static func sha256Hex(_ bytes: [UInt8]) -> String { BlobHasher.digest(of: bytes).hex }
-}
-
-/// A loopback port nothing listens on (free a moment ago).
-func freePort() async throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-    return Int(UInt16(bigEndian: address.sin_port))
 }

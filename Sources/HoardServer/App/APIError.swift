@@ -193,7 +193,7 @@ enum ErrorMapping {
         case let error as CatalogError where error.code == .database:
             logger.error("catalog failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             return .storageFailure()
-        case let error as StorageError where ["STORAGE_UNAVAILABLE", "STORAGE_MISCONFIGURED"].contains(error.code.rawValue):
+        case let error as StorageError where error.code == .unavailable || error.code == .misconfigured:
             logger.error("the blob store is unavailable", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             return .storageUnavailable()
         case is StorageError:
