@@ -85,7 +85,6 @@ struct BlobRoutes: Sendable {
                 try buffer.withUnsafeReadableBytes { try sink.write($0) }
             }
         }
-        let (hoard, access) = (hoard, access)
         let size = try await hoard.write(body) { incoming in
             guard incoming.digest == digest else { throw APIError.digestMismatch(expected: digest, actual: incoming.digest) }
             let alreadyVisible = access.readable(digest, by: principal) != nil

@@ -60,17 +60,16 @@ struct UploadRoutes: Sendable {
         let bytes = try await configuration.uploadSanitizer.sanitize(received, mediaType: header.mediaType)
         // A participant's upload is theirs by id (names repeat); a member's by token name, like the rest of their space.
         let uploader = principal.participantId ?? principal.tokenName
-        let catalog = hoard.catalog
         var isInScope = false
         let blob = try await hoard.write(.bytes(bytes)) { incoming in
-            isInScope = try catalog.privateUpload(incoming.digest)?.scopes.contains(scope.description) == true
-            if !isInScope, let usage = try catalog.quota(groupId: groupId), let quota = usage.quota, usage.used + incoming.size > quota {
+            isInScope = try hoard.catalog.privateUpload(incoming.digest)?.scopes.contains(scope.description) == true
+            if !isInScope, let usage = try hoard.catalog.quota(groupId: groupId), let quota = usage.quota, usage.used + incoming.size > quota {
                 throw APIError.quotaExceeded(
                     "group '\(usage.name)' holds \(usage.used) of its \(quota) bytes; this picture needs \(incoming.size) more")
             }
         } record: { incoming in
             let blob = BlobRecord(digest: incoming.digest, size: incoming.size, mediaType: header.mediaType.rawValue)
-            try catalog.recordPrivateUpload(
+            try hoard.catalog.recordPrivateUpload(
                 blob, PrivateUploadRecord(scope: scope, digest: blob.digest, groupId: groupId, uploader: uploader), session: session)
             return blob
         }
