@@ -91,7 +91,8 @@ let package = Package(
             "HoardCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         .target(name: "HoardPostgres", dependencies: [
-            "HoardCore",
+            "HoardCore", "HoardCatalog",
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),

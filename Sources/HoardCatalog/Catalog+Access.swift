@@ -136,11 +136,11 @@ public struct AccessChange: Sendable, Hashable {
     public var key: String
 }
 
-extension Catalog {
+extension SQLiteCatalog {
     /// Creates a group; throws `invalid` when the name cannot name a group (``GroupName/problem(with:)``) and
     /// `conflict` when it is taken, also by a name that differs from it only in case or Unicode form.
     @discardableResult
-    public func createGroup(named name: String, quotaBytes: Int64? = nil) throws(CatalogError) -> GroupRecord {
+    public func createGroup(named name: String, quotaBytes: Int64?) throws(CatalogError) -> GroupRecord {
         if let problem = GroupName.problem(with: name) { throw CatalogError(.invalid, problem) }
         return try write { db in
             if let existing = try GroupRecord.filter(GroupRecord.Columns.name == name).fetchOne(db) {
@@ -204,7 +204,7 @@ extension Catalog {
     /// Redeems an invitation: in one transaction it is deleted and a token of its group and role stored; gives the
     /// token and its group's name. Nil when there is no such invitation or it expired (an expired one is deleted too).
     public func redeemInvite(
-        codeHash: String, label: String, secretHash: String, now: Date = Date()
+        codeHash: String, label: String, secretHash: String, now: Date
     ) throws(CatalogError) -> (token: TokenRecord, group: String)? {
         try write { db in
             guard let invite = try InviteRecord.fetchOne(db, key: codeHash) else { return nil }
@@ -257,7 +257,7 @@ extension Catalog {
     }
 
     /// Which group owns a pack, and whether it is public; nil when absent (`group` as for ``packRecord(named:group:_:)``).
-    public func packOwner(named name: String, group: String? = nil) throws(CatalogError) -> (groupId: Int64, isPublic: Bool)? {
+    public func packOwner(named name: String, group: String?) throws(CatalogError) -> (groupId: Int64, isPublic: Bool)? {
         try read { db in
             try Self.packRecord(named: name, group: group, db).map { ($0.groupId, $0.isPublic) }
         }
@@ -324,7 +324,7 @@ extension Catalog {
 
     /// Change-log rows after `seq`, oldest first, at most `limit`; and the oldest number the log still holds (rows
     /// are pruned), so a reader can tell it missed some.
-    public func accessChanges(after seq: Int64, limit: Int = 10_000) throws(CatalogError) -> (changes: [AccessChange], oldest: Int64?) {
+    public func accessChanges(after seq: Int64, limit: Int) throws(CatalogError) -> (changes: [AccessChange], oldest: Int64?) {
         try read { db in
             let oldest = try Int64.fetchOne(db, sql: "SELECT MIN(seq) FROM accessChange")
             let changes = try Row.fetchAll(

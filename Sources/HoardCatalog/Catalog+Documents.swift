@@ -1,11 +1,11 @@
 import GRDB
 import HoardCore
 
-extension Catalog {
+extension SQLiteCatalog {
     /// The licence, readme and credits files of a pack's current version, by name; empty when it has none or the pack
     /// does not exist.
     /// `group` as for ``packRecord(named:group:_:)``.
-    public func documents(ofPack name: String, group: String? = nil) throws(CatalogError) -> [PackDocument] {
+    public func documents(ofPack name: String, group: String?) throws(CatalogError) -> [PackDocument] {
         try read { db in
             guard let version = try Self.packRecord(named: name, group: group, db)?.currentVersionId else { return [] }
             let rows = try Row.fetchAll(db, sql: """

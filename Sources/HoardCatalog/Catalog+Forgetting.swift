@@ -23,7 +23,7 @@ public struct ForgottenUpload: Sendable, Hashable {
     public var unreachableIn: String?
 }
 
-extension Catalog {
+extension SQLiteCatalog {
     // MARK: Listing what one person uploaded
 
     /// The private uploads `principal` made (``PrivateUploadRecord/isUploaded(by:)``), newest first: one page of at

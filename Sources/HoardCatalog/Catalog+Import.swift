@@ -43,14 +43,14 @@ public enum RecordOutcome: Sendable, Hashable {
     case alreadyRecorded
 }
 
-extension Catalog {
+extension SQLiteCatalog {
     /// Records an import in one transaction. Throws `conflict` when this version was imported with other content.
     /// Pack names are the group's own: another group's pack of the same name is another pack.
     ///
     /// `barrier` runs inside the transaction once every row is written, just before the commit; when it throws, nothing
     /// is recorded. The importer waits there for its blobs' publish, which runs meanwhile on another thread (the
     /// transaction holds the catalog's writer until then, so `barrier` must not need it).
-    public func record(_ commit: ImportCommit, committingAfter barrier: () throws -> Void = {}) throws(CatalogError) -> RecordOutcome {
+    public func record(_ commit: ImportCommit, committingAfter barrier: () throws -> Void) throws(CatalogError) -> RecordOutcome {
         try write { db in
             let now = Date()
             let group = try Self.ensureGroup(named: commit.group, db)
@@ -151,7 +151,7 @@ extension Catalog {
     /// Deletes a pack and all its versions (assets and blobs stay until garbage collection). False when absent.
     /// `group` names the owner; nil finds the pack in whichever group has one of that name (``packRecord(named:group:_:)``).
     @discardableResult
-    public func deletePack(named name: String, group: String? = nil) throws(CatalogError) -> Bool {
+    public func deletePack(named name: String, group: String?) throws(CatalogError) -> Bool {
         try write { db in
             guard let pack = try Self.packRecord(named: name, group: group, db) else { return false }
             return try pack.delete(db)
@@ -160,7 +160,7 @@ extension Catalog {
 
     /// Makes a pack public or private. False when absent. `group` as for ``deletePack(named:group:)``.
     @discardableResult
-    public func setPublic(_ isPublic: Bool, pack name: String, group: String? = nil) throws(CatalogError) -> Bool {
+    public func setPublic(_ isPublic: Bool, pack name: String, group: String?) throws(CatalogError) -> Bool {
         try write { db in
             guard var pack = try Self.packRecord(named: name, group: group, db) else { return false }
             pack.isPublic = isPublic

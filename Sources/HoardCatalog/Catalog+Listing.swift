@@ -112,7 +112,7 @@ public struct AssetPage: Sendable, Hashable {
     public var next: AssetCursor?
 }
 
-extension Catalog {
+extension SQLiteCatalog {
     /// One page of the assets of the current versions of visible packs, by pack (ignoring case), kind, name and
     /// digest. Every step is an indexed query: packs are read whole (there are few), each pack's assets come in
     /// order from `packVersionAsset_listing`, totals from `packVersionKind`, search from `packVersionAssetSearch`

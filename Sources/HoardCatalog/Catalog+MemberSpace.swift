@@ -20,7 +20,7 @@ public enum RefExpectation: Sendable, Hashable {
     case pointing(at: Digest)
 }
 
-extension Catalog {
+extension SQLiteCatalog {
     // MARK: Refs
 
     /// A member's refs, by name.

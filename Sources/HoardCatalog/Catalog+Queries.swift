@@ -30,7 +30,7 @@ public struct PackSummary: Sendable, Hashable, Codable {
     }
 }
 
-extension Catalog {
+extension SQLiteCatalog {
     /// Every pack with its current version, by name.
     public func packs() throws(CatalogError) -> [PackSummary] {
         try read { db in
@@ -50,7 +50,7 @@ extension Catalog {
     }
 
     /// Assets of the current versions of packs, optionally of one pack and one kind, by pack, kind and name.
-    public func assets(pack: String? = nil, kind: AssetKind? = nil) throws(CatalogError) -> [AssetListing] {
+    public func assets(pack: String?, kind: AssetKind?) throws(CatalogError) -> [AssetListing] {
         try read { db in
             var sql = """
                 SELECT a.digest, a.kind, a.name, a.footprintWidth, a.footprintHeight, p.name AS pack

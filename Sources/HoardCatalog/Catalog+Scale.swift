@@ -1,6 +1,6 @@
 import GRDB
 
-extension Catalog {
+extension SQLiteCatalog {
     /// Migration `v8-catalog-scale`: what listing, search and the access index need to stay fast at a million
     /// assets (DESIGN.md, "Catalog schema"). Released migrations are never edited: change this one only
     /// until it ships.

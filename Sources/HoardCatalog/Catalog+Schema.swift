@@ -1,6 +1,6 @@
 import GRDB
 
-extension Catalog {
+extension SQLiteCatalog {
     /// The migrations, by stable name. Never edit a released migration: add a new one.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()

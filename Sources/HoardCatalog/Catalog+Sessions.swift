@@ -107,10 +107,10 @@ public struct ResolvedReferences: Sendable {
     public var reachable: Set<Digest>
 }
 
-extension Catalog {
+extension SQLiteCatalog {
     /// Resolves a map's references against the catalog. With `group`, each asset names the pack (and version) it
     /// came from: one of that group's packs, else a public one (another group's private pack is never named).
-    public func resolve(_ references: Set<Digest>, group: Int64? = nil) throws(CatalogError) -> ResolvedReferences {
+    public func resolve(_ references: Set<Digest>, group: Int64?) throws(CatalogError) -> ResolvedReferences {
         try read { db in try Self.resolve(references, group: group, db) }
     }
 
@@ -185,12 +185,15 @@ extension Catalog {
         }
     }
 
-    /// Replaces a session's map (its reachable blobs grow; nothing a participant already fetched is taken away).
+    /// Replaces a session's map (its reachable blobs grow; nothing a participant already fetched is taken away). The
+    /// map is the session as of `baseSeq`, whose event (the `map` event) is logged next: `baseSeq` MUST follow the
+    /// session's last logged event, `conflict` otherwise (another replica logged one meanwhile), and nothing changes.
     public func setMap(session id: String, mapBlob: BlobRecord, reachable: Set<Digest>, baseSeq: Int64) throws(CatalogError) {
         try write { db in
             try mapBlob.insert(db, onConflict: .ignore)
-            try db.execute(sql: "UPDATE session SET mapDigest = ?, baseSeq = ?, lastSeq = MAX(lastSeq, ?) WHERE id = ?",
-                           arguments: [mapBlob.digest, baseSeq, baseSeq, id])
+            try db.execute(sql: "UPDATE session SET mapDigest = ?, baseSeq = ? WHERE id = ? AND lastSeq = ?",
+                           arguments: [mapBlob.digest, baseSeq, id, baseSeq - 1])
+            guard db.changesCount == 1 else { throw try Self.sequenceError(session: id, seq: baseSeq, db) }
             try db.execute(sql: "DELETE FROM sessionEvent WHERE sessionId = ? AND seq <= ?", arguments: [id, baseSeq])
             for digest in reachable {
                 try db.execute(sql: "INSERT OR IGNORE INTO sessionBlob (sessionId, digest) VALUES (?, ?)", arguments: [id, digest])
@@ -259,12 +262,22 @@ extension Catalog {
     }
 
     /// Appends one event to a session's log and advances its last sequence number. `views` is what participants
-    /// are sent instead of `body`, when not everyone is sent the same (JSON, as the server writes it).
-    public func appendEvent(session id: String, seq: Int64, body: String, views: String? = nil) throws(CatalogError) {
+    /// are sent instead of `body`, when not everyone is sent the same (JSON, as the server writes it). `seq` must
+    /// follow the session's last: `conflict` otherwise, `notFound` without the session, and nothing is written.
+    public func appendEvent(session id: String, seq: Int64, body: String, views: String?) throws(CatalogError) {
         try write { db in
+            try db.execute(sql: "UPDATE session SET lastSeq = ? WHERE id = ? AND lastSeq = ?", arguments: [seq, id, seq - 1])
+            guard db.changesCount == 1 else { throw try Self.sequenceError(session: id, seq: seq, db) }
             try db.execute(sql: "INSERT INTO sessionEvent (sessionId, seq, body, views) VALUES (?, ?, ?, ?)", arguments: [id, seq, body, views])
-            try db.execute(sql: "UPDATE session SET lastSeq = ? WHERE id = ?", arguments: [seq, id])
         }
+    }
+
+    /// Why `seq` cannot be logged next in a session: there is no such session, or its last event is not `seq - 1`.
+    static func sequenceError(session id: String, seq: Int64, _ db: Database) throws -> CatalogError {
+        guard let last = try Int64.fetchOne(db, sql: "SELECT lastSeq FROM session WHERE id = ?", arguments: [id]) else {
+            return CatalogError(.notFound, "there is no session \(id)")
+        }
+        return CatalogError(.conflict, "session \(id) has logged event \(last); \(seq) does not follow it")
     }
 
     /// Logged events after `seq`, oldest first.
@@ -292,7 +305,7 @@ extension Catalog {
     /// the `keeping` events up to it stay for clients that reconnect from one of them, older ones are deleted. Does
     /// nothing when the session has a later base already (a map replaced meanwhile); returns whether it folded.
     @discardableResult
-    public func fold(session id: String, mapBlob: BlobRecord, baseSeq: Int64, keeping: Int64 = 0) throws(CatalogError) -> Bool {
+    public func fold(session id: String, mapBlob: BlobRecord, baseSeq: Int64, keeping: Int64) throws(CatalogError) -> Bool {
         try write { db in
             guard let base = try Int64.fetchOne(db, sql: "SELECT baseSeq FROM session WHERE id = ?", arguments: [id]), base <= baseSeq else { return false }
             try mapBlob.insert(db, onConflict: .ignore)

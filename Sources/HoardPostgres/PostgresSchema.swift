@@ -34,23 +34,20 @@ public enum PostgresSchema {
     }
 
     /// Applies the migrations `connection`'s database lacks, all in one transaction, and returns their names.
-    /// Idempotent: a migrated database gets nothing. Refuses a database that a newer Hoard migrated.
+    /// Idempotent: a migrated database gets nothing. Refuses a database that a newer Hoard migrated. Synchronous (it
+    /// blocks until PostgreSQL answers): call it from a thread that is not `connection`'s event loop.
     @discardableResult
-    public static func migrate(
-        _ connection: PostgresConnection, logger: Logger
-    ) async throws(PostgresCatalogError) -> [String] {
+    public static func migrate(_ connection: PostgresConnection, logger: Logger) throws(PostgresCatalogError) -> [String] {
+        let transaction = PostgresTransaction(connection: connection, logger: logger)
         do {
-            return try await connection.withTransaction(logger: logger) { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
-                try await connection.query("""
+            try transaction.query("BEGIN")
+            do {
+                try transaction.query("SELECT pg_advisory_xact_lock(\(migrationLock))")
+                try transaction.query("""
                     CREATE TABLE IF NOT EXISTS schema_migrations (
                         name text PRIMARY KEY, "appliedAt" timestamptz NOT NULL DEFAULT now())
-                    """, logger: logger)
-                var applied = Set<String>()
-                for try await name in try await connection.query("SELECT name FROM schema_migrations", logger: logger)
-                    .decode(String.self) {
-                    applied.insert(name)
-                }
+                    """)
+                let applied = Set(try transaction.values("SELECT name FROM schema_migrations", as: String.self))
                 let known = Set(migrations.map(\.name))
                 if let unknown = applied.subtracting(known).sorted().first {
                     throw PostgresCatalogError(
@@ -59,13 +56,16 @@ public enum PostgresSchema {
                 var ran: [String] = []
                 for migration in migrations where !applied.contains(migration.name) {
                     for statement in migration.statements {
-                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                        try transaction.query(PostgresQuery(unsafeSQL: statement))
                     }
-                    try await connection.query(
-                        "INSERT INTO schema_migrations (name) VALUES (\(migration.name))", logger: logger)
+                    try transaction.query("INSERT INTO schema_migrations (name) VALUES (\(migration.name))")
                     ran.append(migration.name)
                 }
+                try transaction.query("COMMIT")
                 return ran
+            } catch {
+                _ = try? transaction.query("ROLLBACK")
+                throw error
             }
         } catch {
             throw PostgresCatalogDatabase.statementError("cannot migrate the PostgreSQL catalog", error)

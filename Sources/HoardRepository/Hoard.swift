@@ -19,7 +19,7 @@ public struct Hoard: Sendable {
     public init(dataDirectory: String, registry: PluginRegistry = .builtIn()) throws {
         let directory = try DataDirectory(path: dataDirectory)
         self.init(
-            directory: directory, store: try FileBlobStore(root: directory.blobsPath), catalog: try Catalog(path: directory.catalogPath),
+            directory: directory, store: try FileBlobStore(root: directory.blobsPath), catalog: try SQLiteCatalog(path: directory.catalogPath),
             registry: registry)
     }
 

@@ -113,7 +113,7 @@ struct DataOptions: ParsableArguments {
             case let location?:
                 throw ValidationError("--blob-store takes s3://BUCKET[/PREFIX], or nothing for DIR/blobs; not '\(location)'")
             }
-            return Hoard(directory: directory, store: store, catalog: try Catalog(path: directory.catalogPath), registry: registry)
+            return Hoard(directory: directory, store: store, catalog: try SQLiteCatalog(path: directory.catalogPath), registry: registry)
         } catch let error as ValidationError {
             throw error
         } catch {

@@ -12,7 +12,7 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
 }
 
 @Test func ensuringAGroupTwiceGivesTheSameGroup() throws {
-    let catalog = try Catalog.inMemory()
+    let catalog = try SQLiteCatalog.inMemory()
     let first = try catalog.ensureGroup(named: "dragons")
     let second = try catalog.ensureGroup(named: "dragons")
     #expect(first.id != nil)
@@ -23,7 +23,7 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
 }
 
 @Test func aRecordedCommitIsListedWithItsAssetsAndVariants() throws {
-    let catalog = try Catalog.inMemory()
+    let catalog = try SQLiteCatalog.inMemory()
     let fixture = CommitFixture(assets: goblinAssets())
     #expect(try catalog.record(fixture.commit) == .recorded)
 
@@ -57,7 +57,7 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
 }
 
 @Test func variantSizesAndTypesComeFromTheBlobRows() throws {
-    let catalog = try Catalog.inMemory()
+    let catalog = try SQLiteCatalog.inMemory()
     var fixture = CommitFixture(assets: goblinAssets())
     // The blob row is the truth about bytes; make it differ from what the descriptor claims.
     let stone = fakeDigest("picture:goblins/stone")
@@ -71,7 +71,7 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
 }
 
 @Test func assetsCanBeFilteredByPackAndKind() throws {
-    let catalog = try Catalog.inMemory()
+    let catalog = try SQLiteCatalog.inMemory()
     #expect(try catalog.record(CommitFixture(pack: "goblins", assets: goblinAssets()).commit) == .recorded)
     #expect(try catalog.record(CommitFixture(pack: "caves", assets: goblinAssets(labelPrefix: "caves")).commit) == .recorded)
     #expect(try catalog.assets().count == 4)
@@ -83,7 +83,7 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
 }
 
 @Test func recordingTheSameVersionAndManifestAgainChangesNothing() throws {
-    let catalog = try Catalog.inMemory()
+    let catalog = try SQLiteCatalog.inMemory()
     let fixture = CommitFixture(assets: goblinAssets())
     #expect(try catalog.record(fixture.commit) == .recorded)
     let before = try catalog.packs()
@@ -93,7 +93,7 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
 }
 
 @Test func theSameVersionWithAnotherManifestIsAConflict() throws {
-    let catalog = try Catalog.inMemory()
+    let catalog = try SQLiteCatalog.inMemory()
     #expect(try catalog.record(CommitFixture(assets: goblinAssets()).commit) == .recorded)
     let changed = CommitFixture(assets: goblinAssets(labelPrefix: "retouched"), manifestSalt: "v1-again")
     #expect(errorCode { () throws(CatalogError) in _ = try catalog.record(changed.commit) } == .conflict)
@@ -103,7 +103,7 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
 }
 
 @Test func packNamesBelongToTheirGroupSoTwoGroupsImportTheSamePack() throws {
-    let catalog = try Catalog.inMemory()
+    let catalog = try SQLiteCatalog.inMemory()
     #expect(try catalog.record(CommitFixture(group: "dragons", pack: "goblins", assets: goblinAssets()).commit) == .recorded)
     // The same archive into another group: its own pack, sharing the blobs, and no word of the first group.
     #expect(try catalog.record(CommitFixture(group: "owlbears", pack: "goblins", assets: goblinAssets()).commit) == .recorded)
@@ -124,7 +124,7 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
 }
 
 @Test func packStateListsVersionsManifestsAndTheCurrentOne() throws {
-    let catalog = try Catalog.inMemory()
+    let catalog = try SQLiteCatalog.inMemory()
     #expect(try catalog.packState(named: "goblins") == nil)
     let v1 = CommitFixture(version: "1", assets: goblinAssets())
     let v2 = CommitFixture(version: "2", assets: goblinAssets(labelPrefix: "v2"))
@@ -143,7 +143,7 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
 }
 
 @Test func collectingGarbageAfterDeletingAPackFreesExactlyTheBlobsOnlyItReferenced() throws {
-    let catalog = try Catalog.inMemory()
+    let catalog = try SQLiteCatalog.inMemory()
     var shared = goblinAssets(labelPrefix: "shared")
     shared[1].pictures[0].label = "goblins/stone"  // the caves reuse the goblins' floor picture
     let goblins = CommitFixture(pack: "goblins", assets: goblinAssets())
@@ -169,7 +169,7 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
 }
 
 @Test func anAssetSharedByTwoPacksSurvivesTheDeletionOfOne() throws {
-    let catalog = try Catalog.inMemory()
+    let catalog = try SQLiteCatalog.inMemory()
     let a = CommitFixture(pack: "a", assets: goblinAssets())
     let b = CommitFixture(pack: "b", assets: goblinAssets())
     #expect(try catalog.record(a.commit) == .recorded)
@@ -183,7 +183,7 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
 }
 
 @Test func danglingReferencesStayEmptyThroughNormalUse() throws {
-    let catalog = try Catalog.inMemory()
+    let catalog = try SQLiteCatalog.inMemory()
     #expect(try catalog.danglingReferences().isEmpty)
     #expect(try catalog.record(CommitFixture(pack: "a", assets: goblinAssets()).commit) == .recorded)
     #expect(try catalog.record(CommitFixture(pack: "a", version: "2", assets: goblinAssets(labelPrefix: "a2")).commit) == .recorded)
@@ -195,7 +195,7 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
 }
 
 @Test func aCommitMissingABlobRowRecordsNothing() throws {
-    let catalog = try Catalog.inMemory()
+    let catalog = try SQLiteCatalog.inMemory()
     var fixture = CommitFixture(assets: goblinAssets())
     let missing = fakeDigest("picture:goblins/ogre@2x")
     fixture.commit.blobs.removeAll { $0.digest == missing }
@@ -206,7 +206,7 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
 }
 
 @Test func settingAPackPublicAndPrivate() throws {
-    let catalog = try Catalog.inMemory()
+    let catalog = try SQLiteCatalog.inMemory()
     #expect(try catalog.record(CommitFixture(assets: goblinAssets()).commit) == .recorded)
     #expect(try catalog.packs().first?.isPublic == false)
     #expect(try catalog.setPublic(true, pack: "goblins"))
@@ -223,12 +223,12 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
     let path = directory + "/catalog.sqlite"
     let fixture = CommitFixture(assets: goblinAssets())
     do {
-        let catalog = try Catalog(path: path)
+        let catalog = try SQLiteCatalog(path: path)
         #expect(try catalog.record(fixture.commit) == .recorded)
         #expect(try catalog.setPublic(true, pack: "goblins"))
     }
     #expect(FileManager.default.fileExists(atPath: path))
-    let reopened = try Catalog(path: path)
+    let reopened = try SQLiteCatalog(path: path)
     #expect(try reopened.record(fixture.commit) == .alreadyRecorded)
     let pack = try #require(try reopened.packs().first)
     #expect(pack.name == "goblins")

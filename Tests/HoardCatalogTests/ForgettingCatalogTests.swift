@@ -10,7 +10,7 @@ import Testing
     let session: SessionRecord
 
     init() throws {
-        catalog = try Catalog.inMemory()
+        catalog = try SQLiteCatalog.inMemory()
         groupId = try #require(try catalog.ensureGroup(named: "table").id)
         let map = BlobRecord(digest: fakeDigest("map"), size: 2, mediaType: "application/vnd.hoard.map+json")
         session = SessionRecord(

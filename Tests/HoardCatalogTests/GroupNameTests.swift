@@ -8,7 +8,7 @@ import Testing
 @Suite struct GroupNameTests {
     @Test(arguments: ["", " ", "\t \u{3000}", "\u{200B}", "red\nteam", "nul\u{0}", "bell\u{7}", "del\u{7F}", String(repeating: "é", count: 65)])
     func namesNoOneCanTypeOrSeeAreRefusedWithWhatToFix(name: String) throws {
-        let catalog = try Catalog.inMemory()
+        let catalog = try SQLiteCatalog.inMemory()
         let error = #expect(throws: CatalogError.self) { try catalog.createGroup(named: name) }
         #expect(error?.code == .invalid)
         #expect(error?.message.hasPrefix("a group name") == true, "\(error?.message ?? "")")
@@ -17,7 +17,7 @@ import Testing
     }
 
     @Test func namesEqualUnderCaseFoldingAndNormalisationAreOneName() throws {
-        let catalog = try Catalog.inMemory()
+        let catalog = try SQLiteCatalog.inMemory()
         let eclair = try catalog.createGroup(named: "Éclair")
         for alike in ["éclair", "E\u{301}clair", "e\u{301}clair", "ÉCLAIR", "Éclair"] {
             let error = #expect(throws: CatalogError.self, "\(alike)") { try catalog.createGroup(named: alike) }
@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func anOldCatalogsGroupsThatClashKeepWorkingAndNoNewOneIsMade() throws {
-        let catalog = try Catalog.inMemory()
+        let catalog = try SQLiteCatalog.inMemory()
         // Written before names were compared under folding: SQLite's NOCASE folds ASCII only.
         try catalog.write { db in
             for name in ["Éclair", "éclair"] {

@@ -8,8 +8,8 @@ import Testing
 /// `assetPage`: keyset and offset paging, search, visibility, and the query plans that keep them flat.
 @Suite struct ListingTests {
     /// Three packs (two groups, one public) of `perPack` tokens and textures whose names share words.
-    static func catalog(perPack: Int = 30) throws -> Catalog {
-        let catalog = try Catalog.inMemory()
+    static func catalog(perPack: Int = 30) throws -> SQLiteCatalog {
+        let catalog = try SQLiteCatalog.inMemory()
         for (pack, group) in [("alpha", "dragons"), ("Beta", "owlbears"), ("gamma", "dragons")] {
             let assets = (0..<perPack).map { n in
                 AssetSpec(
@@ -90,7 +90,7 @@ import Testing
     }
 
     @Test func searchSeesOnlyCurrentVersionsAndForgetsCollectedAssets() throws {
-        let catalog = try Catalog.inMemory()
+        let catalog = try SQLiteCatalog.inMemory()
         let old = [AssetSpec(kind: .token, name: "ogre", pictures: [PictureSpec(scale: 1, width: 64, height: 64, size: 9, label: "ogre")])]
         let new = [AssetSpec(kind: .token, name: "troll", pictures: [PictureSpec(scale: 1, width: 64, height: 64, size: 9, label: "troll")])]
         _ = try catalog.record(CommitFixture(pack: "monsters", version: "1", assets: old).commit)
@@ -124,17 +124,17 @@ import Testing
             }
             return [
                 "page": try plan(
-                    Catalog.pageSQL("pva.packVersionId = ? AND (pva.kind, pva.name, pva.assetDigest) > (?, ?, ?)"),
+                    SQLiteCatalog.pageSQL("pva.packVersionId = ? AND (pva.kind, pva.name, pva.assetDigest) > (?, ?, ?)"),
                     [1, cursor.kind, cursor.name, cursor.digest, 10, 0]),
                 "kindPage": try plan(
-                    Catalog.pageSQL("pva.packVersionId = ? AND pva.kind = ? AND (pva.name, pva.assetDigest) > (?, ?)"),
+                    SQLiteCatalog.pageSQL("pva.packVersionId = ? AND pva.kind = ? AND (pva.name, pva.assetDigest) > (?, ?)"),
                     [1, "token", cursor.name, cursor.digest, 10, 0]),
                 "search": try plan(
-                    Catalog.searchSQL(
-                        from: Catalog.matchSource + Catalog.packJoins,
+                    SQLiteCatalog.searchSQL(
+                        from: SQLiteCatalog.matchSource + SQLiteCatalog.packJoins,
                         "+pva.packVersionId IN (1,2,3) AND packVersionAssetSearch MATCH ?", after: "1"),
                     ["\"goblin\"", 10, 0]),
-                "owners": try plan(Catalog.blobPacksSQL, ["d": fakeDigest("x")]),
+                "owners": try plan(SQLiteCatalog.blobPacksSQL, ["d": fakeDigest("x")]),
                 "changes": try plan("SELECT seq, kind, key FROM accessChange WHERE seq > ? ORDER BY seq LIMIT ?", [0, 10]),
             ]
         }
@@ -158,7 +158,7 @@ import Testing
 
     @Test func theMigrationFillsListingColumnsCountsAndSearchForAnExistingCatalog() throws {
         let queue = try DatabaseQueue()
-        try Catalog.migrator.migrate(queue, upTo: "v5-renditions")
+        try SQLiteCatalog.migrator.migrate(queue, upTo: "v5-renditions")
         let assets = goblinAssets()
         // What v5 wrote: a version's membership rows without kind and name.
         try queue.write { db in
@@ -178,8 +178,8 @@ import Testing
                 INSERT INTO packVersionAsset (packVersionId, assetDigest) SELECT 1, digest FROM asset;
                 """)
         }
-        try Catalog.migrator.migrate(queue)
-        let catalog = try Catalog(writer: queue)
+        try SQLiteCatalog.migrator.migrate(queue)
+        let catalog = try SQLiteCatalog(writer: queue)
         #expect(try Self.walk(catalog, AssetQuery(limit: 1)) == (try catalog.assets()))
         #expect(try catalog.assetPage(AssetQuery()).total == assets.count)
         let name = try #require(assets.first?.name)

@@ -10,7 +10,7 @@ import Testing
     let blobs: [BlobRecord]
 
     init() throws {
-        catalog = try Catalog.inMemory()
+        catalog = try SQLiteCatalog.inMemory()
         groupId = try #require(try catalog.ensureGroup(named: "table").id)
         blobs = (0..<3).map { BlobRecord(digest: fakeDigest("picture \($0)"), size: 100 + Int64($0), mediaType: "image/png") }
         for blob in blobs {

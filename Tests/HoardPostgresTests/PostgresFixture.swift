@@ -30,7 +30,7 @@ enum PostgresFixture {
     static func migratedDatabase() async throws -> PostgresCatalogDatabase {
         let database = try await emptyDatabase()
         try await withConnection(database) { connection in
-            try await PostgresSchema.migrate(connection, logger: logger)
+            try PostgresSchema.migrate(connection, logger: logger)
         }
         return database
     }

@@ -11,8 +11,8 @@ import Testing
         let logger = PostgresFixture.logger
         let names = PostgresSchema.migrations.map(\.name)
         try await PostgresFixture.withConnection(database) { connection in
-            let first = try await PostgresSchema.migrate(connection, logger: logger)
-            let again = try await PostgresSchema.migrate(connection, logger: logger)
+            let first = try PostgresSchema.migrate(connection, logger: logger)
+            let again = try PostgresSchema.migrate(connection, logger: logger)
             let applied = try await PostgresSchema.appliedMigrations(connection, logger: logger)
             #expect(first == names)
             #expect(again == [])
@@ -24,10 +24,10 @@ import Testing
         let database = try await PostgresFixture.emptyDatabase()
         let logger = PostgresFixture.logger
         async let first = PostgresFixture.withConnection(database) { connection in
-            try await PostgresSchema.migrate(connection, logger: logger)
+            try PostgresSchema.migrate(connection, logger: logger)
         }
         async let second = PostgresFixture.withConnection(database) { connection in
-            try await PostgresSchema.migrate(connection, logger: logger)
+            try PostgresSchema.migrate(connection, logger: logger)
         }
         let ran = try await [first, second].sorted { $0.count < $1.count }
         #expect(ran == [[], PostgresSchema.migrations.map(\.name)])
@@ -38,7 +38,7 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("catalog.sqlite").path
-        _ = try Catalog(path: path)
+        _ = try SQLiteCatalog(path: path)
         let sqlite = try await DatabaseQueue(path: path).read { db in try Shape(sqlite: db) }
         let database = try await PostgresFixture.migratedDatabase()
         let postgres = try await PostgresFixture.withConnection(database) { connection in

@@ -27,7 +27,7 @@ extension Hoard {
         return try await directory.withLock(exclusive: false) {
             try fm.createDirectory(atPath: destination, withIntermediateDirectories: true)
             try catalog.backup(to: destination + "/catalog.sqlite")
-            let copy = try Catalog(path: destination + "/catalog.sqlite")
+            let copy = try SQLiteCatalog(path: destination + "/catalog.sqlite")
             let target = try FileBlobStore(root: destination + "/blobs")
             var report = BackupReport(path: destination)
             for blob in try copy.blobs() {
@@ -59,11 +59,11 @@ extension Hoard {
             throw ProblemMessage("\(backup) holds no catalog.sqlite; is it a Hoard backup?")
         }
         try fm.createDirectory(atPath: destination, withIntermediateDirectories: true)
-        try Catalog(path: backup + "/catalog.sqlite").backup(to: destination + "/catalog.restoring")
+        try SQLiteCatalog(path: backup + "/catalog.sqlite").backup(to: destination + "/catalog.restoring")
         let source = try FileBlobStore(root: backup + "/blobs")
         let target = try FileBlobStore(root: destination + "/blobs")
         var report = BackupReport(path: destination)
-        for blob in try Catalog(path: destination + "/catalog.restoring").blobs() {
+        for blob in try SQLiteCatalog(path: destination + "/catalog.restoring").blobs() {
             try copyFile(source.path(of: blob.digest), to: target.path(of: blob.digest))
             report.blobs += 1
             report.bytes += blob.size

@@ -1,6 +1,6 @@
 import HoardCatalog
 
-extension Catalog {
+extension CatalogBackend {
     /// Refuses with 507 QUOTA_EXCEEDED when adding `bytes` would take the named group past its quota; nothing
     /// when the group has none (or does not exist yet). `what` names the upload in the message.
     func requireQuota(group name: String, adding bytes: Int64, for what: String) throws {

@@ -7,7 +7,7 @@ import HoardCore
 /// One value owns the database writer and migrates the schema when it is created. Every method is one
 /// transaction. Rows only ever point at blobs that are already durable in the blob store (the import commits
 /// the catalog last), so a crash leaves at worst unreferenced blobs, never a row without its bytes.
-public struct Catalog: Sendable {
+public struct SQLiteCatalog: CatalogBackend {
     private let writer: any DatabaseWriter
 
     /// Opens (creating and migrating if needed) the catalog file at `path`, in WAL mode.
@@ -42,9 +42,9 @@ public struct Catalog: Sendable {
     }
 
     /// An empty catalog in memory, with the real schema (for tests).
-    public static func inMemory() throws(CatalogError) -> Catalog {
+    public static func inMemory() throws(CatalogError) -> SQLiteCatalog {
         do {
-            return try Catalog(writer: try DatabaseQueue())
+            return try SQLiteCatalog(writer: try DatabaseQueue())
         } catch let error as CatalogError {
             throw error
         } catch {
@@ -133,7 +133,7 @@ public struct Catalog: Sendable {
 
     /// What the catalog knows of a group's pack before an import: its versions (`group` as for
     /// ``packRecord(named:group:_:)``).
-    public func packState(named name: String, group: String? = nil) throws(CatalogError) -> PackState? {
+    public func packState(named name: String, group: String?) throws(CatalogError) -> PackState? {
         try read { db in
             guard let pack = try Self.packRecord(named: name, group: group, db), let packId = pack.id else { return nil }
             let group = try GroupRecord.fetchOne(db, key: pack.groupId)
@@ -178,7 +178,7 @@ public enum CatalogFailure: String, Sendable, Hashable {
     case invalid = "BAD_REQUEST"
 }
 
-extension Catalog {
+extension SQLiteCatalog {
     /// Writes a consistent copy of the whole catalog to a new SQLite file at `path` (SQLite's online backup: the
     /// catalog stays usable meanwhile).
     public func backup(to path: String) throws(CatalogError) {

@@ -1,0 +1,229 @@
+import Foundation
+import HoardCatalog
+import HoardCore
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import PostgresNIO
+
+/// The catalog in PostgreSQL: ``CatalogBackend``'s contract on one database that several replicas share.
+///
+/// Calls are synchronous, as the contract asks: each takes a connection from a small pool, runs its statements on
+/// postgres-nio's own event loop and blocks its thread until the answer (as a read of SQLite's file does). The pool's
+/// loop is never a caller's thread, so a wait cannot deadlock it. Every call is one transaction (`BEGIN` … `COMMIT`,
+/// read committed); a statement that breaks the connection closes it and the next call opens another.
+///
+/// The queries follow ``PostgresSchema``'s mapping of SQLite's constructs, one file per area as in HoardCatalog.
+public final class PostgresCatalog: Sendable {
+    /// Where it connects, for messages.
+    public let database: PostgresCatalogDatabase
+    let pool: PostgresPool
+    let logger: Logger
+
+    /// Connects to `database`, migrating its schema when it lacks migrations; at most `connections` at once.
+    public init(_ database: PostgresCatalogDatabase, connections: Int = 8) throws(PostgresCatalogError) {
+        self.database = database
+        self.logger = database.logger
+        self.pool = PostgresPool(database, size: connections)
+        try pool.migrate()
+    }
+
+    /// Opens the catalog a `postgres://` URL names (``PostgresCatalogDatabase/init(url:logger:)``'s errors).
+    public convenience init(url: String, logger: Logger = Logger(label: "hoard.postgres")) throws(PostgresCatalogError) {
+        try self.init(PostgresCatalogDatabase(url: url, logger: logger))
+    }
+
+    /// Closes every connection; calls after it fail.
+    public func close() { pool.close() }
+
+    /// Runs `body` in a read-only transaction, mapping failures to ``CatalogError`` (`what` says what was being read).
+    func read<T>(_ what: String, _ body: (PostgresTransaction) throws -> T) throws(CatalogError) -> T {
+        try pool.transaction(what, readOnly: true, body)
+    }
+
+    /// Runs `body` in one read-write transaction, mapping failures to ``CatalogError``.
+    func write<T>(_ what: String, _ body: (PostgresTransaction) throws -> T) throws(CatalogError) -> T {
+        try pool.transaction(what, readOnly: false, body)
+    }
+}
+
+/// One transaction's connection, for synchronous statements.
+struct PostgresTransaction {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    /// Runs a statement and gives every row.
+    @discardableResult
+    func query(_ query: PostgresQuery) throws -> PostgresQueryResult {
+        try connection.query(query, logger: logger).wait()
+    }
+
+    /// Runs a statement and gives how many rows it inserted, updated or deleted.
+    @discardableResult
+    func execute(_ query: PostgresQuery) throws -> Int {
+        try connection.query(query, logger: logger).wait().metadata.rows ?? 0
+    }
+
+    /// Runs a statement and decodes each row as `types`.
+    func rows<each T: PostgresDecodable>(_ query: PostgresQuery, as types: (repeat each T).Type) throws -> [(repeat each T)] {
+        try self.query(query).rows.map { try $0.decode((repeat each T).self) }
+    }
+
+    /// The first column of every row, as `type`.
+    func values<T: PostgresDecodable>(_ query: PostgresQuery, as type: T.Type) throws -> [T] {
+        try self.query(query).rows.map { try $0.decode(T.self) }
+    }
+
+    /// The first row's first column as `type`, nil when there is no row.
+    func value<T: PostgresDecodable>(_ query: PostgresQuery, as type: T.Type) throws -> T? {
+        try self.query(query).rows.first.map { try $0.decode(T.self) }
+    }
+
+    /// The first row's columns as `types`, nil when there is no row.
+    func row<each T: PostgresDecodable>(_ query: PostgresQuery, as types: (repeat each T).Type) throws -> (repeat each T)? {
+        try self.query(query).rows.first.map { try $0.decode((repeat each T).self) }
+    }
+}
+
+/// A fixed number of connections to one database, handed to one transaction at a time; callers wait when all are
+/// busy. Connections live on the pool's own event loop.
+final class PostgresPool: Sendable {
+    private struct State {
+        var idle: [PostgresConnection] = []
+        var opened = 0
+        var isClosed = false
+    }
+
+    /// The pools' event loop: never a thread of the server's, whose handlers may call the catalog and wait.
+    static let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
+    let database: PostgresCatalogDatabase
+    private let size: Int
+    private let loop = PostgresPool.loops.any()
+    private let state: NIOLockedValueBox<State>
+    private let available = NSCondition()
+
+    init(_ database: PostgresCatalogDatabase, size: Int) {
+        self.database = database
+        self.size = max(1, size)
+        self.state = NIOLockedValueBox(State())
+    }
+
+    /// Applies missing migrations (``PostgresSchema/migrate(_:logger:)``) on a connection of its own.
+    func migrate() throws(PostgresCatalogError) {
+        let connection = try open()
+        defer { _ = try? connection.close().wait() }
+        try PostgresSchema.migrate(connection, logger: database.logger)
+    }
+
+    /// Runs `body` in a transaction on a pooled connection.
+    func transaction<T>(
+        _ what: String, readOnly: Bool, _ body: (PostgresTransaction) throws -> T
+    ) throws(CatalogError) -> T {
+        let connection: PostgresConnection
+        do {
+            connection = try checkOut()
+        } catch {
+            throw CatalogError(.database, "\(error.message)", causedBy: error)
+        }
+        let transaction = PostgresTransaction(connection: connection, logger: database.logger)
+        var healthy = true
+        defer { checkIn(connection, healthy: healthy) }
+        do {
+            try transaction.query(readOnly ? "BEGIN READ ONLY" : "BEGIN")
+            let value = try body(transaction)
+            try transaction.query("COMMIT")
+            return value
+        } catch {
+            if (try? transaction.query("ROLLBACK")) == nil { healthy = false }
+            if let error = error as? CatalogError { throw error }
+            throw Self.catalogError(what, error)
+        }
+    }
+
+    /// A statement's failure as the contract names it: a lost connection or server says so; a serialization or
+    /// deadlock failure asks for a retry; anything else says what could not be done, with PostgreSQL's words.
+    static func catalogError(_ what: String, _ error: any Error) -> CatalogError {
+        let psql = error as? PSQLError
+        let state = psql?.serverInfo?[.sqlState] ?? ""
+        let words = PostgresCatalogDatabase.words(error)
+        switch state {
+        case "40001", "40P01":
+            return CatalogError(.database, "\(what): another writer got in the way; nothing was written, retry", cause: words)
+        case "55P03", "57014":
+            return CatalogError(.database, "\(what): the catalog stayed busy; nothing was written, retry", cause: words)
+        case "":
+            return CatalogError(.database, "\(what): the connection to PostgreSQL broke; retry when it is back", cause: words)
+        default:
+            return CatalogError(.database, what, cause: words)
+        }
+    }
+
+    private func checkOut() throws(PostgresCatalogError) -> PostgresConnection {
+        while true {
+            enum Next { case use(PostgresConnection), open, wait }
+            let next: Next = state.withLockedValue { state in
+                if let connection = state.idle.popLast() { return .use(connection) }
+                if state.opened < size { state.opened += 1; return .open }
+                return .wait
+            }
+            switch next {
+            case .use(let connection):
+                if !connection.isClosed { return connection }
+                state.withLockedValue { $0.opened -= 1 }
+            case .open:
+                do {
+                    return try open()
+                } catch {
+                    state.withLockedValue { $0.opened -= 1 }
+                    signal()
+                    throw error
+                }
+            case .wait:
+                available.lock()
+                available.wait(until: Date().addingTimeInterval(0.05))
+                available.unlock()
+            }
+        }
+    }
+
+    private func checkIn(_ connection: PostgresConnection, healthy: Bool) {
+        let closeIt = state.withLockedValue { state -> Bool in
+            if healthy, !state.isClosed, !connection.isClosed {
+                state.idle.append(connection)
+                return false
+            }
+            state.opened -= 1
+            return true
+        }
+        if closeIt { let _: EventLoopFuture<Void> = connection.close() }
+        signal()
+    }
+
+    private func signal() {
+        available.lock()
+        available.signal()
+        available.unlock()
+    }
+
+    private func open() throws(PostgresCatalogError) -> PostgresConnection {
+        do {
+            return try PostgresConnection.connect(
+                on: loop, configuration: database.configuration, id: PostgresCatalogDatabase.nextConnectionID(),
+                logger: database.logger
+            ).wait()
+        } catch {
+            throw database.connectionError(error)
+        }
+    }
+
+    func close() {
+        let idle = state.withLockedValue { state in
+            state.isClosed = true
+            defer { state.idle = [] }
+            return state.idle
+        }
+        for connection in idle { _ = try? connection.close().wait() }
+    }
+}
