@@ -152,7 +152,10 @@ let package = Package(
         // The blob store contract as a list of checks, run against every backend by its own test target.
         .target(name: "BlobStoreConformance", dependencies: ["HoardStore"], path: "Tests/BlobStoreConformance"),
         .testTarget(name: "HoardS3Tests", dependencies: ["HoardS3", "BlobStoreConformance"]),
-        .testTarget(name: "HoardCatalogTests", dependencies: ["HoardCatalog"]),
+        .testTarget(name: "HoardCatalogTests", dependencies: [
+            "HoardCatalog", "HoardPostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // Runs against the PostgreSQL that scripts/test.sh starts (tools/postgres.sh); HOARD_TEST_POSTGRES is its URL.
         .testTarget(name: "HoardPostgresTests", dependencies: [
             "HoardPostgres", "HoardCatalog", .product(name: "GRDB", package: "GRDB.swift"),

@@ -227,3 +227,15 @@ final class PostgresPool: Sendable {
         for connection in idle { _ = try? connection.close().wait() }
     }
 }
+
+extension PostgresCatalog {
+    /// The error of a call not yet written for PostgreSQL.
+    static func pending(_ call: String) -> CatalogError {
+        CatalogError(.database, "\(call) is not available on the PostgreSQL catalog yet; use the embedded catalog")
+    }
+
+    /// PostgreSQL keeps no catalog file: a backup is `pg_dump`'s job.
+    public func backup(to path: String) throws(CatalogError) {
+        throw CatalogError(.invalid, "the catalog is in PostgreSQL (\(database.displayURL)): back it up with pg_dump")
+    }
+}
