@@ -178,6 +178,21 @@ public protocol CatalogBackend: Sendable {
     // MARK: The whole catalog
     /// Writes a consistent copy of the whole catalog to a new SQLite file at `path`.
     func backup(to path: String) throws(CatalogError)
+    /// The events other processes log in sessions, for a catalog several replicas share; nil when this process is the
+    /// catalog's only writer of session events (SQLite).
+    var sessionEventFeed: (any SessionEventFeed)? { get }
+}
+
+/// Session events other replicas log, as they commit: how replicas of one catalog keep their live tables the same.
+/// The log is the truth; the feed only says what to read. Each followed session's events come in order, each once,
+/// including after the feed reconnects (it reads from its last position again).
+public protocol SessionEventFeed: Sendable {
+    /// Starts delivering a session's events after `seq`.
+    func follow(session: String, after seq: Int64) async
+    /// Stops delivering a session's events.
+    func stopFollowing(session: String) async
+    /// Delivers events until the calling task is cancelled, reconnecting after failures.
+    func run(deliver: @escaping @Sendable (_ session: String, _ event: LoggedEvent) async -> Void) async
 }
 
 /// The catalog, whichever backend keeps it.
@@ -185,6 +200,8 @@ public typealias Catalog = any CatalogBackend
 
 /// The usual defaults of the contract's calls.
 extension CatalogBackend {
+    /// No other process logs session events.
+    public var sessionEventFeed: (any SessionEventFeed)? { nil }
     /// Creates a group without a quota.
     @discardableResult public func createGroup(named name: String) throws(CatalogError) -> GroupRecord {
         try createGroup(named: name, quotaBytes: nil)

@@ -20,12 +20,15 @@ public final class PostgresCatalog: Sendable {
     public let database: PostgresCatalogDatabase
     let pool: PostgresPool
     let logger: Logger
+    /// What other replicas log in sessions: a LISTEN on its own connection, run by the server.
+    public let sessionEventFeed: (any SessionEventFeed)?
 
     /// Connects to `database`, migrating its schema when it lacks migrations; at most `connections` at once.
     public init(_ database: PostgresCatalogDatabase, connections: Int = 8) throws(PostgresCatalogError) {
         self.database = database
         self.logger = database.logger
         self.pool = PostgresPool(database, size: connections)
+        self.sessionEventFeed = SessionEventListener(database: database)
         try pool.migrate()
     }
 
@@ -125,7 +128,7 @@ final class PostgresPool: Sendable {
         do {
             connection = try checkOut()
         } catch {
-            throw CatalogError(.database, "\(error.message)", causedBy: error)
+            throw CatalogError(.unavailable, error.message, causedBy: error)
         }
         let transaction = PostgresTransaction(connection: connection, logger: database.logger)
         var healthy = true
@@ -154,7 +157,7 @@ final class PostgresPool: Sendable {
         case "55P03", "57014":
             return CatalogError(.database, "\(what): the catalog stayed busy; nothing was written, retry", cause: words)
         case "":
-            return CatalogError(.database, "\(what): the connection to PostgreSQL broke; retry when it is back", cause: words)
+            return CatalogError(.unavailable, "\(what): the connection to PostgreSQL broke; retry when it is back", cause: words)
         default:
             return CatalogError(.database, what, cause: words)
         }
