@@ -210,6 +210,11 @@ final class PostgresPool: Sendable {
         available.unlock()
     }
 
+    /// A connection outside the pool, for a session-long state such as an advisory lock; the caller closes it.
+    func openDedicated() throws(PostgresCatalogError) -> PostgresConnection {
+        try open()
+    }
+
     private func open() throws(PostgresCatalogError) -> PostgresConnection {
         do {
             return try PostgresConnection.connect(
@@ -232,6 +237,42 @@ final class PostgresPool: Sendable {
 }
 
 extension PostgresCatalog {
+    /// The collection lock: a session advisory lock on a connection of its own, released when it closes (also when
+    /// this process dies, as PostgreSQL ends its session).
+    public func collectionLock() throws(CatalogError) -> CatalogLock? {
+        let connection: PostgresConnection
+        do {
+            connection = try pool.openDedicated()
+        } catch {
+            throw CatalogError(.unavailable, error.message, causedBy: error)
+        }
+        let taken: Bool
+        do {
+            taken = try PostgresTransaction(connection: connection, logger: logger)
+                .value("SELECT pg_try_advisory_lock(\(PostgresCatalog.collectionLockKey))", as: Bool.self) ?? false
+        } catch {
+            _ = try? (connection.close() as EventLoopFuture<Void>).wait()
+            throw PostgresPool.catalogError("cannot take the garbage collection lock", error)
+        }
+        guard taken else {
+            _ = try? (connection.close() as EventLoopFuture<Void>).wait()
+            throw CatalogError(.conflict, "another replica is collecting garbage now; run gc again when it is done")
+        }
+        return AdvisoryLock(connection: connection)
+    }
+
+    /// The advisory lock key of garbage collection ("hoardgc" in ASCII).
+    static let collectionLockKey: Int64 = 0x68_6F61_7264_6763
+
+    /// A held session advisory lock: closing its connection releases it.
+    struct AdvisoryLock: CatalogLock {
+        let connection: PostgresConnection
+
+        func release() {
+            _ = try? (connection.close() as EventLoopFuture<Void>).wait()
+        }
+    }
+
     /// The error of a call not yet written for PostgreSQL.
     static func pending(_ call: String) -> CatalogError {
         CatalogError(.database, "\(call) is not available on the PostgreSQL catalog yet; use the embedded catalog")
