@@ -145,17 +145,17 @@ let package = Package(
             ]
         ),
         // What several test targets share: a seeded random generator, map comparison.
-        .target(name: "HoardTestSupport", dependencies: ["HoardCore"], path: "Tests/HoardTestSupport"),
+        .target(
+            name: "HoardTestSupport",
+            dependencies: ["HoardCore", "HoardPostgres", .product(name: "PostgresNIO", package: "postgres-nio")],
+            path: "Tests/HoardTestSupport"),
         .testTarget(name: "HoardCoreTests", dependencies: ["HoardCore", "HoardTestSupport"]),
         .testTarget(name: "HoardArchiveTests", dependencies: ["HoardArchive"]),
         .testTarget(name: "HoardStoreTests", dependencies: ["HoardStore", "BlobStoreConformance"]),
         // The blob store contract as a list of checks, run against every backend by its own test target.
         .target(name: "BlobStoreConformance", dependencies: ["HoardStore"], path: "Tests/BlobStoreConformance"),
         .testTarget(name: "HoardS3Tests", dependencies: ["HoardS3", "BlobStoreConformance"]),
-        .testTarget(name: "HoardCatalogTests", dependencies: [
-            "HoardCatalog", "HoardPostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .testTarget(name: "HoardCatalogTests", dependencies: ["HoardCatalog", "HoardPostgres", "HoardTestSupport"]),
         // Runs against the PostgreSQL that scripts/test.sh starts (tools/postgres.sh); HOARD_TEST_POSTGRES is its URL.
         .testTarget(name: "HoardPostgresTests", dependencies: [
             "HoardPostgres", "HoardCatalog", .product(name: "GRDB", package: "GRDB.swift"),
@@ -167,7 +167,7 @@ let package = Package(
         .testTarget(
             name: "HoardServerTests",
             dependencies: [
-                "HoardServer", "HoardClient", "HoardClientNIO", "HoardTestSupport", "HoardS3",
+                "HoardServer", "HoardClient", "HoardClientNIO", "HoardTestSupport", "HoardS3", "HoardPostgres",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
