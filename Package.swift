@@ -7,10 +7,10 @@ import PackageDescription
 //   archive   HoardArchive    reads zip, tar and Godot .pck archives into checked entries (the only libarchive user)
 //   store     HoardStore      content-addressed blob files: stage, hash, fsync, publish
 //             HoardS3         the same contract over S3-compatible object storage (SigV4 on AsyncHTTPClient)
-//   catalog   HoardCatalog    the SQLite catalog of packs, assets, groups, tokens, sessions (the only GRDB user)
-//             HoardPostgres   the PostgreSQL building blocks of the catalog (issue 19): connection from a URL,
-//                             the catalog schema's migrations, the sessions' event log with NOTIFY and LISTEN
-//                             (the only postgres-nio user)
+//   catalog   HoardCatalog    the catalog's contract (CatalogBackend) and its SQLite backend: packs, assets, groups,
+//                             tokens, sessions (the only GRDB user)
+//             HoardPostgres   the same contract on PostgreSQL, which replicas share: connection from a URL, the schema's
+//                             migrations, the sessions' event log with NOTIFY and LISTEN (the only postgres-nio user)
 //   hoard     HoardRepository `Hoard`, one data directory's store and catalog behind the one write path (stage, verify,
 //                             publish, record); its importer turns an archive into a pack (names, variants, derived
 //                             pictures, blobs, rows); its maintenance verifies, collects garbage and backs up.
