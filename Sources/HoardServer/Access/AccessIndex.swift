@@ -23,10 +23,12 @@ import ServiceLifecycle
 /// other processes' writes. When `catchUp()` returns, every change committed before it was called is applied.
 /// A cache fill that raced with an eviction is not kept (the eviction's generation changed).
 ///
-/// Participants and what sessions reach, which only the server writes, are added in place (``add(_:tokenHash:)``,
-/// ``addReachable(session:_:blobs:)``) and never removed. A full rebuild happens at start-up, when the log was
-/// pruned past what this index applied, or on a `reset` row; ``selfCheck()`` compares the index with the catalog
-/// in the background.
+/// Participants and what sessions reach are also added in place by the server that writes them
+/// (``add(_:tokenHash:)``, ``addReachable(session:_:blobs:)``), so its own requests need no catch-up; other servers
+/// sharing the catalog learn them from the log, and from the log also a participant's removal and a session's end,
+/// which they pass on to their live sockets (``onSessionChanges(_:)``). A full rebuild happens at start-up, when the
+/// log was pruned past what this index applied, or on a `reset` row; ``selfCheck()`` compares the index with the
+/// catalog in the background.
 public final class AccessIndex: Sendable {
     private let catalog: Catalog
     /// The index's own thread: catch-ups and self-checks never run on Swift-concurrency threads.
@@ -218,14 +220,14 @@ public final class AccessIndex: Sendable {
         sessionChangeHandler.withLockedValue { $0 = handler }
     }
 
-    /// Reloads packs and member tokens and empties the blob cache. Participants and session reach are kept and
-    /// united with the catalog's (the server adds them in place; nothing removes them).
+    /// Reloads packs, tokens, participants and session reach as the catalog has them (since `v12-replica-access` the
+    /// change log covers all four, so whatever was added in place is there too) and empties the blob cache.
     private func rebuild() throws {
         let base = try catalog.accessBase()
         state.withLockedValue { state in
             state.packs = base.packs
-            state.principals = base.principals.merging(state.principals.filter { !$0.value.isMember }) { catalog, _ in catalog }
-            for (session, digests) in base.sessions { state.sessions[session, default: []].formUnion(digests) }
+            state.principals = base.principals
+            state.sessions = base.sessions
             state.knownTokens.removeAll()
             state.blobs.removeAll()
             state.generation &+= 1
