@@ -40,3 +40,22 @@ func aBackupIsAFileCopyOrSaysWhatToUse(_ kind: CatalogBackendKind) throws {
         #expect(error?.message.contains("pg_dump") == true)
     }
 }
+
+/// PostgreSQL going away: a pooled connection that broke while idle is replaced unseen; a server that refuses
+/// connections is `unavailable` (the API's 503) with a message that says so; once it is back, calls work again.
+@Test func aCatalogWhosePostgreSQLGoesAwayIsUnavailableThenRecovers() throws {
+    let url = try TestPostgres.newDatabase()
+    let name = String(url.split(separator: "/").last ?? "")
+    let catalog = try PostgresCatalog(url: url)
+    defer { catalog.close() }
+    try catalog.ensureGroup(named: "dragons")
+    let terminate = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()"
+    try TestPostgres.execute(terminate)
+    #expect(try catalog.groups().map(\.name) == ["dragons"], "the broken idle connection was replaced")
+    try TestPostgres.execute("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS false", terminate)
+    let error = #expect(throws: CatalogError.self) { try catalog.groups() }
+    #expect(error?.code == .unavailable)
+    #expect(error?.message.contains("PostgreSQL") == true, "\(String(describing: error))")
+    try TestPostgres.execute("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS true")
+    #expect(try catalog.groups().map(\.name) == ["dragons"])
+}

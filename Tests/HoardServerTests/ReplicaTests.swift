@@ -16,8 +16,10 @@ import Testing
 struct ReplicaTests {
     /// Two replicas over a new PostgreSQL database and a shared blob folder, with the sample packs imported through
     /// the first and a host token; `body` gets both ports.
-    static func withReplicas(_ body: @Sendable (_ a: Replica, _ b: Replica, _ hostToken: String) async throws -> Void) async throws {
-        let url = try TestPostgres.newDatabase()
+    static func withReplicas(
+        url: String? = nil, _ body: @Sendable (_ a: Replica, _ b: Replica, _ hostToken: String) async throws -> Void
+    ) async throws {
+        let url = try url ?? TestPostgres.newDatabase()
         let root = NSTemporaryDirectory() + "hoard-replicas-" + UUID().uuidString.lowercased()
         defer { try? FileManager.default.removeItem(atPath: root) }
         try FileManager.default.createDirectory(atPath: root + "/blobs", withIntermediateDirectories: true)
@@ -122,6 +124,32 @@ struct ReplicaTests {
             #expect(winners[0].count == 1 && winners[1].count == 1, "exactly one grab event on each replica: \(winners)")
             #expect(winners[0] == winners[1], "both see the same winner")
             #expect(seen.joined().filter { $0["code"] as? String == "GRAB_DENIED" }.count == 1, "the other is refused")
+        }
+    }
+
+    @Test func postgreSQLRefusingConnectionsIs503AndRecordsNothing() async throws {
+        let url = try TestPostgres.newDatabase()
+        let name = String(url.split(separator: "/").last ?? "")
+        try await Self.withReplicas(url: url) { a, _, token in
+            let terminate = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()"
+            try TestPostgres.execute("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS false", terminate)
+            let bytes = Array("written while the catalog is away \(UUID())".utf8)
+            let digest = BlobHasher.digest(of: bytes)
+            try await a.client.execute(uri: "/v1/blobs/\(digest)", method: .put, headers: auth(token), body: buffer(bytes)) { response in
+                #expect(response.status == .serviceUnavailable, "\(response.text)")
+                #expect(response.text.contains("CATALOG_UNAVAILABLE"))
+                #expect(response.headers[.retryAfter] != nil)
+            }
+            try await a.client.execute(uri: "/v1/packs", method: .get, headers: auth(token)) { response in
+                #expect(response.status == .serviceUnavailable, "\(response.text)")
+            }
+            try TestPostgres.execute("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS true")
+            let catalog = try PostgresCatalog(url: url)
+            defer { catalog.close() }
+            #expect(try catalog.blob(digest) == nil, "nothing was recorded")
+            try await a.client.execute(uri: "/v1/packs", method: .get, headers: auth(token)) { response in
+                #expect(response.status == .ok, "it works again once PostgreSQL is back")
+            }
         }
     }
 }

@@ -14,15 +14,28 @@ public enum TestPostgres {
 
     /// Creates a new, empty database on the test server and gives its URL.
     public static func newDatabase() throws -> String {
-        guard let url = ProcessInfo.processInfo.environment["HOARD_TEST_POSTGRES"] else { throw Missing() }
-        let server = try PostgresCatalogDatabase(url: url)
         let name = "hoard_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try execute("CREATE DATABASE \(name)")
+        let configuration = try PostgresCatalogDatabase(url: serverURL()).configuration
+        return "postgres://\(configuration.username)@\(configuration.host ?? "127.0.0.1"):\(configuration.port ?? 5432)/\(name)"
+    }
+
+    /// Runs statements, one by one, on the test server's own database (as its superuser would: to create databases,
+    /// refuse connections to one, terminate backends).
+    public static func execute(_ statements: String...) throws {
+        let server = try PostgresCatalogDatabase(url: serverURL())
         let connection = try PostgresConnection.connect(
             on: MultiThreadedEventLoopGroup.singleton.any(), configuration: server.configuration, id: 0, logger: server.logger
         ).wait()
         defer { _ = try? (connection.close() as EventLoopFuture<Void>).wait() }
-        _ = try connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: server.logger).wait()
-        let configuration = server.configuration
-        return "postgres://\(configuration.username)@\(configuration.host ?? "127.0.0.1"):\(configuration.port ?? 5432)/\(name)"
+        for statement in statements {
+            _ = try connection.query(PostgresQuery(unsafeSQL: statement), logger: server.logger).wait()
+        }
+    }
+
+    /// The test server's URL.
+    public static func serverURL() throws -> String {
+        guard let url = ProcessInfo.processInfo.environment["HOARD_TEST_POSTGRES"] else { throw Missing() }
+        return url
     }
 }
