@@ -43,6 +43,7 @@ public final class PostgresCatalog: Sendable {
     }
 
     /// Runs `body` in one read-write transaction, mapping failures to ``CatalogError``.
+    @discardableResult
     func write<T>(_ what: String, _ body: (PostgresTransaction) throws -> T) throws(CatalogError) -> T {
         try pool.transaction(what, readOnly: false, body)
     }
@@ -227,6 +228,8 @@ final class PostgresPool: Sendable {
         for connection in idle { _ = try? connection.close().wait() }
     }
 }
+
+extension PostgresCatalog: CatalogBackend {}
 
 extension PostgresCatalog {
     /// The error of a call not yet written for PostgreSQL.
