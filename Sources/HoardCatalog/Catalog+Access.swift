@@ -88,6 +88,14 @@ public struct BlobOwners: Sendable, Hashable {
     public var packs: [Int64]
     /// Groups that uploaded it (`PUT /v1/blobs`).
     public var uploaders: [Int64]
+
+    /// Creates an entry.
+    public init(size: Int64, mediaType: String, packs: [Int64], uploaders: [Int64]) {
+        self.size = size
+        self.mediaType = mediaType
+        self.packs = packs
+        self.uploaders = uploaders
+    }
 }
 
 /// A pack's owner and visibility: all the access index keeps of it.
@@ -96,6 +104,12 @@ public struct PackAccess: Sendable, Hashable {
     public var groupId: Int64
     /// Whether every group (and anonymous callers) may read it.
     public var isPublic: Bool
+
+    /// Creates an entry.
+    public init(groupId: Int64, isPublic: Bool) {
+        self.groupId = groupId
+        self.isPublic = isPublic
+    }
 }
 
 /// What the access index loads when a server starts: everything but blobs (those are looked up when first asked,
@@ -109,6 +123,14 @@ public struct AccessBase: Sendable {
     public var sessions: [String: Set<Digest>]
     /// The last change-log sequence number included.
     public var lastChange: Int64
+
+    /// Creates a base.
+    public init(packs: [Int64: PackAccess], principals: [String: Principal], sessions: [String: Set<Digest>], lastChange: Int64) {
+        self.packs = packs
+        self.principals = principals
+        self.sessions = sessions
+        self.lastChange = lastChange
+    }
 }
 
 /// One row of the access change log (`accessChange`, migration `v8-catalog-scale`), written by triggers in the same
@@ -140,6 +162,13 @@ public struct AccessChange: Sendable, Hashable {
     public var kind: Kind
     /// Which row.
     public var key: String
+
+    /// Creates a change.
+    public init(seq: Int64, kind: Kind, key: String) {
+        self.seq = seq
+        self.kind = kind
+        self.key = key
+    }
 }
 
 extension SQLiteCatalog {

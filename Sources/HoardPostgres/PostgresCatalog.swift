@@ -46,6 +46,7 @@ public final class PostgresCatalog: Sendable {
     }
 
     /// Runs `body` in one read-write transaction, mapping failures to ``CatalogError``.
+    @discardableResult
     func write<T>(_ what: String, _ body: (PostgresTransaction) throws -> T) throws(CatalogError) -> T {
         try pool.transaction(what, readOnly: false, body)
     }
@@ -252,6 +253,8 @@ final class PostgresPool: Sendable {
         for connection in idle { _ = try? connection.close().wait() }
     }
 }
+
+extension PostgresCatalog: CatalogBackend {}
 
 extension PostgresCatalog {
     /// The collection lock: a session advisory lock on a connection of its own, released when it closes (also when
