@@ -100,6 +100,12 @@ public struct AssetFacets: Sendable, Hashable, Codable {
     public var kind: [String: Int]
     /// Matches by footprint (`2x2`), footprints without a match left out.
     public var footprint: [String: Int]
+
+    /// Counts (for every backend).
+    public init(kind: [String: Int], footprint: [String: Int]) {
+        self.kind = kind
+        self.footprint = footprint
+    }
 }
 
 /// One page of assets.
@@ -110,6 +116,13 @@ public struct AssetPage: Sendable, Hashable {
     public var total: Int
     /// Where the next page starts; nil on the last page.
     public var next: AssetCursor?
+
+    /// A page (for every backend).
+    public init(assets: [AssetListing], total: Int, next: AssetCursor?) {
+        self.assets = assets
+        self.total = total
+        self.next = next
+    }
 }
 
 extension SQLiteCatalog {
