@@ -55,17 +55,9 @@ extension PostgresCatalog {
                 (rows, total, hasMore) = try Self.browseRows(query, packs: packs, tx)
             }
             let digests = Set(rows.map(\.digest))
-            let variants = try Self.assetVariants(of: digests, tx)
-            let renditions = try Self.assetRenditions(of: digests, tx)
-            let assets = rows.compactMap { row -> AssetListing? in
-                guard let footprint = Footprint(width: row.width, height: row.height) else { return nil }
-                return AssetListing(
-                    digest: row.digest, kind: AssetKind(rawValue: row.kind), name: row.name, pack: row.pack, footprint: footprint,
-                    variants: variants[row.digest] ?? [], thumbnail: renditions[row.digest]?["thumbnail"],
-                    preview: renditions[row.digest]?["preview"])
-            }
-            let next = hasMore ? rows.last.map { AssetCursor(pack: $0.pack, kind: $0.kind, name: $0.name, digest: $0.digest) } : nil
-            return AssetPage(assets: assets, total: total, next: next)
+            return AssetPage(
+                rows: rows, total: total, hasMore: hasMore, variants: try Self.assetVariants(of: digests, tx),
+                renditions: try Self.assetRenditions(of: digests, tx))
         }
     }
 
@@ -100,26 +92,6 @@ extension PostgresCatalog {
         }
     }
 
-    /// A visible pack with a current version, and how many of its assets the query's kind matches.
-    struct ListedPack {
-        var name: String
-        var versionId: Int64
-        var count: Int
-        /// Whether the pack sorts at or after the cursor's pack / is the cursor's pack (in ``packOrder``).
-        var isAtOrAfterCursor: Bool
-        var isCursorPack: Bool
-    }
-
-    /// One asset of a page, before its variants are read.
-    struct ListedRow {
-        var pack: String
-        var digest: Digest
-        var kind: String
-        var name: String
-        var width: Int
-        var height: Int
-    }
-
     /// The visible packs with a current version, in listing order, with their counts from `packVersionKind`.
     static func listedPacks(_ query: AssetQuery, _ tx: PostgresTransaction) throws -> [ListedPack] {
         var statement = PostgresQuery(unsafeSQL: "")
@@ -146,21 +118,9 @@ extension PostgresCatalog {
         }
     }
 
-    /// Browsing (no search text): whole packs are skipped by their counts, then each pack's rows come in index order.
+    /// Browsing (no search text): ``AssetQuery/browse(_:page:)`` with each pack's rows in index order.
     static func browseRows(_ query: AssetQuery, packs: [ListedPack], _ tx: PostgresTransaction) throws -> ([ListedRow], Int, Bool) {
-        let total = packs.reduce(0) { $0 + $1.count }
-        var rows: [ListedRow] = []
-        var skip = query.after == nil ? query.offset : 0
-        var hasMore = false
-        for pack in packs where pack.count > 0 && pack.isAtOrAfterCursor {
-            if rows.count == query.limit {
-                hasMore = true
-                break
-            }
-            if skip >= pack.count {
-                skip -= pack.count
-                continue
-            }
+        try query.browse(packs) { pack, limit, skip in
             var statement = PostgresQuery(unsafeSQL: "")
             var conditions = [#"pva."packVersionId" = \#(statement.bind(pack.versionId))"#]
             if let kind = query.kind { conditions.append("pva.kind = \(statement.bind(kind.rawValue))") }
@@ -174,19 +134,11 @@ extension PostgresCatalog {
                     conditions.append(#"(pva.kind, pva.name, pva."assetDigest") > (\#(statement.bind(after.kind)), \#(name), \#(digest))"#)
                 }
             }
-            let wanted = query.limit - rows.count
-            statement.sql = pageSQL(conditions.joined(separator: " AND "), limit: statement.bind(wanted + 1), offset: statement.bind(skip))
-            skip = 0
-            let found = try tx.rows(statement, as: (String, String, String, Int, Int).self).compactMap { digest, kind, name, width, height in
+            statement.sql = pageSQL(conditions.joined(separator: " AND "), limit: statement.bind(limit), offset: statement.bind(skip))
+            return try tx.rows(statement, as: (String, String, String, Int, Int).self).compactMap { digest, kind, name, width, height in
                 Digest(digest).map { ListedRow(pack: pack.name, digest: $0, kind: kind, name: name, width: width, height: height) }
             }
-            rows += found.prefix(wanted)
-            if found.count > wanted {
-                hasMore = true
-                break
-            }
         }
-        return (rows, total, hasMore)
     }
 
     /// Searching or filtering by footprint: the matches of the visible packs' current versions are gathered once;
