@@ -15,20 +15,14 @@ extension PostgresCatalog {
         try write("cannot record version \(commit.version) of '\(commit.pack)'") { tx in
             let now = Date()
             let groupId = try Self.importGroup(named: commit.group, tx)
-            let packId: Int64
-            if let existing = try tx.value(
-                #"SELECT id FROM pack WHERE name = \#(commit.pack) AND "groupId" = \#(groupId) FOR UPDATE"#, as: Int64.self) {
-                packId = existing
-                if let old = try tx.value(
-                    #"SELECT "manifestDigest" FROM "packVersion" WHERE "packId" = \#(packId) AND version = \#(commit.version)"#,
-                    as: String.self) {
-                    if old == commit.manifestDigest.description { return .alreadyRecorded }
-                    throw CatalogError(
-                        .conflict, "version \(commit.version) of '\(commit.pack)' was already imported with other content; "
-                            + "raise the version in pack.json")
-                }
-            } else {
-                packId = try Self.insertPack(named: commit.pack, groupId: groupId, now: now, tx)
+            let packId = try Self.lockedPack(named: commit.pack, groupId: groupId, now: now, tx)
+            if let old = try tx.value(
+                #"SELECT "manifestDigest" FROM "packVersion" WHERE "packId" = \#(packId) AND version = \#(commit.version)"#,
+                as: String.self) {
+                if old == commit.manifestDigest.description { return .alreadyRecorded }
+                throw CatalogError(
+                    .conflict, "version \(commit.version) of '\(commit.pack)' was already imported with other content; "
+                        + "raise the version in pack.json")
             }
             try Self.insertBlobs(commit.blobs, tx)
             try Self.insertAssets(commit.assets, tx)
@@ -73,17 +67,21 @@ extension PostgresCatalog {
         }
     }
 
-    /// Inserts a pack's row (private, no version yet) and gives its id. When another writer inserted it meanwhile,
-    /// its row is locked and its id given.
-    static func insertPack(named name: String, groupId: Int64, now: Date, _ tx: PostgresTransaction) throws -> Int64 {
+    /// The id of a group's pack, its row locked until the commit (imports of one pack take turns), inserted (private,
+    /// no version yet) when there is none. When another import inserts it meanwhile, this waits for that import's
+    /// commit and then locks the row it made.
+    static func lockedPack(named name: String, groupId: Int64, now: Date, _ tx: PostgresTransaction) throws -> Int64 {
+        let existing: PostgresQuery = #"SELECT id FROM pack WHERE name = \#(name) AND "groupId" = \#(groupId) FOR UPDATE"#
+        if let id = try tx.value(existing, as: Int64.self) { return id }
         if let id = try tx.value(#"""
             INSERT INTO pack (name, "groupId", "isPublic", "createdAt") VALUES (\#(name), \#(groupId), false, \#(now))
             ON CONFLICT DO NOTHING RETURNING id
             """#, as: Int64.self) {
             return id
         }
-        guard let id = try tx.value(#"SELECT id FROM pack WHERE name = \#(name) AND "groupId" = \#(groupId) FOR UPDATE"#, as: Int64.self)
-        else { throw CatalogError(.database, "the pack '\(name)' was deleted while it was imported; import it again") }
+        guard let id = try tx.value(existing, as: Int64.self) else {
+            throw CatalogError(.database, "the pack '\(name)' was deleted while it was imported; import it again")
+        }
         return id
     }
 
