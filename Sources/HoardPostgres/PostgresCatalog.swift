@@ -244,6 +244,10 @@ final class PostgresPool: Sendable {
         }
     }
 
+    /// Closes the idle connections when the last catalog using the pool goes (postgres-nio requires every connection
+    /// closed before it is released; tests make a catalog each).
+    deinit { close() }
+
     func close() {
         let idle = state.withLockedValue { state in
             state.isClosed = true
