@@ -14,16 +14,19 @@ extension PostgresCatalog {
     /// cannot name a group, `conflict` when several old groups share its key.
     @discardableResult
     public func ensureGroup(named name: String) throws(CatalogError) -> GroupRecord {
-        try write("cannot create group '\(name)'") { tx in
-            if let group = try Self.existingGroup(named: name, tx) { return group }
-            if let problem = GroupName.problem(with: name) { throw CatalogError(.invalid, problem) }
-            if let group = try Self.insertGroup(named: name, quotaBytes: nil, tx) { return group }
-            // Another replica created it meanwhile.
-            guard let group = try Self.existingGroup(named: name, tx) else {
-                throw CatalogError(.conflict, "a group whose name is like '\(name)' was just created; give its name exactly")
-            }
-            return group
+        try write("cannot create group '\(name)'") { tx in try Self.ensureGroup(named: name, tx) }
+    }
+
+    /// ``ensureGroup(named:)`` inside a transaction (an import's, so that a refused import leaves no group behind).
+    static func ensureGroup(named name: String, _ tx: PostgresTransaction) throws -> GroupRecord {
+        if let group = try existingGroup(named: name, tx) { return group }
+        if let problem = GroupName.problem(with: name) { throw CatalogError(.invalid, problem) }
+        if let group = try insertGroup(named: name, quotaBytes: nil, tx) { return group }
+        // Another replica created it meanwhile.
+        guard let group = try existingGroup(named: name, tx) else {
+            throw CatalogError(.conflict, "a group whose name is like '\(name)' was just created; give its name exactly")
         }
+        return group
     }
 
     /// Every group, by name (ASCII case aside, as SQLite orders them).

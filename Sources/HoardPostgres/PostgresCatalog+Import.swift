@@ -14,7 +14,7 @@ extension PostgresCatalog {
     public func record(_ commit: ImportCommit, committingAfter barrier: () throws -> Void) throws(CatalogError) -> RecordOutcome {
         try write("cannot record version \(commit.version) of '\(commit.pack)'") { tx in
             let now = Date()
-            let groupId = try Self.importGroup(named: commit.group, tx)
+            guard let groupId = try Self.ensureGroup(named: commit.group, tx).id else { throw CatalogError(.database, "a group row has no id") }
             let packId = try Self.lockedPack(named: commit.pack, groupId: groupId, now: now, tx)
             if let old = try tx.value(
                 #"SELECT "manifestDigest" FROM "packVersion" WHERE "packId" = \#(packId) AND version = \#(commit.version)"#,
@@ -139,38 +139,5 @@ extension PostgresCatalog {
     static func firstOfEach<Element, Key: Hashable>(_ elements: [Element], by key: (Element) -> Key) -> [Element] {
         var seen: Set<Key> = []
         return elements.filter { seen.insert(key($0)).inserted }
-    }
-
-    /// The id of the group an import names, created when there is none: as SQLiteCatalog's `ensureGroup`, the group
-    /// of exactly that name, else the one of the same ``GroupName/key(_:)`` (`conflict` when several), else a new
-    /// one (`invalid` when the name is not a group's). Part of the import's transaction, so a refused import leaves
-    /// no group behind.
-    static func importGroup(named name: String, _ tx: PostgresTransaction) throws -> Int64 {
-        if let id = try importGroupId(named: name, tx) { return id }
-        if let problem = GroupName.problem(with: name) { throw CatalogError(.invalid, problem) }
-        if let id = try tx.value(#"""
-            INSERT INTO "group" (name, "createdAt") VALUES (\#(name), \#(Date())) ON CONFLICT DO NOTHING RETURNING id
-            """#, as: Int64.self) {
-            return id
-        }
-        // Another writer created it meanwhile; its commit is visible to this statement.
-        guard let id = try importGroupId(named: name, tx) else {
-            throw CatalogError(.database, "the group '\(name)' was deleted while it was created; retry")
-        }
-        return id
-    }
-
-    /// The id of the group `name` names (as SQLiteCatalog's `existingGroup`): exactly that name (any case, as the
-    /// column compares), else the one whose ``GroupName/key(_:)`` is the same; nil when none; `conflict` when an old
-    /// catalog holds several groups of that key and none of exactly that name.
-    static func importGroupId(named name: String, _ tx: PostgresTransaction) throws -> Int64? {
-        if let id = try tx.value(#"SELECT id FROM "group" WHERE name = \#(name)"#, as: Int64.self) { return id }
-        let key = GroupName.key(name)
-        let alike = try tx.rows(#"SELECT id, name FROM "group" ORDER BY id"#, as: (Int64, String).self).filter { GroupName.key($0.1) == key }
-        guard alike.count <= 1 else {
-            let names = alike.map { "'\($0.1)'" }.joined(separator: ", ")
-            throw CatalogError(.conflict, "'\(name)' could be any of the groups \(names); give one of them exactly")
-        }
-        return alike.first?.0
     }
 }

@@ -28,7 +28,7 @@ extension PostgresCatalog {
                 ORDER BY \#(Self.packOrder), a.kind, a.name, a.digest
                 """#
             let rows = try tx.rows(statement, as: (String, String, String, Int, Int, String).self)
-            let variants = try Self.assetVariants(of: Set(rows.compactMap { Digest($0.0) }), tx)
+            let variants = try Self.variants(of: Set(rows.compactMap { Digest($0.0) }), tx)
             return rows.compactMap { digest, kind, name, width, height, pack -> AssetListing? in
                 guard let digest = Digest(digest), let footprint = Footprint(width: width, height: height) else { return nil }
                 return AssetListing(
@@ -56,8 +56,8 @@ extension PostgresCatalog {
             }
             let digests = Set(rows.map(\.digest))
             return AssetPage(
-                rows: rows, total: total, hasMore: hasMore, variants: try Self.assetVariants(of: digests, tx),
-                renditions: try Self.assetRenditions(of: digests, tx))
+                rows: rows, total: total, hasMore: hasMore, variants: try Self.variants(of: digests, tx),
+                renditions: try Self.renditions(of: digests, tx))
         }
     }
 
@@ -216,41 +216,6 @@ extension PostgresCatalog {
             ORDER BY kind, name, "assetDigest" LIMIT \#(limit) OFFSET \#(offset)) pva
         JOIN asset a ON a.digest = pva."assetDigest" ORDER BY pva.kind, pva.name, pva."assetDigest"
         """#
-    }
-
-    /// The variants of these assets, smallest scale first, with their blobs' sizes and media types: one query.
-    static func assetVariants(of assets: Set<Digest>, _ tx: PostgresTransaction) throws -> [Digest: [AssetDescriptor.Variant]] {
-        guard !assets.isEmpty else { return [:] }
-        var result: [Digest: [AssetDescriptor.Variant]] = [:]
-        let rows = try tx.rows(#"""
-            SELECT v."assetDigest", v.scale, v."blobDigest", v.width, v.height, v."isGenerated", b.size, b."mediaType"
-            FROM variant v JOIN blob b ON b.digest = v."blobDigest" WHERE v."assetDigest" = ANY(\#(assets.map(\.description)))
-            ORDER BY v."assetDigest", v.scale
-            """#, as: (String, Int, String, Int, Int, Bool, Int64, String).self)
-        for (asset, scale, blob, width, height, isGenerated, size, mediaType) in rows {
-            guard let asset = Digest(asset), let blob = Digest(blob), let mediaType = MediaType(rawValue: mediaType) else { continue }
-            result[asset, default: []].append(AssetDescriptor.Variant(
-                scale: scale, digest: blob, width: width, height: height, size: size, mediaType: mediaType,
-                generated: isGenerated ? true : nil))
-        }
-        return result
-    }
-
-    /// The generated previews and thumbnails of these assets by role (`preview`, `thumbnail`), with their blobs' sizes
-    /// and media types: one query.
-    static func assetRenditions(of assets: Set<Digest>, _ tx: PostgresTransaction) throws -> [Digest: [String: AssetDescriptor.Rendition]] {
-        guard !assets.isEmpty else { return [:] }
-        var result: [Digest: [String: AssetDescriptor.Rendition]] = [:]
-        let rows = try tx.rows(#"""
-            SELECT r."assetDigest", r.role, r."blobDigest", r.width, r.height, b.size, b."mediaType"
-            FROM rendition r JOIN blob b ON b.digest = r."blobDigest" WHERE r."assetDigest" = ANY(\#(assets.map(\.description)))
-            """#, as: (String, String, String, Int, Int, Int64, String).self)
-        for (asset, role, blob, width, height, size, mediaType) in rows {
-            guard let asset = Digest(asset), let blob = Digest(blob), let mediaType = MediaType(rawValue: mediaType) else { continue }
-            result[asset, default: [:]][role] = AssetDescriptor.Rendition(
-                digest: blob, width: width, height: height, size: size, mediaType: mediaType)
-        }
-        return result
     }
 }
 

@@ -5,10 +5,10 @@ import PostgresNIO
 
 extension PostgresCatalog {
     /// What the catalog knows of a group's pack before an import: its versions, oldest first (`group` as for
-    /// ``packRow(named:group:_:)``); nil when there is no such pack.
+    /// ``pack(named:group:_:)``); nil when there is no such pack.
     public func packState(named name: String, group: String?) throws(CatalogError) -> PackState? {
         try read("cannot read the pack '\(name)'") { tx in
-            guard let pack = try Self.packRow(named: name, group: group, tx) else { return nil }
+            guard let pack = try Self.pack(named: name, group: group, tx) else { return nil }
             let owner = try tx.value(#"SELECT name FROM "group" WHERE id = \#(pack.groupId)"#, as: String.self)
             let versions = try tx.rows(
                 #"SELECT id, version, "manifestDigest" FROM "packVersion" WHERE "packId" = \#(pack.id) ORDER BY id"#,
@@ -27,7 +27,7 @@ extension PostgresCatalog {
     @discardableResult
     public func deletePack(named name: String, group: String?) throws(CatalogError) -> Bool {
         try write("cannot delete the pack '\(name)'") { tx in
-            guard let pack = try Self.packRow(named: name, group: group, tx) else { return false }
+            guard let pack = try Self.pack(named: name, group: group, tx) else { return false }
             return try tx.execute("DELETE FROM pack WHERE id = \(pack.id)") > 0
         }
     }
@@ -36,7 +36,7 @@ extension PostgresCatalog {
     @discardableResult
     public func setPublic(_ isPublic: Bool, pack name: String, group: String?) throws(CatalogError) -> Bool {
         try write("cannot publish or unpublish the pack '\(name)'") { tx in
-            guard let pack = try Self.packRow(named: name, group: group, tx) else { return false }
+            guard let pack = try Self.pack(named: name, group: group, tx) else { return false }
             try tx.execute(#"UPDATE pack SET "isPublic" = \#(isPublic) WHERE id = \#(pack.id)"#)
             return true
         }
@@ -64,7 +64,7 @@ extension PostgresCatalog {
     /// does not exist. `group` as for ``deletePack(named:group:)``.
     public func documents(ofPack name: String, group: String?) throws(CatalogError) -> [PackDocument] {
         try read("cannot read the documents of the pack '\(name)'") { tx in
-            guard let version = try Self.packRow(named: name, group: group, tx)?.currentVersionId else { return [] }
+            guard let version = try Self.pack(named: name, group: group, tx)?.currentVersionId else { return [] }
             return try tx.rows(#"""
                 SELECT name, "blobDigest", "mediaType", size FROM "packDocument" WHERE "packVersionId" = \#(version)
                 ORDER BY name COLLATE "C"
@@ -78,31 +78,4 @@ extension PostgresCatalog {
     /// The listing order of packs: SQLite's `NOCASE` (ASCII letters folded, then bytes compared), where the `nocase`
     /// column's own ICU order would differ for punctuation, digits and accents. `p` is the pack.
     static let packOrder = #"lower(p.name COLLATE "C")"#
-
-    /// The columns of a pack's row that the calls here read.
-    struct PackRow {
-        var id: Int64
-        var name: String
-        var groupId: Int64
-        var currentVersionId: Int64?
-    }
-
-    /// A pack by its name within `group` (a group name as ``importGroupId(named:_:)`` finds it); with no group, the one
-    /// pack of that name in any group. Pack names are unique within a group only, so without a group several packs
-    /// may answer: that throws `conflict`, naming no group (the caller may not see them).
-    static func packRow(named name: String, group: String?, _ tx: PostgresTransaction) throws -> PackRow? {
-        let rows: [(Int64, String, Int64, Int64?)]
-        if let group {
-            guard let owner = try importGroupId(named: group, tx) else { return nil }
-            rows = try tx.rows(
-                #"SELECT id, name, "groupId", "currentVersionId" FROM pack WHERE name = \#(name) AND "groupId" = \#(owner)"#,
-                as: (Int64, String, Int64, Int64?).self)
-        } else {
-            rows = try tx.rows(
-                #"SELECT id, name, "groupId", "currentVersionId" FROM pack WHERE name = \#(name) LIMIT 2"#,
-                as: (Int64, String, Int64, Int64?).self)
-            guard rows.count < 2 else { throw CatalogError(.conflict, "several groups have a pack named '\(name)'; name the group") }
-        }
-        return rows.first.map { PackRow(id: $0.0, name: $0.1, groupId: $0.2, currentVersionId: $0.3) }
-    }
 }
