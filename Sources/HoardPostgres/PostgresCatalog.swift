@@ -198,8 +198,19 @@ final class PostgresPool: Sendable {
             state.opened -= 1
             return true
         }
-        if closeIt { let _: EventLoopFuture<Void> = connection.close() }
+        if closeIt { Self.closeLater(connection) }
         signal()
+    }
+
+    /// Closes a connection without waiting, keeping it alive until it is closed (postgres-nio asserts that a
+    /// connection is closed before it goes).
+    private static func closeLater(_ connection: PostgresConnection) {
+        connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
+    }
+
+    /// A catalog dropped without ``close()`` (tests drop many) closes its idle connections.
+    deinit {
+        for connection in state.withLockedValue({ $0.idle }) { Self.closeLater(connection) }
     }
 
     private func signal() {
