@@ -146,6 +146,12 @@ public struct AccessChange: Sendable, Hashable {
         case blob
         /// A token was created or deleted: `key` is its secret's hash.
         case token
+        /// A session participant joined or was removed: `key` is their token's hash.
+        case participant
+        /// A session was deleted: `key` is its id.
+        case session
+        /// A session reaches one more blob: `key` is the session's id, a space and the digest.
+        case reach
         /// Something the index cannot apply piecemeal (a group renamed): rebuild.
         case reset
     }
@@ -389,14 +395,19 @@ extension SQLiteCatalog {
         }
     }
 
-    /// The principal of a member token by its secret's hash; nil when there is none.
+    /// The principal of a member's or a session participant's token by its secret's hash; nil when there is none.
     public func principal(tokenHash: String) throws(CatalogError) -> Principal? {
         try read { db in
-            try Row.fetchOne(db, sql: """
+            if let member = try Row.fetchOne(db, sql: """
                 SELECT t.role, t.name, g.id AS groupId, g.name AS groupName FROM token t JOIN "group" g ON g.id = t.groupId
                 WHERE t.secretHash = ?
-                """, arguments: [tokenHash]).map {
-                Principal(groupId: $0["groupId"], group: $0["groupName"], role: TokenRole(rawValue: $0["role"]) ?? .member, tokenName: $0["name"])
+                """, arguments: [tokenHash]) {
+                return Principal(
+                    groupId: member["groupId"], group: member["groupName"], role: TokenRole(rawValue: member["role"]) ?? .member,
+                    tokenName: member["name"])
+            }
+            return try Row.fetchOne(db, sql: "SELECT id, name, sessionId FROM participant WHERE tokenHash = ?", arguments: [tokenHash]).map {
+                Principal(participant: $0["id"], name: $0["name"], session: $0["sessionId"])
             }
         }
     }

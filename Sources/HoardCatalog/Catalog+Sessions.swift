@@ -102,7 +102,7 @@ public struct LoggedEvent: Sendable, Hashable {
     /// What participants are sent instead, when not all of them are sent `body`.
     public var views: String?
 
-    /// Creates an event.
+    /// An event as logged.
     public init(seq: Int64, body: String, views: String?) {
         self.seq = seq
         self.body = body

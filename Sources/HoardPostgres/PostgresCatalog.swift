@@ -20,12 +20,15 @@ public final class PostgresCatalog: Sendable {
     public let database: PostgresCatalogDatabase
     let pool: PostgresPool
     let logger: Logger
+    /// What other replicas log in sessions: a LISTEN on its own connection, run by the server.
+    public let sessionEventFeed: (any SessionEventFeed)?
 
     /// Connects to `database`, migrating its schema when it lacks migrations; at most `connections` at once.
     public init(_ database: PostgresCatalogDatabase, connections: Int = 8) throws(PostgresCatalogError) {
         self.database = database
         self.logger = database.logger
         self.pool = PostgresPool(database, size: connections)
+        self.sessionEventFeed = SessionEventListener(database: database)
         try pool.migrate()
     }
 
@@ -122,17 +125,10 @@ final class PostgresPool: Sendable {
     func transaction<T>(
         _ what: String, readOnly: Bool, _ body: (PostgresTransaction) throws -> T
     ) throws(CatalogError) -> T {
-        let connection: PostgresConnection
-        do {
-            connection = try checkOut()
-        } catch {
-            throw CatalogError(.database, "\(error.message)", causedBy: error)
-        }
-        let transaction = PostgresTransaction(connection: connection, logger: database.logger)
+        let (connection, transaction) = try begin(readOnly: readOnly)
         var healthy = true
         defer { checkIn(connection, healthy: healthy) }
         do {
-            try transaction.query(readOnly ? "BEGIN READ ONLY" : "BEGIN")
             let value = try body(transaction)
             try transaction.query("COMMIT")
             return value
@@ -141,6 +137,30 @@ final class PostgresPool: Sendable {
             if let error = error as? CatalogError { throw error }
             throw Self.catalogError(what, error)
         }
+    }
+
+    /// A pooled connection with a transaction begun on it. A connection that broke while idle (PostgreSQL restarted,
+    /// the backend was terminated) fails at `BEGIN`, before anything is done: it is closed and another one tried, so
+    /// a restart of the server costs the callers nothing once it is back.
+    private func begin(readOnly: Bool) throws(CatalogError) -> (PostgresConnection, PostgresTransaction) {
+        var lastError: (any Error)?
+        for _ in 0...size {
+            let connection: PostgresConnection
+            do {
+                connection = try checkOut()
+            } catch {
+                throw CatalogError(.unavailable, error.message, causedBy: error)
+            }
+            let transaction = PostgresTransaction(connection: connection, logger: database.logger)
+            do {
+                try transaction.query(readOnly ? "BEGIN READ ONLY" : "BEGIN")
+                return (connection, transaction)
+            } catch {
+                checkIn(connection, healthy: false)
+                lastError = error
+            }
+        }
+        throw Self.catalogError("cannot begin a transaction", lastError ?? CancellationError())
     }
 
     /// A statement's failure as the contract names it: a lost connection or server says so; a serialization or
@@ -155,7 +175,7 @@ final class PostgresPool: Sendable {
         case "55P03", "57014":
             return CatalogError(.database, "\(what): the catalog stayed busy; nothing was written, retry", cause: words)
         case "":
-            return CatalogError(.database, "\(what): the connection to PostgreSQL broke; retry when it is back", cause: words)
+            return CatalogError(.unavailable, "\(what): the connection to PostgreSQL broke; retry when it is back", cause: words)
         default:
             return CatalogError(.database, what, cause: words)
         }
@@ -219,6 +239,11 @@ final class PostgresPool: Sendable {
         available.unlock()
     }
 
+    /// A connection outside the pool, for a session-long state such as an advisory lock; the caller closes it.
+    func openDedicated() throws(PostgresCatalogError) -> PostgresConnection {
+        try open()
+    }
+
     private func open() throws(PostgresCatalogError) -> PostgresConnection {
         do {
             return try PostgresConnection.connect(
@@ -243,6 +268,42 @@ final class PostgresPool: Sendable {
 extension PostgresCatalog: CatalogBackend {}
 
 extension PostgresCatalog {
+    /// The collection lock: a session advisory lock on a connection of its own, released when it closes (also when
+    /// this process dies, as PostgreSQL ends its session).
+    public func collectionLock() throws(CatalogError) -> CatalogLock? {
+        let connection: PostgresConnection
+        do {
+            connection = try pool.openDedicated()
+        } catch {
+            throw CatalogError(.unavailable, error.message, causedBy: error)
+        }
+        let taken: Bool
+        do {
+            taken = try PostgresTransaction(connection: connection, logger: logger)
+                .value("SELECT pg_try_advisory_lock(\(PostgresCatalog.collectionLockKey))", as: Bool.self) ?? false
+        } catch {
+            _ = try? (connection.close() as EventLoopFuture<Void>).wait()
+            throw PostgresPool.catalogError("cannot take the garbage collection lock", error)
+        }
+        guard taken else {
+            _ = try? (connection.close() as EventLoopFuture<Void>).wait()
+            throw CatalogError(.conflict, "another replica is collecting garbage now; run gc again when it is done")
+        }
+        return AdvisoryLock(connection: connection)
+    }
+
+    /// The advisory lock key of garbage collection ("hoardgc" in ASCII).
+    static let collectionLockKey: Int64 = 0x68_6F61_7264_6763
+
+    /// A held session advisory lock: closing its connection releases it.
+    struct AdvisoryLock: CatalogLock {
+        let connection: PostgresConnection
+
+        func release() {
+            _ = try? (connection.close() as EventLoopFuture<Void>).wait()
+        }
+    }
+
     /// The error of a call not yet written for PostgreSQL.
     static func pending(_ call: String) -> CatalogError {
         CatalogError(.database, "\(call) is not available on the PostgreSQL catalog yet; use the embedded catalog")

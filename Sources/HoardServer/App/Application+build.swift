@@ -28,11 +28,16 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         joinsPerSession: configuration.joinsPerSession, windowSeconds: configuration.limitWindowSeconds)
 
     let hub = SessionHub(catalog: hoard.catalog, storage: StoredTables(hoard: hoard), access: access, logger: logger)
+    // A participant removed, a session ended or a session made through another server sharing the catalog: its sockets
+    // close here too, and its table is loaded here so that its players may fetch its art through this server.
+    access.onSessionChanges { changes in Task { await hub.follow(changes) } }
     // Every table is loaded before the server answers, so what each participant may fetch is known from the first
     // request on (a participant who reconnects after a restart is not told 404 for their table's art meanwhile).
     await hub.loadAll()
     let (router, _) = buildRouter(
         hoard: hoard, access: access, metrics: metrics, reader: reader, limiter: limiter, hub: hub, configuration: configuration)
+    // Replicas sharing the catalog apply each other's session events as they commit.
+    let follower = hoard.catalog.sessionEventFeed.map { SessionFollowService(feed: $0, hub: hub) as any Service }
     let refresher = AccessRefreshService(
         index: access, logger: logger, interval: configuration.refreshInterval, checkInterval: configuration.accessCheckInterval)
     let serverName = "Hoard"
@@ -65,7 +70,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         server: server,
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: serverName, backlog: configuration.backlog),
-        services: [refresher] + metricsService(configuration, metrics: metrics, logger: logger) + (reloader.map { [$0] } ?? []),
+        services: [refresher] + (follower.map { [$0] } ?? []) + metricsService(configuration, metrics: metrics, logger: logger) + (reloader.map { [$0] } ?? []),
         onServerRunning: { channel in
             logger.info("Hoard is serving", metadata: [
                 "url": "\(configuration.certificates == nil ? "http" : "https")://\(configuration.host):\(channel.localAddress?.port ?? configuration.port)",
