@@ -115,14 +115,16 @@ extension PostgresCatalog {
         }
     }
 
-    /// The principal of a member token by its secret's hash; nil when there is none.
+    /// The principal of a member's or a session participant's token by its secret's hash; nil when there is none.
     public func principal(tokenHash: String) throws(CatalogError) -> Principal? {
         try read("cannot read a token") { tx in
-            try tx.row(#"""
+            if let member = try tx.row(#"""
                 SELECT t.role, t.name, g.id, g.name FROM token t JOIN "group" g ON g.id = t."groupId" WHERE t."secretHash" = \#(tokenHash)
-                """#, as: (String, String, Int64, String).self).map {
-                Principal(groupId: $0.2, group: $0.3, role: TokenRole(rawValue: $0.0) ?? .member, tokenName: $0.1)
+                """#, as: (String, String, Int64, String).self) {
+                return Principal(groupId: member.2, group: member.3, role: TokenRole(rawValue: member.0) ?? .member, tokenName: member.1)
             }
+            return try tx.row(#"SELECT id, name, "sessionId" FROM participant WHERE "tokenHash" = \#(tokenHash)"#, as: (String, String, String).self)
+                .map { Principal(participant: $0.0, name: $0.1, session: $0.2) }
         }
     }
 

@@ -1,7 +1,9 @@
 import Foundation
 import HoardCatalog
 import HoardCore
+import HoardTestSupport
 import PostgresNIO
+import Synchronization
 import Testing
 
 @testable import HoardPostgres
@@ -121,6 +123,7 @@ import Testing
         #expect(try catalog.participantCount(session: id) == 2)
         let principal = try #require(try catalog.accessBase().principals["hash-1"])
         #expect(principal.participantId == "p1" && principal.sessionId == id && principal.tokenName == "Ann")
+        #expect(try catalog.principal(tokenHash: "hash-2") == Principal(participant: "p2", name: "Bo", session: id))
         #expect(try catalog.removeParticipant("p1", session: id))
         #expect(try !catalog.removeParticipant("p1", session: id))
         #expect(try !catalog.removeParticipant("p2", session: "absent"))
@@ -183,6 +186,39 @@ import Testing
         #expect(resolved.reachable == [picture.digest, missing])
         #expect(try catalog.art(of: [picture.digest]) == [picture.digest: [picture.digest]])
         #expect(try catalog.resolve([]).reachable.isEmpty)
+    }
+
+    /// Two replicas on one PostgreSQL catalog logging the same seq at once: one logs it, the other is told `conflict`;
+    /// and of two creating one ref, one does.
+    @Test func ofTwoReplicasRacingForOneSeqOrOneRefExactlyOneWins() throws {
+        let url = try TestPostgres.newDatabase()
+        let replicas = [try PostgresCatalog(url: url), try PostgresCatalog(url: url)]
+        defer { for replica in replicas { replica.close() } }
+        let groupId = try #require(try replicas[0].ensureGroup(named: "table").id)
+        let session = try Table.makeSession("room", code: "ROOM-CODE", groupId: groupId, in: replicas[0])
+        let drawing = Table.blob("drawing")
+        try replicas[0].recordUpload(drawing, groupId: groupId)
+        for round in 1...20 {
+            // Per replica: whether it logged the event (else its error's code), whether it made the ref.
+            let outcomes = Mutex<[(logged: CatalogFailure?, madeRef: Bool)]>([])
+            DispatchQueue.concurrentPerform(iterations: 2) { replica in
+                var logged: CatalogFailure?
+                do {
+                    try replicas[replica].appendEvent(session: session.id, seq: Int64(round), body: "{\"by\":\(replica)}")
+                } catch {
+                    logged = (error as? CatalogError)?.code ?? .database
+                }
+                let update = try? replicas[replica].moveRef(
+                    group: groupId, member: "ana", name: "ref \(round)", to: drawing.digest, expected: .absent)
+                let madeRef = if case .moved = update { true } else { false }
+                outcomes.withLock { $0.append((logged, madeRef)) }
+            }
+            let all = outcomes.withLock { $0 }
+            #expect(all.map(\.logged).filter { $0 == nil }.count == 1 && all.map(\.logged).contains(.conflict), "round \(round)")
+            #expect(all.map(\.madeRef).filter { $0 }.count == 1, "round \(round)")
+        }
+        #expect(try replicas[1].events(session: session.id, after: 0).map(\.seq) == Array(1...20))
+        #expect(try replicas[1].refs(group: groupId, member: "ana").count == 20)
     }
 
     /// Another replica learns of a logged event from the notice it sends, `'<seq> <session>'` on the event channel.
