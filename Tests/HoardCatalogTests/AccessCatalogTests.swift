@@ -93,6 +93,26 @@ import Testing
         #expect(try catalog.lastAccessChange() == last)
     }
 
+    @Test(arguments: CatalogBackendKind.allCases)
+    func aBlobsOwnersAreTheGroupsThatUploadedItAndAnAbsentBlobHasNone(_ kind: CatalogBackendKind) throws {
+        let catalog = try kind.makeCatalog()
+        let (red, blue) = (try #require(try catalog.ensureGroup(named: "red").id), try #require(try catalog.ensureGroup(named: "blue").id))
+        let (picture, other) = (fakeDigest("picture"), fakeDigest("other"))
+        for groupId in [blue, red, blue] {
+            try catalog.recordUpload(BlobRecord(digest: picture, size: 5, mediaType: "image/webp"), groupId: groupId)
+        }
+        try catalog.recordUpload(BlobRecord(digest: other, size: 6, mediaType: "image/png"), groupId: blue)
+        let owners = try #require(try catalog.blobOwners(picture))
+        #expect(owners == BlobOwners(size: 5, mediaType: "image/webp", packs: [], uploaders: [red, blue].sorted()))
+        let several = try catalog.blobOwners([picture, other, fakeDigest("absent")])
+        #expect(several.count == 2)
+        #expect(several[picture] == owners && several[other]?.uploaders == [blue])
+        #expect(try catalog.blobOwners(fakeDigest("absent")) == nil)
+        #expect(try catalog.blob(other)?.size == 6 && catalog.blob(fakeDigest("absent")) == nil)
+        #expect(Set(try catalog.blobs().map(\.digest)) == [picture, other])
+        #expect(try catalog.usage(groupId: blue) == 11)
+    }
+
     /// A rolled-back write leaves its number unused on PostgreSQL: a reader past the pruned rows must not take that
     /// gap for pruning.
     @Test func aNumberSkippedByARollbackIsNotTakenForPruning() throws {
