@@ -7,19 +7,13 @@ import Testing
 
 /// Groups, tokens, invitations and the access change log, on every backend.
 @Suite struct AccessCatalogTests {
-    /// The code of the catalog error `body` throws, recording an issue when it throws nothing.
-    static func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailure? {
-        let error = #expect(throws: CatalogError.self) { try body() }
-        return error?.code
-    }
-
     @Test(arguments: CatalogBackendKind.allCases)
     func groupNamesCompareAsciiCaseAsideAndAlikeNamesAreRefused(_ kind: CatalogBackendKind) throws {
         let catalog = try kind.makeCatalog()
         let eclair = try catalog.createGroup(named: "éclair", quotaBytes: 10)
-        #expect(Self.errorCode { () throws(CatalogError) in try catalog.createGroup(named: "ÉCLAIR") } == .conflict)
-        #expect(Self.errorCode { () throws(CatalogError) in try catalog.createGroup(named: "e\u{301}clair") } == .conflict)
-        #expect(Self.errorCode { () throws(CatalogError) in try catalog.createGroup(named: " ") } == .invalid)
+        #expect(errorCode { () throws(CatalogError) in try catalog.createGroup(named: "ÉCLAIR") } == .conflict)
+        #expect(errorCode { () throws(CatalogError) in try catalog.createGroup(named: "e\u{301}clair") } == .conflict)
+        #expect(errorCode { () throws(CatalogError) in try catalog.createGroup(named: " ") } == .invalid)
         try catalog.createGroup(named: "Zebra")
         try catalog.createGroup(named: "apple")
         #expect(try catalog.groups().map(\.name) == ["apple", "Zebra", "éclair"])
@@ -40,7 +34,7 @@ import Testing
     func tokensAndInvitationsGiveMembersTheirGroupAndRole(_ kind: CatalogBackendKind) throws {
         let catalog = try kind.makeCatalog()
         let groupId = try #require(try catalog.ensureGroup(named: "table").id)
-        #expect(Self.errorCode { () throws(CatalogError) in
+        #expect(errorCode { () throws(CatalogError) in
             try catalog.addToken(group: "absent", label: "x", secretHash: "h0", role: .member)
         } == .notFound)
         let owner = try catalog.addToken(group: "TABLE", label: "gm", secretHash: "h1", role: .owner)
