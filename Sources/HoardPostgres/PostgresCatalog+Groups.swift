@@ -77,7 +77,8 @@ extension PostgresCatalog {
             guard let groupId = try Self.group(named: name, tx)?.id else {
                 throw CatalogError(.notFound, "no group named '\(name)'; create it with `hoard group create \(name)`")
             }
-            return try Self.insertToken(groupId: groupId, label: label, secretHash: secretHash, role: role.rawValue, at: Date(), tx)
+            return try Self.insertToken(
+                groupId: groupId, label: label, secretHash: secretHash, isAdmin: role == .operator, role: role.rawValue, at: Date(), tx)
         }
     }
 
@@ -121,7 +122,8 @@ extension PostgresCatalog {
                 """#, as: (Int64, String, Date).self), invite.2 > now
             else { return nil }
             let (groupId, role) = (invite.0, invite.1)
-            let token = try Self.insertToken(groupId: groupId, label: label, secretHash: secretHash, role: role, at: now, tx)
+            // As SQLite's: an invitation's token is never flagged an operator's (invitations give members and owners).
+            let token = try Self.insertToken(groupId: groupId, label: label, secretHash: secretHash, isAdmin: false, role: role, at: now, tx)
             return (token, try tx.value(#"SELECT name FROM "group" WHERE id = \#(groupId)"#, as: String.self) ?? "")
         }
     }
@@ -211,9 +213,8 @@ extension PostgresCatalog {
     }
 
     private static func insertToken(
-        groupId: Int64, label: String, secretHash: String, role: String, at createdAt: Date, _ tx: PostgresTransaction
+        groupId: Int64, label: String, secretHash: String, isAdmin: Bool, role: String, at createdAt: Date, _ tx: PostgresTransaction
     ) throws -> TokenRecord {
-        let isAdmin = role == TokenRole.operator.rawValue
         let id = try tx.value(#"""
             INSERT INTO token ("groupId", name, "secretHash", "isAdmin", role, "createdAt")
             VALUES (\#(groupId), \#(label), \#(secretHash), \#(isAdmin), \#(role), \#(createdAt)) RETURNING id

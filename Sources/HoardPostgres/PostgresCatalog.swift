@@ -218,9 +218,19 @@ final class PostgresPool: Sendable {
             state.opened -= 1
             return true
         }
-        // Waited for: postgres-nio asserts that a connection is closed before it is released.
-        if closeIt { _ = try? (connection.close() as EventLoopFuture<Void>).blockingValue() }
+        if closeIt { Self.closeLater(connection) }
         signal()
+    }
+
+    /// Closes a connection without waiting, keeping it alive until it is closed (postgres-nio asserts that a
+    /// connection is closed before it goes).
+    private static func closeLater(_ connection: PostgresConnection) {
+        connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
+    }
+
+    /// A catalog dropped without ``close()`` (tests drop many) closes its idle connections.
+    deinit {
+        for connection in state.withLockedValue({ $0.idle }) { Self.closeLater(connection) }
     }
 
     private func signal() {
@@ -247,8 +257,6 @@ final class PostgresPool: Sendable {
 
     /// Closes the idle connections when the last catalog using the pool goes (postgres-nio requires every connection
     /// closed before it is released; tests make a catalog each).
-    deinit { close() }
-
     func close() {
         let idle = state.withLockedValue { state in
             state.isClosed = true
