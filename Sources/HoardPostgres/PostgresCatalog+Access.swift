@@ -151,17 +151,25 @@ extension PostgresCatalog {
         }
     }
 
-    /// Which group owns a pack, and whether it is public; nil when absent (`group` as for
-    /// ``packOwner(named:group:_:)``).
+    /// Which group owns a pack, and whether it is public; nil when absent (`group` as for ``pack(named:group:_:)``).
     public func packOwner(named name: String, group: String?) throws(CatalogError) -> (groupId: Int64, isPublic: Bool)? {
-        try read("cannot read pack '\(name)'") { tx in try Self.packOwner(named: name, group: group, tx) }
+        try read("cannot read pack '\(name)'") { tx in try Self.pack(named: name, group: group, tx).map { ($0.groupId, $0.isPublic) } }
     }
 
-    /// The owner and visibility of a pack by its name within `group` (a group name as ``existingGroup(named:_:)``
-    /// finds it), the name compared as SQLite's `NOCASE` does; with no group, of the one pack of that name in any group.
-    /// Pack names are unique within a group only, so without a group several packs may answer: that throws
-    /// `conflict`, naming no group (the caller may not see them).
-    static func packOwner(named name: String, group: String?, _ tx: PostgresTransaction) throws -> (groupId: Int64, isPublic: Bool)? {
+    /// A pack's row, as ``pack(named:group:_:)`` finds it.
+    struct PackRow {
+        var id: Int64
+        var name: String
+        var groupId: Int64
+        var isPublic: Bool
+        var currentVersionId: Int64?
+    }
+
+    /// A pack by its name within `group` (a group name as ``existingGroup(named:_:)`` finds it), the name compared as
+    /// SQLite's `NOCASE` does; with no group, the one pack of that name in any group. Pack names are unique within a
+    /// group only, so without a group several packs may answer: that throws `conflict`, naming no group (the caller
+    /// may not see them).
+    static func pack(named name: String, group: String?, _ tx: PostgresTransaction) throws -> PackRow? {
         let owner: Int64?
         if let group {
             guard let id = try existingGroup(named: group, tx)?.id else { return nil }
@@ -170,9 +178,12 @@ extension PostgresCatalog {
             owner = nil
         }
         let packs = try tx.rows(#"""
-            SELECT name, "groupId", "isPublic" FROM pack WHERE name = \#(name) AND (\#(owner)::bigint IS NULL OR "groupId" = \#(owner))
-            """#, as: (String, Int64, Bool).self).filter { isSameName($0.0, name) }
+            SELECT id, name, "groupId", "isPublic", "currentVersionId" FROM pack
+            WHERE name = \#(name) AND (\#(owner)::bigint IS NULL OR "groupId" = \#(owner)) ORDER BY id
+            """#, as: (Int64, String, Int64, Bool, Int64?).self)
+            .filter { isSameName($0.1, name) }
+            .map { PackRow(id: $0.0, name: $0.1, groupId: $0.2, isPublic: $0.3, currentVersionId: $0.4) }
         guard packs.count < 2 else { throw CatalogError(.conflict, "several groups have a pack named '\(name)'; name the group") }
-        return packs.first.map { (groupId: $0.1, isPublic: $0.2) }
+        return packs.first
     }
 }
