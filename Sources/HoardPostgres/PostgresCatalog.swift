@@ -149,7 +149,7 @@ final class PostgresPool: Sendable {
             do {
                 connection = try checkOut()
             } catch {
-                throw CatalogError(.unavailable, error.message, causedBy: error)
+                throw CatalogError(.unavailable, error.message, cause: error.cause)
             }
             let transaction = PostgresTransaction(connection: connection, logger: database.logger)
             do {
@@ -277,7 +277,7 @@ extension PostgresCatalog {
         do {
             connection = try pool.openDedicated()
         } catch {
-            throw CatalogError(.unavailable, error.message, causedBy: error)
+            throw CatalogError(.unavailable, error.message, cause: error.cause)
         }
         let taken: Bool
         do {
