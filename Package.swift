@@ -144,8 +144,16 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        // What several test targets share: a seeded random generator, map comparison.
-        .target(name: "HoardTestSupport", dependencies: ["HoardCore"], path: "Tests/HoardTestSupport"),
+        // What several test targets share: a seeded random generator, map comparison, a new PostgreSQL database.
+        .target(
+            name: "HoardTestSupport",
+            dependencies: [
+                "HoardCore", "HoardPostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Tests/HoardTestSupport"
+        ),
         .testTarget(name: "HoardCoreTests", dependencies: ["HoardCore", "HoardTestSupport"]),
         .testTarget(name: "HoardArchiveTests", dependencies: ["HoardArchive"]),
         .testTarget(name: "HoardStoreTests", dependencies: ["HoardStore", "BlobStoreConformance"]),
@@ -153,12 +161,12 @@ let package = Package(
         .target(name: "BlobStoreConformance", dependencies: ["HoardStore"], path: "Tests/BlobStoreConformance"),
         .testTarget(name: "HoardS3Tests", dependencies: ["HoardS3", "BlobStoreConformance"]),
         .testTarget(name: "HoardCatalogTests", dependencies: [
-            "HoardCatalog", "HoardPostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
+            "HoardCatalog", "HoardPostgres", "HoardTestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Runs against the PostgreSQL that scripts/test.sh starts (tools/postgres.sh); HOARD_TEST_POSTGRES is its URL.
         .testTarget(name: "HoardPostgresTests", dependencies: [
-            "HoardPostgres", "HoardCatalog", .product(name: "GRDB", package: "GRDB.swift"),
+            "HoardPostgres", "HoardCatalog", "HoardTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "HoardRepositoryTests", dependencies: ["HoardRepository", "HoardTestSupport"]),
@@ -173,7 +181,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        .testTarget(name: "hoardTests", dependencies: ["hoard", "HoardCore", "HoardTestSupport"]),
+        .testTarget(name: "hoardTests", dependencies: ["hoard", "HoardCore", "HoardCatalog", "HoardPostgres", "HoardTestSupport"]),
         .testTarget(
             name: "HoardClientTests",
             dependencies: [
