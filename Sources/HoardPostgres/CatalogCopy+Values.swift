@@ -125,21 +125,32 @@ extension CatalogCopy {
     }
 
     /// A SHA-256 over a table's rows in key order: each value as a 0 byte for NULL, else a 1 byte, its length (4 bytes,
-    /// big-endian) and its normal form's UTF-8 bytes.
+    /// big-endian) and its normal form's UTF-8 bytes. The source's values are added one by one; PostgreSQL encodes
+    /// each of its rows so itself (``encodingSQL(_:)``), which spares a cell-by-cell decoding.
     struct RowHasher {
         private var hasher = BlobHasher()
         private(set) var rows = 0
 
-        mutating func add(_ value: String?) {
-            guard let value else { return hasher.update([0] as [UInt8]) }
-            add(utf8: Array(value.utf8))
+        /// The SQL of one `bytea` per row that encodes the normal forms `normals` (SQL expressions giving text) as
+        /// ``add(_:)`` does.
+        static func encodingSQL(_ normals: [String]) -> String {
+            normals.map { value in
+                #"CASE WHEN (\#(value)) IS NULL THEN '\x00'::bytea ELSE '\x01'::bytea || int4send(octet_length(\#(value))) || "#
+                    + #"convert_to(\#(value), 'UTF8') END"#
+            }.joined(separator: " || ")
         }
 
-        mutating func add(utf8 bytes: [UInt8]?) {
-            guard let bytes else { return hasher.update([0] as [UInt8]) }
-            let length = UInt32(bytes.count)
-            hasher.update([1, UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)])
-            hasher.update(bytes)
+        mutating func add(_ value: String?) {
+            guard var value else { return hasher.update([0] as [UInt8]) }
+            let length = UInt32(value.utf8.count)
+            hasher.update([1, UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)] as [UInt8])
+            value.withUTF8 { hasher.update(UnsafeRawBufferPointer($0)) }
+        }
+
+        /// Adds a whole row that PostgreSQL encoded (``encodingSQL(_:)``).
+        mutating func add(encodedRow bytes: ByteBuffer) {
+            bytes.withUnsafeReadableBytes { hasher.update($0) }
+            rows += 1
         }
 
         mutating func endRow() { rows += 1 }

@@ -197,15 +197,15 @@ public struct CatalogCopy: Sendable {
     private func storedDigest(of table: TargetTable, where condition: String, _ tx: PostgresTransaction) throws -> (rows: Int, digest: Digest) {
         let normals = zip(try table.columnTypes(), table.columns).map { $0.normalSQL($1.name) }
         try tx.query(PostgresQuery(unsafeSQL: """
-            DECLARE hoard_copy_check NO SCROLL CURSOR FOR SELECT \(normals.joined(separator: ", ")) FROM \(table.quoted) \(condition)
+            DECLARE hoard_copy_check NO SCROLL CURSOR FOR SELECT \(RowHasher.encodingSQL(normals)) FROM \(table.quoted) \(condition)
                 ORDER BY \(table.keyOrder)
             """))
         var hasher = RowHasher()
         while true {
             let rows = try tx.query(PostgresQuery(unsafeSQL: "FETCH FORWARD \(batchSize) FROM hoard_copy_check")).rows
             for row in rows {
-                for cell in row { hasher.add(utf8: cell.bytes.map { Array($0.readableBytesView) }) }
-                hasher.endRow()
+                guard let encoded = row.first?.bytes else { throw CatalogError(.database, "PostgreSQL gave no row encoding for \(table.name)") }
+                hasher.add(encodedRow: encoded)
             }
             if rows.count < batchSize { break }
         }
