@@ -144,16 +144,11 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        // What several test targets share: a seeded random generator, map comparison, a new PostgreSQL database.
+        // What several test targets share: a seeded random generator, map comparison.
         .target(
             name: "HoardTestSupport",
-            dependencies: [
-                "HoardCore", "HoardPostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ],
-            path: "Tests/HoardTestSupport"
-        ),
+            dependencies: ["HoardCore", "HoardPostgres", .product(name: "PostgresNIO", package: "postgres-nio")],
+            path: "Tests/HoardTestSupport"),
         .testTarget(name: "HoardCoreTests", dependencies: ["HoardCore", "HoardTestSupport"]),
         .testTarget(name: "HoardArchiveTests", dependencies: ["HoardArchive"]),
         .testTarget(name: "HoardStoreTests", dependencies: ["HoardStore", "BlobStoreConformance"]),
@@ -161,7 +156,7 @@ let package = Package(
         .target(name: "BlobStoreConformance", dependencies: ["HoardStore"], path: "Tests/BlobStoreConformance"),
         .testTarget(name: "HoardS3Tests", dependencies: ["HoardS3", "BlobStoreConformance"]),
         .testTarget(name: "HoardCatalogTests", dependencies: [
-            "HoardCatalog", "HoardPostgres", "HoardTestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
+            "HoardCatalog", "HoardPostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Runs against the PostgreSQL that scripts/test.sh starts (tools/postgres.sh); HOARD_TEST_POSTGRES is its URL.

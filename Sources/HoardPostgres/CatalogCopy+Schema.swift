@@ -2,6 +2,15 @@ import HoardCatalog
 import PostgresNIO
 
 extension CatalogCopy {
+    /// The tables the schema's triggers fill from other tables' rows (PostgresSchema+Scale.swift), which a copy leaves
+    /// to the triggers. `count` names a count column: the copy compares the rows the triggers made with the source's,
+    /// leaving out rows whose count is 0 (SQLite keeps them after deletes, the triggers make none). A log (nil) records
+    /// the copy itself and is not compared.
+    static let triggerFilledTables: [(table: String, count: String?)] = [
+        ("packVersionKind", "assetCount"),
+        ("accessChange", nil),
+    ]
+
     /// A table of the target database as PostgreSQL describes it (information_schema, pg_constraint).
     struct TargetTable {
         let name: String

@@ -12,7 +12,7 @@ import PostgresNIO
 /// 3. in one transaction, every target table locked against writers (`EXCLUSIVE`): each table's rows in foreign-key
 ///    order (read from pg_constraint), in batches of `unnest`ed arrays, converted by the target column's type
 ///    (``ColumnType``). SQLite's own tables, GRDB's migrations and the full-text indexes are not copied (PostgreSQL
-///    keeps its own indexes), nor are the tables the target's triggers fill (``PostgresSchema/triggerFilledTables``);
+///    keeps its own indexes), nor are the tables the target's triggers fill (``triggerFilledTables``);
 /// 4. every identity sequence is set past the largest id copied, and past SQLite's AUTOINCREMENT high-water mark
 ///    (ids of deleted rows are not given again);
 /// 5. every copied table is compared: its row count and a SHA-256 of its rows in key order, the source's computed
@@ -54,7 +54,8 @@ public struct CatalogCopy: Sendable {
     /// Refuses a source whose migrations are not exactly this Hoard's (and those of the PostgreSQL schema).
     static func checkMigrations(of export: CatalogExport) throws(CatalogError) {
         let known = SQLiteCatalog.knownMigrations
-        guard known == PostgresSchema.migrations.map(\.name) else {
+        // Migrations named `pg…` are PostgreSQL's own, with no SQLite twin (PostgresSchema).
+        guard known == PostgresSchema.migrations.map(\.name).filter({ !$0.hasPrefix("pg") }) else {
             throw CatalogError(.database, "this Hoard's SQLite and PostgreSQL schemas have different migrations; nothing can be copied")
         }
         if let unknown = export.migrations.first(where: { !known.contains($0) }) {
@@ -86,7 +87,7 @@ public struct CatalogCopy: Sendable {
             throw CatalogError(.database, "the catalog at \(target.displayURL) has other migrations than the SQLite catalog; upgrade Hoard")
         }
         let sources = try Self.pairTables(export.tables, tables)
-        let filled = Set(PostgresSchema.triggerFilledTables.map(\.table))
+        let filled = Set(Self.triggerFilledTables.map(\.table))
         var copied: [(table: TargetTable, rows: Int, digest: Digest)] = []
         for name in try Self.foreignKeyOrder(tables) where sources.contains(name) && !filled.contains(name) {
             let table = tables[name]!
@@ -111,7 +112,7 @@ public struct CatalogCopy: Sendable {
             report.tables.append(.init(name: table.name, rows: rows, sha256: digest.description, filledByTriggers: false))
             progress(.verified(table: table.name, rows: rows))
         }
-        for (name, count) in PostgresSchema.triggerFilledTables where sources.contains(name) {
+        for (name, count) in Self.triggerFilledTables where sources.contains(name) {
             guard let count, let table = tables[name] else { continue }
             let counted = table.columns.firstIndex { $0.name == count } ?? 0
             let kept = try sourceDigest(of: table, export) { row in row[counted] != .integer(0) }

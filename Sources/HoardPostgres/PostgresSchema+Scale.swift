@@ -78,15 +78,6 @@ extension PostgresSchema {
         """
     }
 
-    /// The tables these triggers fill from other tables' rows; a copy of a catalog (``CatalogCopy``) leaves them to
-    /// the triggers. `count` names a count column: the copy compares the rows the triggers made with the source's,
-    /// leaving out rows whose count is 0 (SQLite keeps them after deletes, the triggers make none). A log (nil)
-    /// records the copy itself and is not compared.
-    public static let triggerFilledTables: [(table: String, count: String?)] = [
-        ("packVersionKind", "assetCount"),
-        ("accessChange", nil),
-    ]
-
     /// The advisory lock the access change log takes (an arbitrary constant: "access" in ASCII).
     static let accessChangeLock: Int64 = 0x61_6363_6573_73
 

@@ -1,6 +1,5 @@
 import Foundation
 import HoardCatalog
-import HoardTestSupport
 import Logging
 import PostgresNIO
 import Testing
@@ -28,7 +27,18 @@ enum CatalogBackendKind: String, CaseIterable, Sendable, CustomTestStringConvert
 
     /// Creates a database on the test server and gives its URL.
     static func newPostgresDatabase() throws -> String {
-        try TestPostgres.newDatabase()
+        let url = try #require(
+            ProcessInfo.processInfo.environment["HOARD_TEST_POSTGRES"],
+            "HOARD_TEST_POSTGRES is not set: run `export HOARD_TEST_POSTGRES=$(tools/postgres.sh start)` first")
+        let server = try PostgresCatalogDatabase(url: url)
+        let name = "hoard_catalog_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let connection = try PostgresConnection.connect(
+            on: PostgresPool.loops.any(), configuration: server.configuration, id: 0, logger: server.logger
+        ).wait()
+        defer { _ = try? (connection.close() as EventLoopFuture<Void>).wait() }
+        _ = try connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: server.logger).wait()
+        let configuration = server.configuration
+        return "postgres://\(configuration.username)@\(configuration.host ?? "127.0.0.1"):\(configuration.port ?? 5432)/\(name)"
     }
 }
 

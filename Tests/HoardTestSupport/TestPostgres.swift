@@ -1,57 +1,62 @@
 import Foundation
 import HoardPostgres
-import Logging
-import NIOCore
-import NIOPosix
 import PostgresNIO
 
-/// The PostgreSQL server tests run against: `HOARD_TEST_POSTGRES`, the URL scripts/test.sh exports after
-/// `tools/postgres.sh start`. Each test makes a database of its own. Without the server these tests fail: they never
-/// skip. Calls block their thread (connections run on NIO's shared event loops, never the caller's).
+/// The PostgreSQL tests run against: `HOARD_TEST_POSTGRES`, the URL scripts/test.sh exports after
+/// `tools/postgres.sh start`. Without it the tests that need it fail: they never skip.
 public enum TestPostgres {
-    /// Why a test could not use the server.
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
-    }
-
-    static let logger = Logger(label: "hoard.postgres.tests")
-
-    /// The server's URL, or a failure that says how to start one.
-    public static func serverURL() throws -> String {
-        guard let url = ProcessInfo.processInfo.environment["HOARD_TEST_POSTGRES"] else {
-            throw Failure(description: "HOARD_TEST_POSTGRES is not set: run `export HOARD_TEST_POSTGRES=$(tools/postgres.sh start)` first")
+    /// Why there is no server to test against, and how to start one.
+    public struct Missing: Error, CustomStringConvertible {
+        public var description: String {
+            "HOARD_TEST_POSTGRES is not set: run `export HOARD_TEST_POSTGRES=$(tools/postgres.sh start)` first"
         }
-        return url
     }
 
     /// Creates a new, empty database on the test server and gives its URL.
     public static func newDatabase() throws -> String {
-        let server = try PostgresCatalogDatabase(url: serverURL(), logger: logger)
         let name = "hoard_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try execute(server.displayURL, "CREATE DATABASE \(name)")
-        let configuration = server.configuration
+        try execute("CREATE DATABASE \(name)")
+        let configuration = try PostgresCatalogDatabase(url: serverURL()).configuration
         return "postgres://\(configuration.username)@\(configuration.host ?? "127.0.0.1"):\(configuration.port ?? 5432)/\(name)"
     }
 
-    /// Runs one statement in the database `url` names.
-    public static func execute(_ url: String, _ sql: String) throws {
-        _ = try rows(url, sql)
+    /// Runs statements, one by one, on the test server's own database (as its superuser would: to create databases,
+    /// refuse connections to one, terminate backends).
+    public static func execute(_ statements: String...) throws {
+        _ = try results(of: statements, in: serverURL())
     }
 
-    /// The rows a query gives, each column as text (cast other columns in the query: `count(*)::text`; any other type
-    /// throws); NULL is nil.
-    public static func rows(_ url: String, _ sql: String) throws -> [[String?]] {
-        let database = try PostgresCatalogDatabase(url: url, logger: logger)
+    /// Runs statements, one by one, in the database `url` names.
+    public static func execute(in url: String, _ statements: String...) throws {
+        _ = try results(of: statements, in: url)
+    }
+
+    /// The rows a query gives in the database `url` names, each column as text (cast other types in the query:
+    /// `count(*)::text`; any other type throws); NULL is nil.
+    public static func rows(in url: String, _ query: String) throws -> [[String?]] {
+        try results(of: [query], in: url)[0].rows.map { row in try row.map { cell in try cell.decode(String?.self) } }
+    }
+
+    /// The first column of a query's first row, as ``rows(in:_:)`` gives it.
+    public static func value(in url: String, _ query: String) throws -> String? {
+        try rows(in: url, query).first?.first ?? nil
+    }
+
+    /// Each statement's result, run one by one on a connection of their own.
+    private static func results(of statements: [String], in url: String) throws -> [PostgresQueryResult] {
+        let database = try PostgresCatalogDatabase(url: url)
         let connection = try PostgresConnection.connect(
-            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: database.configuration, id: 0, logger: logger
+            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: database.configuration, id: 0, logger: database.logger
         ).wait()
         defer { _ = try? (connection.close() as EventLoopFuture<Void>).wait() }
-        let result = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait()
-        return try result.rows.map { row in try row.map { cell in try cell.decode(String?.self) } }
+        return try statements.map { statement in
+            try connection.query(PostgresQuery(unsafeSQL: statement), logger: database.logger).wait()
+        }
     }
 
-    /// The first column of the first row (see ``rows(_:_:)``).
-    public static func value(_ url: String, _ sql: String) throws -> String? {
-        try rows(url, sql).first?.first ?? nil
+    /// The test server's URL.
+    public static func serverURL() throws -> String {
+        guard let url = ProcessInfo.processInfo.environment["HOARD_TEST_POSTGRES"] else { throw Missing() }
+        return url
     }
 }

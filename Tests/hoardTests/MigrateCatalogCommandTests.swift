@@ -42,7 +42,7 @@ struct MigrateCatalogCommandTests {
     /// Every table's row count in a PostgreSQL catalog.
     static func counts(_ url: String, _ tables: [String]) throws -> [String: String] {
         try Dictionary(uniqueKeysWithValues: tables.map { table in
-            (table, try TestPostgres.value(url, "SELECT count(*)::text FROM \"\(table)\"") ?? "")
+            (table, try TestPostgres.value(in: url, "SELECT count(*)::text FROM \"\(table)\"") ?? "")
         })
     }
 
@@ -73,23 +73,23 @@ struct MigrateCatalogCommandTests {
         #expect(report["rows"] as? Int == counts.filter { !["accessChange", "packVersionKind"].contains($0.key) }.values.reduce(0, +))
 
         // Values: a quota, a boolean, NULL apart from empty text, a time to the millisecond.
-        #expect(try TestPostgres.value(url, #"SELECT "quotaBytes"::text FROM "group" WHERE name = 'dragons'"#) == "2000000")
-        #expect(try TestPostgres.rows(url, #"SELECT "isAdmin"::text, role FROM token"#) == [["false", "member"]])
-        #expect(try TestPostgres.rows(url, #"SELECT coalesce(views, 'NULL') FROM "sessionEvent" ORDER BY seq"#) == [["NULL"], [""]])
-        #expect(try TestPostgres.value(url, "SELECT (name IS NULL)::text FROM share") == "true")
+        #expect(try TestPostgres.value(in: url, #"SELECT "quotaBytes"::text FROM "group" WHERE name = 'dragons'"#) == "2000000")
+        #expect(try TestPostgres.rows(in: url, #"SELECT "isAdmin"::text, role FROM token"#) == [["false", "member"]])
+        #expect(try TestPostgres.rows(in: url, #"SELECT coalesce(views, 'NULL') FROM "sessionEvent" ORDER BY seq"#) == [["NULL"], [""]])
+        #expect(try TestPostgres.value(in: url, "SELECT (name IS NULL)::text FROM share") == "true")
         for group in try source.groups() {
             let milliseconds = Int64((group.createdAt.timeIntervalSince1970 * 1000).rounded())
-            #expect(try TestPostgres.value(url, """
+            #expect(try TestPostgres.value(in: url, """
                 SELECT floor(extract(epoch FROM "createdAt") * 1000)::bigint::text FROM "group" WHERE name = '\(group.name)'
                 """) == String(milliseconds))
         }
         // The triggers' counts are the memberships'; ids go on past the deleted pack's.
-        #expect(try TestPostgres.value(url, """
+        #expect(try TestPostgres.value(in: url, """
             SELECT count(*)::text FROM (SELECT "packVersionId", kind, count(*) AS n FROM "packVersionAsset" GROUP BY 1, 2) m
                 FULL JOIN "packVersionKind" k USING ("packVersionId", kind) WHERE m.n IS DISTINCT FROM k."assetCount"
             """) == "0")
-        #expect(try TestPostgres.value(url, "SELECT nextval(pg_get_serial_sequence('pack', 'id'))::text") == "3")
-        #expect(try TestPostgres.value(url, #"SELECT nextval(pg_get_serial_sequence('"group"', 'id'))::text"#) == "3")
+        #expect(try TestPostgres.value(in: url, "SELECT nextval(pg_get_serial_sequence('pack', 'id'))::text") == "3")
+        #expect(try TestPostgres.value(in: url, #"SELECT nextval(pg_get_serial_sequence('"group"', 'id'))::text"#) == "3")
 
         // A second copy into the same database: refused, nothing changed.
         let before = try Self.counts(url, Array(counts.keys))
@@ -104,12 +104,12 @@ struct MigrateCatalogCommandTests {
         defer { try? FileManager.default.removeItem(atPath: data) }
         _ = try SQLiteCatalog(path: data + "/catalog.sqlite")
         let url = try TestPostgres.newDatabase()
-        try TestPostgres.execute(url, "CREATE TABLE notes (line text)")
-        try TestPostgres.execute(url, "INSERT INTO notes VALUES ('keep me')")
+        try TestPostgres.execute(in: url, "CREATE TABLE notes (line text)")
+        try TestPostgres.execute(in: url, "INSERT INTO notes VALUES ('keep me')")
         let result = try CLI.run(["migrate-catalog", "--to", url, "--data-dir", data])
         #expect(result.status != 0)
         #expect(result.stderr.contains("is not empty (rows in notes)"), "\(result.stderr)")
-        #expect(try TestPostgres.value(url, "SELECT (to_regclass('schema_migrations') IS NULL)::text") == "true")
+        #expect(try TestPostgres.value(in: url, "SELECT (to_regclass('schema_migrations') IS NULL)::text") == "true")
     }
 
     /// A target that changes what it is given (a trigger here; a wrong conversion alike): the comparison finds the
@@ -126,8 +126,8 @@ struct MigrateCatalogCommandTests {
         #expect(try CLI.run(["token", "create", "--group", "default", "--data-dir", data]).status == 0)
         let url = try TestPostgres.newDatabase()
         try PostgresCatalog(url: url).close()
-        try TestPostgres.execute(url, "CREATE FUNCTION tamper() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \(change); RETURN NEW; END $$")
-        try TestPostgres.execute(url, "CREATE TRIGGER tamper BEFORE INSERT ON \"\(table)\" FOR EACH ROW EXECUTE FUNCTION tamper()")
+        try TestPostgres.execute(in: url, "CREATE FUNCTION tamper() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \(change); RETURN NEW; END $$")
+        try TestPostgres.execute(in: url, "CREATE TRIGGER tamper BEFORE INSERT ON \"\(table)\" FOR EACH ROW EXECUTE FUNCTION tamper()")
         let result = try CLI.run(["migrate-catalog", "--to", url, "--data-dir", data])
         #expect(result.status != 0)
         #expect(result.stderr.contains("the copy of \(table) does not match") && result.stderr.contains("nothing was written"), "\(result.stderr)")
