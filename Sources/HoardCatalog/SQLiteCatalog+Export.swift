@@ -22,7 +22,7 @@ public struct StoredTable: Sendable, Hashable {
 /// read through it sees the same committed state. It is valid only inside the closure it was given to.
 public struct CatalogExport {
     let db: Database
-    /// The migrations the catalog has, in the order they were applied.
+    /// The migrations the catalog has: those this Hoard knows in their order, then any others (a newer Hoard's) by name.
     public let migrations: [String]
     /// Its tables: all but SQLite's own, GRDB's `grdb_migrations`, and full-text indexes with their shadow tables
     /// (what a copy carries; the other database builds its own indexes).
@@ -86,7 +86,10 @@ extension SQLiteCatalog {
     /// throws passes through, any other error becomes one.
     public func export<T>(_ body: (CatalogExport) throws -> T) throws(CatalogError) -> T {
         try read { db in
-            let migrations = try Self.migrator.appliedMigrations(db)
+            // GRDB's `appliedMigrations` lists known migrations only; a newer Hoard's must show too.
+            let applied = try Self.migrator.appliedIdentifiers(db)
+            let known = Self.migrator.migrations
+            let migrations = known.filter(applied.contains) + applied.subtracting(known).sorted()
             let virtual = try String.fetchAll(db, sql: """
                 SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'
                 """)

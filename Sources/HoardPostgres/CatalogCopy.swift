@@ -8,7 +8,7 @@ import PostgresNIO
 /// The order, each step refusing with nothing copied:
 /// 1. the target holds no rows (checked before its schema is migrated, and again in the copy's transaction);
 /// 2. the source's migrations are exactly those this Hoard knows (``SQLiteCatalog`` brings an older file up to date
-///    when it opens it), and so are the target's;
+///    when it opens it), and the target's all of ``PostgresSchema/migrations`` (their twins and PostgreSQL's own);
 /// 3. in one transaction, every target table locked against writers (`EXCLUSIVE`): each table's rows in foreign-key
 ///    order (read from pg_constraint), in batches of `unnest`ed arrays, converted by the target column's type
 ///    (``ColumnType``). SQLite's own tables, GRDB's migrations and the full-text indexes are not copied (PostgreSQL
@@ -83,8 +83,8 @@ public struct CatalogCopy: Sendable {
         try tx.query(PostgresQuery(unsafeSQL: "LOCK TABLE \(tables.keys.sorted().map(Self.quoted).joined(separator: ", ")) IN EXCLUSIVE MODE"))
         try refuseRows(tx, tables.keys)
         let applied = try tx.values("SELECT name FROM schema_migrations", as: String.self)
-        guard applied.sorted() == export.migrations.sorted() else {
-            throw CatalogError(.database, "the catalog at \(target.displayURL) has other migrations than the SQLite catalog; upgrade Hoard")
+        guard applied.sorted() == PostgresSchema.migrations.map(\.name).sorted() else {
+            throw CatalogError(.database, "the catalog at \(target.displayURL) has other migrations than this Hoard's; upgrade Hoard")
         }
         let sources = try Self.pairTables(export.tables, tables)
         let filled = Set(Self.triggerFilledTables.map(\.table))

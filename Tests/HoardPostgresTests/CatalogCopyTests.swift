@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import HoardCatalog
 import Testing
 
@@ -22,6 +23,19 @@ import Testing
         for text in ["yesterday", "2026-13-01 00:00:00", "2026-11-26 06:10:00.", "2026-11-26 06:10:00+02:00", "2026-11-26 25:00", ""] {
             #expect(CatalogCopy.unixMilliseconds(text) == nil, "\(text)")
         }
+    }
+
+    @Test func aCatalogANewerHoardMigratedIsRefused() throws {
+        let path = NSTemporaryDirectory() + "hoard-newer-\(UUID().uuidString).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        _ = try SQLiteCatalog(path: path)
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-future')") }
+        try queue.close()
+        let catalog = try SQLiteCatalog(path: path)
+        let error = #expect(throws: CatalogError.self) { try catalog.export { try CatalogCopy.checkMigrations(of: $0) } }
+        #expect(error?.message.contains("'v99-future', which this Hoard does not know: upgrade Hoard") == true, "\(String(describing: error))")
+        #expect(throws: Never.self) { try SQLiteCatalog.inMemory().export { try CatalogCopy.checkMigrations(of: $0) } }
     }
 
     @Test func tablesComeAfterTheTablesTheirForeignKeysNameAndACycleIsRefused() throws {
