@@ -91,6 +91,14 @@ struct MigrateCatalogCommandTests {
         #expect(try TestPostgres.value(in: url, "SELECT nextval(pg_get_serial_sequence('pack', 'id'))::text") == "3")
         #expect(try TestPostgres.value(in: url, #"SELECT nextval(pg_get_serial_sequence('"group"', 'id'))::text"#) == "3")
 
+        // The commands read the same catalog from either backend.
+        for command in [["packs", "--json"], ["assets", "--json"]] {
+            let embedded = try CLI.run(command + ["--data-dir", data])
+            let shared = try CLI.run(command + ["--data-dir", data, "--catalog", url])
+            #expect(embedded.status == 0 && shared.status == 0, "\(shared.stderr)")
+            #expect(shared.stdout == embedded.stdout, "\(command[0]) lists the same from PostgreSQL as from SQLite")
+        }
+
         // A second copy into the same database: refused, nothing changed.
         let before = try Self.counts(url, Array(counts.keys))
         let again = try CLI.run(["migrate-catalog", "--to", url, "--data-dir", data])
