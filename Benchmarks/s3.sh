@@ -30,12 +30,14 @@ if [ -z "$HOARD" ]; then
 fi
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/hoard-s3-bench.XXXXXX")
+# Beside WORK, not in it: PostgreSQL runs as its own user when we are root, and WORK is ours alone.
+PGDIR="${TMPDIR:-/tmp}/hoard-s3-bench-pg-$$"
 LOCAL_PORT=18490 S3_PORT=18491
 cleanup() {
   [ -n "${LOCAL_PID:-}" ] && kill "$LOCAL_PID" 2>/dev/null || true
   [ -n "${S3_PID:-}" ] && kill "$S3_PID" 2>/dev/null || true
   tools/s3-server.sh stop "$WORK/s3" >/dev/null 2>&1 || true
-  HOARD_POSTGRES_DIR="$WORK/pg" tools/postgres.sh stop >/dev/null 2>&1 || true
+  HOARD_POSTGRES_DIR="$PGDIR" tools/postgres.sh stop >/dev/null 2>&1 || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -114,7 +116,7 @@ if [ -n "$IMPORT" ]; then
   mkdir -p Benchmarks/out
   [ -f "$PACK" ] || python3 tools/make-packs.py --bench "$PACK" --files 2000 --total-mb 300
   NOGEN="--plugin hoard.generate-lods=off"
-  PG=$(HOARD_POSTGRES_DIR="$WORK/pg" tools/postgres.sh start | tail -n 1)
+  PG=$(HOARD_POSTGRES_DIR="$PGDIR" tools/postgres.sh start | tail -n 1)
   PGSERVER=${PG%/*}
   echo "== import of $(du -h "$PACK" | cut -f1), $ROUNDS interleaved rounds: local files, S3, PostgreSQL, PostgreSQL + S3" \
     "(a new bucket and database each run)"

@@ -304,17 +304,23 @@ public final class AccessIndex: Sendable {
         if let known = state.withLockedValue({ $0.knownTokens[token] }) { return known }
         let hash = Hoard.hashToken(token)
         if let principal = known(token, hash: hash) { return principal }
+        guard catchUpOnMiss() else { return nil }
+        return known(token, hash: hash)
+    }
+
+    /// Reads the change log for something another server may have written a moment ago (a token, a pack), at most
+    /// once per ``missCatchUpInterval``: true when it applied changes.
+    private func catchUpOnMiss() -> Bool {
         let now = NIODeadline.now()
         let due = lastMissCatchUp.withLockedValue { last in
             guard now - last >= Self.missCatchUpInterval else { return false }
             last = now
             return true
         }
-        guard due, (try? catchUpBlocking()) == true else { return nil }
-        return known(token, hash: hash)
+        return due && (try? catchUpBlocking()) == true
     }
 
-    /// How often a token the index does not hold may make it read the change log.
+    /// How often something the index does not hold may make it read the change log.
     static let missCatchUpInterval = TimeAmount.milliseconds(100)
 
     /// The principal of a token hash the index holds, remembered under the token.
@@ -348,6 +354,9 @@ public final class AccessIndex: Sendable {
         guard !missing.isEmpty else { return answers.map { $0 ?? nil } }
         let generation = state.withLockedValue { $0.generation }
         let fetched = (try? catalog.blobOwners(missing)) ?? [:]
+        // A blob of a pack this index has not heard of: the pack was made a moment ago, through another server.
+        let packs = Set(fetched.values.flatMap(\.packs))
+        if !packs.isEmpty, state.withLockedValue({ state in packs.contains { state.packs[$0] == nil } }) { _ = catchUpOnMiss() }
         return state.withLockedValue { state in
             let keep = state.generation == generation
             for (index, digest) in digests.enumerated() where answers[index] == nil {
