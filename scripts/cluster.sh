@@ -37,6 +37,7 @@ nginx_conf() { # DIR PORT UPSTREAM...
   done
   cat <<CONF
 worker_processes 2;
+user $(id -un);
 pid $dir/nginx.pid;
 error_log $dir/nginx-error.log warn;
 events { worker_connections 4096; }
