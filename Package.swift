@@ -140,7 +140,7 @@ let package = Package(
                 "HoardCatalog", "HoardRepository", "HoardServer", "HoardClient", "HoardImaging", "HoardPlugins",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                "HoardClientNIO", "CHoardSystem", "HoardStore", "HoardS3",
+                "HoardClientNIO", "CHoardSystem", "HoardStore", "HoardS3", "HoardPostgres",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),

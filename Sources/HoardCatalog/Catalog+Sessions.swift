@@ -92,6 +92,13 @@ public struct LoggedEvent: Sendable, Hashable {
     public var body: String
     /// What participants are sent instead, when not all of them are sent `body`.
     public var views: String?
+
+    /// An event as logged.
+    public init(seq: Int64, body: String, views: String?) {
+        self.seq = seq
+        self.body = body
+        self.views = views
+    }
 }
 
 /// What a map's references resolve to: assets (with their variants), other blobs, and what is missing.

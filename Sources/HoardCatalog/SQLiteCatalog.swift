@@ -170,6 +170,8 @@ public typealias CatalogError = CodedError<CatalogFailure>
 public enum CatalogFailure: String, Sendable, Hashable {
     /// The database failed or is unreadable.
     case database = "STORAGE_FAILURE"
+    /// The database cannot be reached (a PostgreSQL server down, or the connection broke): nothing was written.
+    case unavailable = "CATALOG_UNAVAILABLE"
     /// The write contradicts what is recorded (another group's pack, a version with other content).
     case conflict = "PACK_CONFLICT"
     /// A named thing does not exist.

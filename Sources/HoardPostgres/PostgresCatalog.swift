@@ -20,12 +20,15 @@ public final class PostgresCatalog: Sendable {
     public let database: PostgresCatalogDatabase
     let pool: PostgresPool
     let logger: Logger
+    /// What other replicas log in sessions: a LISTEN on its own connection, run by the server.
+    public let sessionEventFeed: (any SessionEventFeed)?
 
     /// Connects to `database`, migrating its schema when it lacks migrations; at most `connections` at once.
     public init(_ database: PostgresCatalogDatabase, connections: Int = 8) throws(PostgresCatalogError) {
         self.database = database
         self.logger = database.logger
         self.pool = PostgresPool(database, size: connections)
+        self.sessionEventFeed = SessionEventListener(database: database)
         try pool.migrate()
     }
 
@@ -125,7 +128,7 @@ final class PostgresPool: Sendable {
         do {
             connection = try checkOut()
         } catch {
-            throw CatalogError(.database, "\(error.message)", causedBy: error)
+            throw CatalogError(.unavailable, error.message, causedBy: error)
         }
         let transaction = PostgresTransaction(connection: connection, logger: database.logger)
         var healthy = true
@@ -154,7 +157,7 @@ final class PostgresPool: Sendable {
         case "55P03", "57014":
             return CatalogError(.database, "\(what): the catalog stayed busy; nothing was written, retry", cause: words)
         case "":
-            return CatalogError(.database, "\(what): the connection to PostgreSQL broke; retry when it is back", cause: words)
+            return CatalogError(.unavailable, "\(what): the connection to PostgreSQL broke; retry when it is back", cause: words)
         default:
             return CatalogError(.database, what, cause: words)
         }
@@ -207,6 +210,11 @@ final class PostgresPool: Sendable {
         available.unlock()
     }
 
+    /// A connection outside the pool, for a session-long state such as an advisory lock; the caller closes it.
+    func openDedicated() throws(PostgresCatalogError) -> PostgresConnection {
+        try open()
+    }
+
     private func open() throws(PostgresCatalogError) -> PostgresConnection {
         do {
             return try PostgresConnection.connect(
@@ -229,6 +237,42 @@ final class PostgresPool: Sendable {
 }
 
 extension PostgresCatalog {
+    /// The collection lock: a session advisory lock on a connection of its own, released when it closes (also when
+    /// this process dies, as PostgreSQL ends its session).
+    public func collectionLock() throws(CatalogError) -> CatalogLock? {
+        let connection: PostgresConnection
+        do {
+            connection = try pool.openDedicated()
+        } catch {
+            throw CatalogError(.unavailable, error.message, causedBy: error)
+        }
+        let taken: Bool
+        do {
+            taken = try PostgresTransaction(connection: connection, logger: logger)
+                .value("SELECT pg_try_advisory_lock(\(PostgresCatalog.collectionLockKey))", as: Bool.self) ?? false
+        } catch {
+            _ = try? (connection.close() as EventLoopFuture<Void>).wait()
+            throw PostgresPool.catalogError("cannot take the garbage collection lock", error)
+        }
+        guard taken else {
+            _ = try? (connection.close() as EventLoopFuture<Void>).wait()
+            throw CatalogError(.conflict, "another replica is collecting garbage now; run gc again when it is done")
+        }
+        return AdvisoryLock(connection: connection)
+    }
+
+    /// The advisory lock key of garbage collection ("hoardgc" in ASCII).
+    static let collectionLockKey: Int64 = 0x68_6F61_7264_6763
+
+    /// A held session advisory lock: closing its connection releases it.
+    struct AdvisoryLock: CatalogLock {
+        let connection: PostgresConnection
+
+        func release() {
+            _ = try? (connection.close() as EventLoopFuture<Void>).wait()
+        }
+    }
+
     /// The error of a call not yet written for PostgreSQL.
     static func pending(_ call: String) -> CatalogError {
         CatalogError(.database, "\(call) is not available on the PostgreSQL catalog yet; use the embedded catalog")

@@ -1,3 +1,4 @@
+import HoardCatalog
 import Logging
 import PostgresNIO
 
@@ -131,6 +132,15 @@ public actor SessionEventListener {
         init?(payload: String) {
             guard let space = payload.firstIndex(of: " "), let seq = Int64(payload[..<space]) else { return nil }
             self.init(session: String(payload[payload.index(after: space)...]), seq: seq)
+        }
+    }
+}
+
+extension SessionEventListener: SessionEventFeed {
+    /// Delivers events as the catalog's ``LoggedEvent``s, connecting again 200 ms after a failure.
+    public func run(deliver: @escaping @Sendable (_ session: String, _ event: LoggedEvent) async -> Void) async {
+        await run(retryDelay: .milliseconds(200)) { event in
+            await deliver(event.session, LoggedEvent(seq: event.seq, body: event.body, views: event.views))
         }
     }
 }

@@ -69,10 +69,13 @@ public struct Hoard: Sendable {
         try await StoreAuditor(store: store, catalog: catalog).verify(progress: progress)
     }
 
-    /// Removes blobs nothing references, holding the data directory's exclusive lock so no import is half-way.
+    /// Removes blobs nothing references, holding the data directory's exclusive lock so no import is half-way, and
+    /// the catalog's collection lock so no other replica collects at the same time.
     /// Blobs on disk but not in the catalog, staging folders and spooled uploads are removed only once older than `grace`.
     public func collectGarbage(grace: TimeInterval = 3600) async throws -> GarbageReport {
         try await directory.withLock(exclusive: true) {
+            let held = try catalog.collectionLock()
+            defer { held?.release() }
             var report = try await StoreAuditor(store: store, catalog: catalog).collectGarbage(grace: grace)
             report.staleUploads = directory.removeStaleUploads(olderThan: grace)
             return report

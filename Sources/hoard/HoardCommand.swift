@@ -3,6 +3,7 @@ import Foundation
 import HoardCatalog
 import HoardCore
 import HoardImaging
+import HoardPostgres
 import HoardRepository
 import HoardPlugins
 import HoardS3
@@ -43,6 +44,14 @@ struct DataOptions: ParsableArguments {
         help: ArgumentHelp("Turn a plugin on or off for every pack unless its pack.json says otherwise, e.g. hoard.generate-lods=off (repeatable).",
                            valueName: "ID=on|off"))
     var pluginChoices: [String] = []
+
+    @Option(
+        name: .customLong("catalog"),
+        help: ArgumentHelp(
+            "Where the catalog lives: DIR/catalog.sqlite (the default), another SQLite file, or postgres://USER[:PASSWORD]@HOST:PORT/DB, "
+                + "which several replicas may share (or $HOARD_CATALOG).",
+            valueName: "URL|PATH"))
+    var catalog: String? = ProcessInfo.processInfo.environment["HOARD_CATALOG"]
 
     @Option(
         name: .customLong("blob-store"),
@@ -113,11 +122,32 @@ struct DataOptions: ParsableArguments {
             case let location?:
                 throw ValidationError("--blob-store takes s3://BUCKET[/PREFIX], or nothing for DIR/blobs; not '\(location)'")
             }
-            return Hoard(directory: directory, store: store, catalog: try SQLiteCatalog(path: directory.catalogPath), registry: registry)
+            return Hoard(directory: directory, store: store, catalog: try openCatalog(directory), registry: registry)
         } catch let error as ValidationError {
+            throw error
+        } catch let error as CLIError {
             throw error
         } catch {
             throw CLIError("cannot open the data directory '\(dataDirectory)'\(blobStore.map { " with the blob store \($0)" } ?? ""): \(error)")
+        }
+    }
+
+    /// The catalog `--catalog` names: the data directory's SQLite file by default, another SQLite file, or a
+    /// PostgreSQL database (migrated now when it lacks migrations).
+    func openCatalog(_ directory: DataDirectory) throws -> Catalog {
+        switch catalog {
+        case nil, "":
+            return try SQLiteCatalog(path: directory.catalogPath)
+        case let url? where url.hasPrefix("postgres://") || url.hasPrefix("postgresql://"):
+            do {
+                return try PostgresCatalog(url: url)
+            } catch {
+                throw CLIError("cannot open the catalog: \(error)")
+            }
+        case let url? where url.contains("://"):
+            throw ValidationError("--catalog takes postgres://USER@HOST:PORT/DB or a SQLite file's path, not '\(url)'")
+        case let path?:
+            return try SQLiteCatalog(path: path)
         }
     }
 }

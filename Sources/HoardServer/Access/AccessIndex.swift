@@ -4,6 +4,7 @@ import HoardCore
 import HoardRepository
 import Logging
 import NIOConcurrencyHelpers
+import NIOCore
 import NIOPosix
 import ServiceLifecycle
 
@@ -32,6 +33,8 @@ public final class AccessIndex: Sendable {
     private let thread: NIOThreadPool
     /// One catch-up or self-check at a time, so changes apply in log order.
     private let updating = NIOLock()
+    /// When a token the index did not hold last made it read the change log.
+    private let lastMissCatchUp = NIOLockedValueBox(NIODeadline.uptimeNanoseconds(0))
 
     private struct State {
         var packs: [Int64: PackAccess]
@@ -252,11 +255,29 @@ public final class AccessIndex: Sendable {
         state.withLockedValue { state in state.sessions[session, default: []].formUnion(digests) }
     }
 
-    /// The principal a bearer token stands for, or nil.
+    /// The principal a bearer token stands for, or nil. A token the index does not hold may have been made a moment ago
+    /// by another process sharing the catalog: the change log is read first (at most once per ``missCatchUpInterval``,
+    /// so a flood of wrong tokens costs no more).
     public func principal(forToken token: String) -> Principal? {
         if let known = state.withLockedValue({ $0.knownTokens[token] }) { return known }
         let hash = Hoard.hashToken(token)
-        return state.withLockedValue { state in
+        if let principal = known(token, hash: hash) { return principal }
+        let now = NIODeadline.now()
+        let due = lastMissCatchUp.withLockedValue { last in
+            guard now - last >= Self.missCatchUpInterval else { return false }
+            last = now
+            return true
+        }
+        guard due, (try? catchUpBlocking()) == true else { return nil }
+        return known(token, hash: hash)
+    }
+
+    /// How often a token the index does not hold may make it read the change log.
+    static let missCatchUpInterval = TimeAmount.milliseconds(100)
+
+    /// The principal of a token hash the index holds, remembered under the token.
+    private func known(_ token: String, hash: String) -> Principal? {
+        state.withLockedValue { state in
             guard let principal = state.principals[hash] else { return nil }
             if state.knownTokens.count >= 4096 { state.knownTokens.removeAll(keepingCapacity: true) }
             state.knownTokens[token] = principal

@@ -105,12 +105,20 @@ public struct APIError: HTTPResponseError, Sendable {
     }
     /// The blob store cannot be reached, or refuses the server's credentials (an S3 service down or misconfigured):
     /// nothing was stored.
-    public static func storageUnavailable() -> APIError {
-        var error = APIError(
-            "STORAGE_UNAVAILABLE", .serviceUnavailable,
-            "the server's blob store cannot be reached right now; nothing was stored; retry later or tell an admin, the error was logged")
+    public static func storageUnavailable(
+        _ code: String = "STORAGE_UNAVAILABLE",
+        _ message: String = "the server's blob store cannot be reached right now; nothing was stored; retry later or tell an admin, "
+            + "the error was logged"
+    ) -> APIError {
+        var error = APIError(code, .serviceUnavailable, message)
         error.headers[.retryAfter] = "5"
         return error
+    }
+    /// The catalog's database cannot be reached (a PostgreSQL server down): nothing was stored.
+    public static func catalogUnavailable() -> APIError {
+        storageUnavailable(
+            "CATALOG_UNAVAILABLE",
+            "the server's catalog database cannot be reached right now; nothing was stored; retry later or tell an admin, the error was logged")
     }
     /// A WebSocket upgrade to a version other than 13: the answer names the version the server speaks.
     public static func upgradeRequired() -> APIError {
@@ -190,6 +198,9 @@ enum ErrorMapping {
             return .tooLarge("the JSON body is over its limit of \(HoardRequestContext.maxJSONBody >> 20) MiB (a map's: \(SessionRoutes.maxMapBody >> 20) MiB)")
         case let error as CatalogError where error.code == .invalid:
             return .badRequest(error.message)
+        case let error as CatalogError where error.code == .unavailable:
+            logger.error("the catalog is unavailable", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            return .catalogUnavailable()
         case let error as CatalogError where error.code == .database:
             logger.error("catalog failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             return .storageFailure()

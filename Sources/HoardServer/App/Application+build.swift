@@ -33,6 +33,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     await hub.loadAll()
     let (router, _) = buildRouter(
         hoard: hoard, access: access, metrics: metrics, reader: reader, limiter: limiter, hub: hub, configuration: configuration)
+    // Replicas sharing the catalog apply each other's session events as they commit.
+    let follower = hoard.catalog.sessionEventFeed.map { SessionFollowService(feed: $0, hub: hub) as any Service }
     let refresher = AccessRefreshService(
         index: access, logger: logger, interval: configuration.refreshInterval, checkInterval: configuration.accessCheckInterval)
     let serverName = "Hoard"
@@ -65,7 +67,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         server: server,
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: serverName, backlog: configuration.backlog),
-        services: [refresher] + metricsService(configuration, metrics: metrics, logger: logger) + (reloader.map { [$0] } ?? []),
+        services: [refresher] + (follower.map { [$0] } ?? []) + metricsService(configuration, metrics: metrics, logger: logger) + (reloader.map { [$0] } ?? []),
         onServerRunning: { channel in
             logger.info("Hoard is serving", metadata: [
                 "url": "\(configuration.certificates == nil ? "http" : "https")://\(configuration.host):\(channel.localAddress?.port ?? configuration.port)",

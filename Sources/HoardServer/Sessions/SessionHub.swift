@@ -9,6 +9,11 @@ import NIOConcurrencyHelpers
 /// their view holds, so a client that reconnects with its last sequence number gets exactly what it missed, and a
 /// restart loses nothing.
 ///
+/// Replicas sharing one catalog keep the same tables: an event is logged only at the session's next sequence number
+/// (the catalog refuses a number another replica took, ``SequenceTaken``), and each replica applies and sends on the
+/// events others log, which the catalog's ``SessionEventFeed`` delivers (``receive(session:event:)``). An op decided on a
+/// table that was behind is decided again once the table has caught up, so two replicas never both grant one grab.
+///
 /// A session's state is its base map (a blob) plus the ops logged after it; every ``foldEvery`` events, and when its
 /// last socket closes, the state is stored as a new base map (a *fold*) and the log is cut to the ``foldEvery``
 /// events before the base, so a join never replays more than that and a reconnection can still continue exactly.
@@ -36,6 +41,8 @@ actor SessionHub {
         var uploads: [Digest: String] = [:]
         /// Whether a fold is being stored.
         var isFolding = false
+        /// Whether the state is being read again (another replica replaced the map, or the log moved past it).
+        var isReloading = false
         /// For each piece of art the table has shown, the blobs that show it (an asset's descriptor, variants and
         /// renditions): asked of the catalog once per digest.
         var blobsOfArt: [Digest: Set<Digest>] = [:]
@@ -109,6 +116,10 @@ actor SessionHub {
             live.lastSeq = max(live.lastSeq, current.lastSeq)
             for upload in try catalog.participantUploads(session: id) { live.uploads[upload.digest] = upload.participant }
             sessions[id] = live
+            if let feed = catalog.sessionEventFeed {
+                let seq = live.lastSeq
+                Task { await feed.follow(session: id, after: seq) }
+            }
             try updateVisibleArt(id)
             // Glimpses whose timers died with the previous process end now.
             for token in live.table.glimpses.keys { Task { await self.endGlimpse(session: id, token: token, numbers: nil) } }
@@ -306,6 +317,29 @@ actor SessionHub {
     ) async throws -> Outcome {
         try await load(id)
         if link?.isDropped == true { return .ignored }
+        return try decided(session: id) {
+            try applyNow(session: id, op: op, opId: opId, from: participantId, as: actor, manifest: manifest)
+        }
+    }
+
+    /// Runs a decision on the session's table until it is logged: when another replica logged an event first, the
+    /// table catches up and `decide` runs again on it.
+    private func decided<T>(session id: String, _ decide: () throws -> T) throws -> T {
+        for _ in 0..<16 {
+            do {
+                return try decide()
+            } catch is SequenceTaken {
+                try catchUp(id)
+            }
+        }
+        throw APIError.storageUnavailable("SESSION_BUSY", "session \(id) is changing too fast on other servers; send again")
+    }
+
+    /// ``apply(session:op:opId:from:as:manifest:link:)`` on the table as it is now.
+    private func applyNow(
+        session id: String, op: TableOp, opId: String?, from participantId: String, as actor: Table.Actor,
+        manifest: ([Digest]) throws -> [String: JSONValue]
+    ) throws -> Outcome {
         guard var table = sessions[id]?.table else { throw APIError.notFound("no session \(id)") }
         if let opId, sessions[id]?.recentOps[participantId]?.contains(opId) == true { return .duplicate }
         let change: Table.Change
@@ -333,10 +367,14 @@ actor SessionHub {
         let views = change.views?.map { view in
             (view.audience, view.op.map { op -> [String: JSONValue] in event.merging(["op": op.json]) { $1 } })
         }
+        let before = sessions[id]?.table
         sessions[id]?.table = table
         let seq: Int64
         do {
-            seq = try publish(session: id, event, views: views)
+            seq = try publish(session: id, event, views: views, orTakenThrow: true)
+        } catch is SequenceTaken {
+            sessions[id]?.table = before ?? table  // nothing was logged: decided again once caught up
+            throw SequenceTaken()
         } catch {
             sessions[id] = nil  // the state has an op the log lacks: read both again on next use
             throw error
@@ -405,8 +443,19 @@ actor SessionHub {
 
     /// Assigns the next sequence number, logs the event, then sends it to every socket: the host `event`, each
     /// participant the view whose audience holds them (a nil view: their whole view again), or nothing.
+    ///
+    /// When another replica logged that number first, the table catches up and the event is logged after (it does
+    /// not depend on the table), unless `orTakenThrow`: then it throws ``SequenceTaken`` for its caller to decide again.
     @discardableResult
-    func publish(session id: String, _ event: [String: JSONValue], views: [(Audience, [String: JSONValue]?)]? = nil) throws -> Int64 {
+    func publish(
+        session id: String, _ event: [String: JSONValue], views: [(Audience, [String: JSONValue]?)]? = nil, orTakenThrow: Bool = false
+    ) throws -> Int64 {
+        if orTakenThrow { return try publishOnce(session: id, event, views: views) }
+        return try decided(session: id) { try publishOnce(session: id, event, views: views) }
+    }
+
+    /// ``publish(session:_:views:orTakenThrow:)`` at the number after the table's.
+    private func publishOnce(session id: String, _ event: [String: JSONValue], views: [(Audience, [String: JSONValue]?)]?) throws -> Int64 {
         guard let live = sessions[id] else { throw APIError.notFound("no session \(id)") }
         let seq = live.lastSeq + 1
         let number = JSONValue.number(Double(seq))
@@ -420,7 +469,12 @@ actor SessionHub {
             }
             stored = String(decoding: try CanonicalJSON.encode(JSONValue.array(entries)), as: UTF8.self)
         }
-        try catalog.appendEvent(session: id, seq: seq, body: text, views: stored)
+        do {
+            try catalog.appendEvent(session: id, seq: seq, body: text, views: stored)
+        } catch {
+            if error.code == .conflict { throw SequenceTaken() }
+            throw error
+        }
         sessions[id]?.lastSeq = seq
         var slow: [UUID] = []
         for (key, connection) in live.connections {
@@ -441,6 +495,101 @@ actor SessionHub {
         // After every socket has this event: dropping publishes events of its own (release, left), which must follow.
         drop(session: id, slow)
         return seq
+    }
+
+    /// An event another replica logged, from the catalog's ``SessionEventFeed``: applied and sent on when it is the
+    /// table's next; an earlier one is this replica's own or known already; a later one means events were missed,
+    /// which are read from the log.
+    func receive(session id: String, event: LoggedEvent) {
+        guard let live = sessions[id], !live.isReloading, event.seq > live.lastSeq else { return }
+        do {
+            if event.seq == live.lastSeq + 1 {
+                try applyLogged(id, [event])
+            } else {
+                try catchUp(id)
+            }
+        } catch {
+            logger.error("cannot apply another server's session events", metadata: ["session": "\(id)", "error": "\(error)"])
+        }
+    }
+
+    /// Brings the table up to the log: the events after its number, applied and sent on as this replica's own are.
+    private func catchUp(_ id: String) throws {
+        guard let live = sessions[id], !live.isReloading else { return }
+        try applyLogged(id, try catalog.events(session: id, after: live.lastSeq))
+    }
+
+    /// Applies events logged elsewhere, in order, and sends each socket its view of them (``text(of:for:)``, as a
+    /// reconnection's backlog). A replaced map, or events no longer in the log, read the whole session again.
+    private func applyLogged(_ id: String, _ events: [LoggedEvent]) throws {
+        var slow: Set<UUID> = []
+        for event in events {
+            guard let live = sessions[id], event.seq > live.lastSeq else { continue }
+            let body = try? JSONValue(parsing: Data(event.body.utf8))
+            let type = body?["type"]?.stringValue
+            guard event.seq == live.lastSeq + 1, type != "map" else {
+                reload(id)
+                return
+            }
+            switch type {
+            case "op":
+                if let opJSON = body?["op"], let op = try? TableOp(json: opJSON) { _ = try? sessions[id]?.table.apply(op, by: .host) }
+                if let opId = body?["opId"]?.stringValue, let from = body?["from"]?.stringValue { Self.remember(opId, from, in: &sessions[id]!) }
+            case "grab":
+                if let entity = body?["entity"]?.stringValue { sessions[id]?.grabs[entity] = body?["by"]?.stringValue }
+            case "release":
+                if let entity = body?["entity"]?.stringValue { sessions[id]?.grabs[entity] = nil }
+            case "upload":
+                if let digest = body?["digest"]?.stringValue.flatMap(Digest.init), let by = body?["by"]?.stringValue {
+                    sessions[id]?.uploads[digest] = by
+                }
+            default:
+                break
+            }
+            sessions[id]?.lastSeq = event.seq
+            guard let current = sessions[id] else { return }
+            for (key, connection) in current.connections {
+                let viewer: Table.Actor = connection.isHost ? .host : .participant(connection.participantId)
+                let message: String?
+                switch try Self.text(of: event, for: viewer) {
+                case .text(let text): message = text
+                case .nothing: message = nil
+                case .wholeView: message = try snapshot(id, current, for: viewer)
+                }
+                if let message, !Self.deliver(message, to: connection) { slow.insert(key) }
+            }
+        }
+        try updateVisibleArt(id)
+        drop(session: id, Array(slow))
+        if let live = sessions[id], live.lastSeq - live.baseSeq >= Self.foldEvery { fold(id) }
+    }
+
+    /// Reads a session again (base map and log) in the background, keeping its sockets and grabs, and sends every
+    /// socket a `snapshot` of its view: for a map another replica replaced, or a log that moved past this table.
+    private func reload(_ id: String) {
+        guard let live = sessions[id], !live.isReloading else { return }
+        sessions[id]?.isReloading = true
+        Task {
+            sessions[id] = nil
+            do {
+                try await load(id)
+            } catch {
+                logger.error("cannot read a session again", metadata: ["session": "\(id)", "error": "\(error)"])
+                var kept = live
+                kept.isReloading = false
+                if sessions[id] == nil { sessions[id] = kept }
+                return
+            }
+            sessions[id]?.connections.merge(live.connections) { current, _ in current }
+            sessions[id]?.grabs.merge(live.grabs) { current, _ in current }
+            guard let fresh = sessions[id] else { return }
+            var slow: [UUID] = []
+            for (key, connection) in fresh.connections {
+                let text = try snapshot(id, fresh, for: connection.isHost ? .host : .participant(connection.participantId))
+                if !Self.deliver(text, to: connection) { slow.append(key) }
+            }
+            drop(session: id, slow)
+        }
     }
 
     /// Sends a message to one socket only (errors: not logged, no sequence number).
@@ -526,26 +675,42 @@ actor SessionHub {
 
     /// First request wins; the host may take over; everyone sees the one outcome. Returns an error code when refused.
     func grab(session id: String, entity: String, by participant: String, isHost: Bool, link: LiveLink? = nil) async throws -> String? {
-        let state = try await load(id)
+        try await load(id)
         if link?.isDropped == true { return nil }
-        if let holder = state.grabs[entity] {
-            if holder == participant { return nil }
-            if !isHost { return "GRAB_DENIED" }
+        return try decided(session: id) { () throws -> String? in
+            guard let state = sessions[id] else { throw APIError.notFound("no session \(id)") }
+            let holder = state.grabs[entity]
+            if let holder {
+                if holder == participant { return nil }
+                if !isHost { return "GRAB_DENIED" }
+            }
+            sessions[id]?.grabs[entity] = participant
+            do {
+                try publish(session: id, ["type": .string("grab"), "entity": .string(entity), "by": .string(participant)], orTakenThrow: true)
+            } catch {
+                sessions[id]?.grabs[entity] = holder
+                throw error
+            }
+            return nil
         }
-        sessions[id]?.grabs[entity] = participant
-        try publish(session: id, ["type": .string("grab"), "entity": .string(entity), "by": .string(participant)])
-        return nil
     }
 
     /// Only the holder or the host releases.
     func release(session id: String, entity: String, by participant: String, isHost: Bool, link: LiveLink? = nil) async throws -> String? {
-        let state = try await load(id)
+        try await load(id)
         if link?.isDropped == true { return nil }
-        guard let holder = state.grabs[entity] else { return nil }
-        guard holder == participant || isHost else { return "NOT_HOLDER" }
-        sessions[id]?.grabs[entity] = nil
-        try publish(session: id, ["type": .string("release"), "entity": .string(entity), "by": .string(participant)])
-        return nil
+        return try decided(session: id) { () throws -> String? in
+            guard let holder = sessions[id]?.grabs[entity] else { return nil }
+            guard holder == participant || isHost else { return "NOT_HOLDER" }
+            sessions[id]?.grabs[entity] = nil
+            do {
+                try publish(session: id, ["type": .string("release"), "entity": .string(entity), "by": .string(participant)], orTakenThrow: true)
+            } catch {
+                sessions[id]?.grabs[entity] = holder
+                throw error
+            }
+            return nil
+        }
     }
 
     /// Who is connected now.
@@ -561,6 +726,9 @@ actor SessionHub {
         String(decoding: try CanonicalJSON.encode(JSONValue.object(event)), as: UTF8.self)
     }
 }
+
+/// Another replica logged the session's next sequence number first: nothing was logged or sent.
+struct SequenceTaken: Error {}
 
 /// Where the hub reads base maps and stores folded ones.
 protocol TableStorage: Sendable {
