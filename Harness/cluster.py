@@ -5,19 +5,23 @@ promise checked by name:
 
   blob-across     a blob PUT through replica A is read through B at once (its port directly), and through nginx
   pack-across     a pack uploaded through A is listed by B, and B serves its manifest, descriptors and pictures
+  join-across     a player who joined a session made through A, joining through B, is known to A at once: A serves
+                  them the session and its art (a balancer sends their next request anywhere)
   live-across     500 ops from a host connected to A reach a player connected to B in order, no gap, no repeat
   grab-across     players on A and B grab one entity at the same moment: exactly one winner, both see the same
   wrong-secret    a replica started with a wrong S3 secret stops at once with an error naming the secret
   s3-down         the S3 service stopped: a blob PUT answers 503 STORAGE_UNAVAILABLE and records nothing; PUTs work
                   again once it is back
-  postgres-down   PostgreSQL stopped: a request that needs the catalog answers 503 with a clear error (never a hang),
+  postgres-down   PostgreSQL stopped: a request that needs the catalog answers 503 CATALOG_UNAVAILABLE (never a hang),
                   the replica stays up; it works again once PostgreSQL is back (skipped with --sqlite)
   kill-replica    kill -9 of replica A during blob uploads and live play through nginx: every upload answered 201 is
                   readable through B, an interrupted one is whole or absent; the host and the player reconnect through
                   nginx (to B) with since=<last seq> and lose nothing: every op once, in order, no gap
 
-Usage: python3 Harness/cluster.py HOARD_BINARY [CHECK ...] [--sqlite] [--keep]
-  --sqlite  one shared SQLite catalog file instead of PostgreSQL (live-across and grab-across need PostgreSQL)
+Usage: python3 Harness/cluster.py HOARD_BINARY [CHECK ...] [--sqlite] [--keep] [--cluster DIR]
+  --sqlite       one shared SQLite catalog file instead of PostgreSQL (live-across needs PostgreSQL's notices)
+  --keep         leave the cluster running at the end
+  --cluster DIR  check the cluster `scripts/cluster.sh up DIR` started instead of starting one (left running)
 Exit status 0 when every check passes. About 90 s, the cluster's start included. Standard library only.
 """
 import json, os, random, shutil, signal, subprocess, sys, tempfile, threading, time
@@ -25,7 +29,7 @@ import json, os, random, shutil, signal, subprocess, sys, tempfile, threading, t
 from harnesslib import WS, Interrupted, arguments, free_port, make_pack, request, sha256
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-CHECKS = ["blob-across", "pack-across", "live-across", "grab-across", "wrong-secret", "s3-down", "postgres-down",
+CHECKS = ["blob-across", "pack-across", "join-across", "live-across", "grab-across", "wrong-secret", "s3-down", "postgres-down",
           "kill-replica"]
 
 
@@ -34,15 +38,12 @@ class Cluster:
 
     def __init__(self, hoard, directory, sqlite):
         self.hoard, self.dir, self.sqlite = hoard, directory, sqlite
+        self.started_here = False
 
     def up(self):
         started = time.time()
-        options = ["--sqlite"] if self.sqlite else []
-        # The harness joins 100 players to a session through one replica: above the default 60 a minute.
-        up = subprocess.run([os.path.join(ROOT, "scripts", "cluster.sh"), "up", "--hoard", self.hoard, *options, self.dir,
-                             "--", "--joins-per-session", "1000"], capture_output=True, text=True)
-        if up.returncode != 0:
-            raise RuntimeError("scripts/cluster.sh up failed:\n" + up.stderr[-3000:])
+        if not os.path.exists(os.path.join(self.dir, "cluster.env")):
+            self.start()
         self.env = {}
         for line in open(os.path.join(self.dir, "cluster.env")):
             if line.startswith("export "):
@@ -50,7 +51,16 @@ class Cluster:
                 self.env[key] = value.strip("'")
         self.a, self.b, self.nginx = self.env["HOARD_CLUSTER_A"], self.env["HOARD_CLUSTER_B"], self.env["HOARD_CLUSTER_URL"]
         self.operator = self.env["HOARD_CLUSTER_TOKEN"]
+        self.sqlite = not self.env["HOARD_CATALOG"].startswith("postgres")
         return time.time() - started
+
+    def start(self):
+        options = ["--sqlite"] if self.sqlite else []
+        # The harness joins 100 players to a session through one replica: above the default 60 a minute.
+        up = subprocess.run([os.path.join(ROOT, "scripts", "cluster.sh"), "up", "--hoard", self.hoard, *options, self.dir,
+                             "--", "--joins-per-session", "1000"], capture_output=True, text=True)
+        if up.returncode != 0:
+            raise RuntimeError("scripts/cluster.sh up failed:\n" + up.stderr[-3000:])
 
     def down(self):
         subprocess.run([os.path.join(ROOT, "scripts", "cluster.sh"), "down", self.dir], capture_output=True)
@@ -80,12 +90,13 @@ class Harness:
     # ------------------------------------------------------------------------------------------ shared steps
 
     def setup(self):
-        """A group with a member (the host of every session here), known to both replicas."""
+        """A group with two members (one hosts every session here), known to both replicas."""
         c = self.cluster
         c.cli("group", "create", "harness")
         self.member = c.cli("token", "create", "--group", "harness", "--name", "gm").stdout.strip()
+        self.viewer = c.cli("token", "create", "--group", "harness", "--name", "viewer").stdout.strip()
         for base in (c.a, c.b):
-            if not wait_for(lambda: request(base, "GET", "/v1/packs", token=self.member)[0] == 200, 10):
+            if not wait_for(lambda: all(request(base, "GET", "/v1/packs", token=t)[0] == 200 for t in (self.member, self.viewer)), 10):
                 raise RuntimeError(f"{base} does not know a member token made by `hoard token create` after 10 s")
         self.art = self.put(c.a, b"\x89PNG\r\n\x1a\n" + os.urandom(200))
 
@@ -113,6 +124,16 @@ class Harness:
         answer = json.loads(body)
         return answer["participantToken"], answer["participantId"]
 
+    def read_across(self, path, token=None):
+        """GET through replica B right after a write through A: at once on PostgreSQL (the catalog's notices);
+        on a shared SQLite file within the 250 ms B takes to read the access log, so up to a second."""
+        c = self.cluster
+        answer = request(c.b, "GET", path, token=token or self.member)
+        if answer[0] != 200 and c.sqlite:
+            wait_for(lambda: request(c.b, "GET", path, token=token or self.member)[0] == 200, 1)
+            answer = request(c.b, "GET", path, token=token or self.member)
+        return answer
+
     def live(self, base, session, token, since=None):
         path = f"/v1/sessions/{session['id']}/live" + (f"?since={since}" if since is not None else "")
         ws = WS(self.cluster.port(base), path, token, timeout=15)
@@ -126,11 +147,7 @@ class Harness:
         c = self.cluster
         content = self.rng.randbytes(100_000)
         digest = self.put(c.a, content)
-        status, body = request(c.b, "GET", f"/v1/blobs/{digest}", token=self.member)
-        if status != 200 and c.sqlite:
-            # A shared SQLite file: B reads the access log every 250 ms, so "at once" means within that.
-            wait_for(lambda: request(c.b, "GET", f"/v1/blobs/{digest}", token=self.member)[0] == 200, 1)
-            status, body = request(c.b, "GET", f"/v1/blobs/{digest}", token=self.member)
+        status, body = self.read_across(f"/v1/blobs/{digest}")
         self.expect(status == 200 and body == content,
                     f"a blob PUT through A is read through B at once (B answered {status}, "
                     f"{'the same bytes' if body == content else f'{len(body)} other bytes'})")
@@ -153,7 +170,7 @@ class Harness:
 
         def fetch(digest):
             nonlocal served
-            status, body = request(c.b, "GET", f"/v1/blobs/{digest}", token=self.member)
+            status, body = self.read_across(f"/v1/blobs/{digest}")
             if status != 200 or sha256(body) != digest:
                 problems.append(f"{digest}: {status}")
                 return None
@@ -166,6 +183,18 @@ class Harness:
                 fetch(variant["digest"])
         self.expect(manifest is not None and not problems,
                     f"B serves its manifest, descriptors and pictures, each hashed ({served} blobs; problems: {problems[:3]})")
+
+    def join_across(self):
+        c = self.cluster
+        session = self.session(c.a)
+        player, _ = self.join(c.b, session, "joined through B")
+        answers = [request(c.a, "GET", f"/v1/sessions/{session['id']}", token=player)[0]]
+        if answers[0] != 200 and c.sqlite:
+            wait_for(lambda: request(c.a, "GET", f"/v1/sessions/{session['id']}", token=player)[0] == 200, 1)
+            answers.append(request(c.a, "GET", f"/v1/sessions/{session['id']}", token=player)[0])
+        self.expect(answers[-1] == 200, f"A serves the session to a player who joined through B ({answers})")
+        art = request(c.a, "GET", f"/v1/blobs/{self.art}", token=player)[0]
+        self.expect(art == 200, f"and its art ({art})")
 
     def live_across(self):
         c = self.cluster
@@ -286,8 +315,8 @@ class Harness:
                 status, body = None, str(error).encode()
             took = time.time() - started
             error = error_of(body)
-            self.expect(status == 503 and error.get("message") and took < 35,
-                        f"with PostgreSQL down a new session answers 503 in {took:.1f} s "
+            self.expect(status == 503 and error.get("code") == "CATALOG_UNAVAILABLE" and error.get("message") and took < 35,
+                        f"with PostgreSQL down a new session answers 503 CATALOG_UNAVAILABLE in {took:.1f} s "
                         f"({status} {error.get('code')}: {error.get('message', body[:200])!r})")
             alive = c.pid("b") and process_alive(c.pid("b"))
             try:
@@ -311,10 +340,12 @@ class Harness:
     def kill_replica(self):
         c = self.cluster
         session = self.session(c.nginx)
-        player, _ = self.join(c.nginx, session, "player through nginx")
-        # Both clients on A, through nginx (it alternates between the replicas), so both must reconnect.
+        self.read_across(f"/v1/sessions/{session['id']}")
+        # Both clients on A, through nginx (it alternates between the replicas), so both must reconnect. The one
+        # that listens is another member of the group (it sees the table as a participant): join-across checks
+        # the players who joined through one replica are known to the other.
         host = Client(self, session, self.member, on="a")
-        listener = Client(self, session, player, on="a")
+        listener = Client(self, session, self.viewer, on="a")
         ledger = Uploads()
         stop = threading.Event()
         uploaders = [threading.Thread(target=self.upload_loop, args=(ledger, stop, seed)) for seed in range(3)]
@@ -340,7 +371,8 @@ class Harness:
         self.expect(got == expected and not listener.gaps,
                     f"the player loses nothing: {len(got)} of {count} ops, {len(set(got))} distinct, in order: "
                     f"{got == expected}; sequence gaps {listener.gaps[:3]}; reconnections host {host.reconnections}, "
-                    f"player {listener.reconnections}, onto {sorted(set(host.replicas + listener.replicas))}")
+                    f"player {listener.reconnections}, onto {sorted(set(host.replicas + listener.replicas))}; "
+                    f"what the clients met: {(host.trouble + listener.trouble)[:4]}")
         self.expect(host.reconnections >= 1 and listener.reconnections >= 1,
                     "both clients were on A and reconnected through nginx")
         lost = [d for d in ledger.acked if request(c.b, "GET", f"/v1/blobs/{d}", token=self.member)
@@ -438,7 +470,7 @@ class Client:
         self.harness, self.session, self.token = harness, session, token
         self.lock = threading.Lock()
         self.last_seq, self.op_ids, self.answered, self.gaps = None, [], set(), []
-        self.sent, self.reconnections, self.replicas = [], 0, []
+        self.sent, self.reconnections, self.replicas, self.trouble = [], 0, [], []
         self.closed = threading.Event()
         self.connect(want=harness.cluster.env["HOARD_CLUSTER_" + on.upper()].rsplit(":", 1)[1])
         threading.Thread(target=self.read, daemon=True).start()
@@ -447,6 +479,7 @@ class Client:
         """Opens the socket through nginx; with `want`, until nginx picked that replica's port (at most 8 tries)."""
         nginx = self.harness.cluster.port(self.harness.cluster.nginx)
         path = f"/v1/sessions/{self.session['id']}/live" + (f"?since={self.last_seq}" if self.last_seq is not None else "")
+        answers = []
         for _ in range(8):
             ws = WS(nginx, path, self.token, timeout=15)
             replica = ws.header("x-hoard-replica") or "?"
@@ -454,8 +487,9 @@ class Client:
                 self.ws = ws
                 self.replicas.append(replica)
                 return
+            answers.append(f"{ws.status} from {replica}")
             ws.close()
-        raise RuntimeError(f"could not open the live channel through nginx{f' onto :{want}' if want else ''}")
+        raise RuntimeError(f"could not open the live channel through nginx{f' onto :{want}' if want else ''}: {answers}")
 
     def read(self):
         while not self.closed.is_set():
@@ -463,9 +497,10 @@ class Client:
                 message = self.ws.message()
                 if message is None:
                     raise EOFError
-            except (EOFError, OSError, ValueError):
+            except (EOFError, OSError, ValueError) as error:
                 if self.closed.is_set():
                     return
+                self.trouble.append(f"read: {type(error).__name__} {error}")
                 self.reconnect()
                 continue
             with self.lock:
@@ -492,7 +527,8 @@ class Client:
                     for op_id in [i for i in self.sent if i not in self.answered]:
                         self.ws.send(op(op_id, int(op_id.rsplit(".", 1)[1])))
                 return
-            except (OSError, RuntimeError, EOFError):
+            except (OSError, RuntimeError, EOFError) as error:
+                self.trouble.append(f"reconnect: {type(error).__name__} {error}")
                 time.sleep(0.25)
         self.closed.set()
 
@@ -561,19 +597,21 @@ def main():
     parser.add_argument("checks", nargs="*", metavar="CHECK", help=" ".join(CHECKS) + " (default: all)")
     parser.add_argument("--sqlite", action="store_true", help="one shared SQLite catalog file instead of PostgreSQL")
     parser.add_argument("--keep", action="store_true", help="leave the cluster running (its folder is printed)")
-    args = parser.parse_args()
+    parser.add_argument("--cluster", metavar="DIR", help="check a cluster scripts/cluster.sh started in DIR (left running)")
+    args = parser.parse_intermixed_args()
     checks = args.checks or CHECKS
     unknown = set(checks) - set(CHECKS)
     if unknown:
         parser.error(f"unknown checks {sorted(unknown)}; the checks are {' '.join(CHECKS)}")
     work = tempfile.mkdtemp(prefix="hoard-cluster.")
     os.chmod(work, 0o755)  # PostgreSQL runs as the postgres user when we are root
-    cluster = Cluster(os.path.abspath(args.hoard), os.path.join(work, "cluster"), args.sqlite)
+    cluster = Cluster(os.path.abspath(args.hoard), os.path.abspath(args.cluster or os.path.join(work, "cluster")), args.sqlite)
     harness = Harness(cluster)
     started = time.time()
     try:
-        print(f"cluster harness: the cluster started in {cluster.up():.1f} s "
-              f"({'a SQLite file' if args.sqlite else 'PostgreSQL'}, S3, replicas A and B, nginx)", flush=True)
+        took = cluster.up()
+        print(f"cluster harness: the cluster started in {took:.1f} s "
+              f"({'a SQLite file' if cluster.sqlite else 'PostgreSQL'}, S3, replicas A and B, nginx)", flush=True)
         harness.setup()
         for name in CHECKS:
             if name not in checks:
@@ -588,11 +626,11 @@ def main():
     except Exception as error:
         harness.expect(False, f"the cluster: {error}")
     finally:
-        if args.keep:
-            print("cluster kept:", cluster.dir, "(scripts/cluster.sh down DIR stops it)")
+        if args.keep or not cluster.started_here:
+            print("cluster left running:", cluster.dir, "(scripts/cluster.sh down DIR stops it)")
         else:
             cluster.down()
-            shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
     print(f"RESULT: {'PASS' if not harness.failures else f'FAIL ({len(harness.failures)})'} in {time.time() - started:.0f} s")
     for failure in harness.failures:
         print("  FAILED:", failure)

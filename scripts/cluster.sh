@@ -47,15 +47,20 @@ http {
   fastcgi_temp_path $dir/nginx-temp/fastcgi; uwsgi_temp_path $dir/nginx-temp/uwsgi; scgi_temp_path $dir/nginx-temp/scgi;
   # A WebSocket upgrade passes its Upgrade header on; any other request keeps its upstream connection alive.
   map \$http_upgrade \$connection_upgrade { default upgrade; '' ''; }
+  # An upgrade goes on a connection of its own: Hoard (hummingbird-websocket) upgrades only a connection's first
+  # request, and answers an upgrade on a kept-alive one with 307 and a close (a browser does not follow that).
+  map \$http_upgrade \$hoard_upstream { default hoard_live; '' hoard; }
   upstream hoard {
 $upstreams    keepalive 64;
   }
+  upstream hoard_live {
+$upstreams  }
   server {
     listen 127.0.0.1:$port;
     # Hoard enforces its own body limits (--max-pack-mb, --max-blob-mb) and says which one was passed.
     client_max_body_size 0;
     location / {
-      proxy_pass http://hoard;
+      proxy_pass http://\$hoard_upstream;
       proxy_http_version 1.1;
       proxy_set_header Upgrade \$http_upgrade;
       proxy_set_header Connection \$connection_upgrade;
