@@ -7,10 +7,10 @@ import PackageDescription
 //   archive   HoardArchive    reads zip, tar and Godot .pck archives into checked entries (the only libarchive user)
 //   store     HoardStore      content-addressed blob files: stage, hash, fsync, publish
 //             HoardS3         the same contract over S3-compatible object storage (SigV4 on AsyncHTTPClient)
-//   catalog   HoardCatalog    the SQLite catalog of packs, assets, groups, tokens, sessions (the only GRDB user)
-//             HoardPostgres   the PostgreSQL building blocks of the catalog (issue 19): connection from a URL,
-//                             the catalog schema's migrations, the sessions' event log with NOTIFY and LISTEN
-//                             (the only postgres-nio user)
+//   catalog   HoardCatalog    the catalog's contract (CatalogBackend) and its SQLite backend: packs, assets, groups,
+//                             tokens, sessions (the only GRDB user)
+//             HoardPostgres   the same contract on PostgreSQL, which replicas share: connection from a URL, the schema's
+//                             migrations, the sessions' event log with NOTIFY and LISTEN (the only postgres-nio user)
 //   hoard     HoardRepository `Hoard`, one data directory's store and catalog behind the one write path (stage, verify,
 //                             publish, record); its importer turns an archive into a pack (names, variants, derived
 //                             pictures, blobs, rows); its maintenance verifies, collects garbage and backs up.
@@ -145,17 +145,17 @@ let package = Package(
             ]
         ),
         // What several test targets share: a seeded random generator, map comparison.
-        .target(name: "HoardTestSupport", dependencies: ["HoardCore"], path: "Tests/HoardTestSupport"),
+        .target(
+            name: "HoardTestSupport",
+            dependencies: ["HoardCore", "HoardPostgres", .product(name: "PostgresNIO", package: "postgres-nio")],
+            path: "Tests/HoardTestSupport"),
         .testTarget(name: "HoardCoreTests", dependencies: ["HoardCore", "HoardTestSupport"]),
         .testTarget(name: "HoardArchiveTests", dependencies: ["HoardArchive"]),
         .testTarget(name: "HoardStoreTests", dependencies: ["HoardStore", "BlobStoreConformance"]),
         // The blob store contract as a list of checks, run against every backend by its own test target.
         .target(name: "BlobStoreConformance", dependencies: ["HoardStore"], path: "Tests/BlobStoreConformance"),
         .testTarget(name: "HoardS3Tests", dependencies: ["HoardS3", "BlobStoreConformance"]),
-        .testTarget(name: "HoardCatalogTests", dependencies: [
-            "HoardCatalog", "HoardPostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .testTarget(name: "HoardCatalogTests", dependencies: ["HoardCatalog", "HoardPostgres", "HoardTestSupport"]),
         // Runs against the PostgreSQL that scripts/test.sh starts (tools/postgres.sh); HOARD_TEST_POSTGRES is its URL.
         .testTarget(name: "HoardPostgresTests", dependencies: [
             "HoardPostgres", "HoardCatalog", .product(name: "GRDB", package: "GRDB.swift"),
@@ -167,7 +167,7 @@ let package = Package(
         .testTarget(
             name: "HoardServerTests",
             dependencies: [
-                "HoardServer", "HoardClient", "HoardClientNIO", "HoardTestSupport", "HoardS3",
+                "HoardServer", "HoardClient", "HoardClientNIO", "HoardTestSupport", "HoardS3", "HoardPostgres",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -4,7 +4,8 @@
 # tools/s3-server.sh) behind its local cache of verified blobs.
 #   cold: every blob read once, one at a time, right after the upload (nothing cached yet: S3 answers each)
 #   hot:  wrk -t2 -c64 -d10s, a random 64 KiB blob per request (the cache answers; target: S3 >= 0.9x local files)
-#   import: the 300 MB pack imported into each, interleaved rounds (target with PostgreSQL too: <= 3x)
+#   import: the 300 MB pack imported into each, interleaved rounds: local files, S3, PostgreSQL (local files), and
+#           PostgreSQL + S3 (target: <= 3x the embedded default); a PostgreSQL from tools/postgres.sh
 # Usage: Benchmarks/s3.sh [--hoard PATH] [--duration 10s] [--small N] [--rounds R] [--no-import]
 # Needs: scripts/setup.sh --bench --s3 (wrk, Swift's S3 API). Everything listens on 127.0.0.1 only.
 set -euo pipefail
@@ -34,6 +35,7 @@ cleanup() {
   [ -n "${LOCAL_PID:-}" ] && kill "$LOCAL_PID" 2>/dev/null || true
   [ -n "${S3_PID:-}" ] && kill "$S3_PID" 2>/dev/null || true
   tools/s3-server.sh stop "$WORK/s3" >/dev/null 2>&1 || true
+  HOARD_POSTGRES_DIR="$WORK/pg" tools/postgres.sh stop >/dev/null 2>&1 || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -112,15 +114,22 @@ if [ -n "$IMPORT" ]; then
   mkdir -p Benchmarks/out
   [ -f "$PACK" ] || python3 tools/make-packs.py --bench "$PACK" --files 2000 --total-mb 300
   NOGEN="--plugin hoard.generate-lods=off"
-  echo "== import of $(du -h "$PACK" | cut -f1), $ROUNDS interleaved rounds: local files against S3 (a new bucket each run)"
+  PG=$(HOARD_POSTGRES_DIR="$WORK/pg" tools/postgres.sh start | tail -n 1)
+  PGSERVER=${PG%/*}
+  echo "== import of $(du -h "$PACK" | cut -f1), $ROUNDS interleaved rounds: local files, S3, PostgreSQL, PostgreSQL + S3" \
+    "(a new bucket and database each run)"
   python3 Benchmarks/interleave.py --rounds "$ROUNDS" --warmup 0 --out "$WORK/import.json" \
-    --prepare "sync; cat $PACK > /dev/null" \
+    --prepare "sync; cat $PACK > /dev/null; psql -q '$PG' -c 'CREATE DATABASE import{n}'" \
     "local=$HOARD import $PACK --data-dir $WORK/i{n} $NOGEN > /dev/null" \
-    "s3=$HOARD import $PACK --data-dir $WORK/i{n} $NOGEN --blob-store s3://import{n}/b --s3-endpoint $HOARD_TEST_S3_ENDPOINT > /dev/null"
+    "s3=$HOARD import $PACK --data-dir $WORK/i{n} $NOGEN --blob-store s3://import{n}/b --s3-endpoint $HOARD_TEST_S3_ENDPOINT > /dev/null" \
+    "pg=$HOARD import $PACK --data-dir $WORK/i{n} $NOGEN --catalog $PGSERVER/import{n} > /dev/null" \
+    "pg+s3=$HOARD import $PACK --data-dir $WORK/i{n} $NOGEN --catalog $PGSERVER/import{n} --blob-store s3://import{n}/b \
+--s3-endpoint $HOARD_TEST_S3_ENDPOINT > /dev/null"
   python3 - "$WORK/import.json" <<'PY'
 import json, sys
 results = json.load(open(sys.argv[1]))["results"]
-local, s3 = results["local"]["median"], results["s3"]["median"]
-print(f"import: local files {local:.2f} s, S3 {s3:.2f} s = {s3 / local:.2f}x")
+local = results["local"]["median"]
+for name in ("s3", "pg", "pg+s3"):
+    print(f"import: {name} {results[name]['median']:.2f} s = {results[name]['median'] / local:.2f}x local files ({local:.2f} s)")
 PY
 fi

@@ -88,6 +88,14 @@ public struct BlobOwners: Sendable, Hashable {
     public var packs: [Int64]
     /// Groups that uploaded it (`PUT /v1/blobs`).
     public var uploaders: [Int64]
+
+    /// Creates an entry.
+    public init(size: Int64, mediaType: String, packs: [Int64], uploaders: [Int64]) {
+        self.size = size
+        self.mediaType = mediaType
+        self.packs = packs
+        self.uploaders = uploaders
+    }
 }
 
 /// A pack's owner and visibility: all the access index keeps of it.
@@ -96,6 +104,12 @@ public struct PackAccess: Sendable, Hashable {
     public var groupId: Int64
     /// Whether every group (and anonymous callers) may read it.
     public var isPublic: Bool
+
+    /// Creates an entry.
+    public init(groupId: Int64, isPublic: Bool) {
+        self.groupId = groupId
+        self.isPublic = isPublic
+    }
 }
 
 /// What the access index loads when a server starts: everything but blobs (those are looked up when first asked,
@@ -109,6 +123,14 @@ public struct AccessBase: Sendable {
     public var sessions: [String: Set<Digest>]
     /// The last change-log sequence number included.
     public var lastChange: Int64
+
+    /// Creates a base.
+    public init(packs: [Int64: PackAccess], principals: [String: Principal], sessions: [String: Set<Digest>], lastChange: Int64) {
+        self.packs = packs
+        self.principals = principals
+        self.sessions = sessions
+        self.lastChange = lastChange
+    }
 }
 
 /// One row of the access change log (`accessChange`, migration `v8-catalog-scale`), written by triggers in the same
@@ -124,6 +146,12 @@ public struct AccessChange: Sendable, Hashable {
         case blob
         /// A token was created or deleted: `key` is its secret's hash.
         case token
+        /// A session participant joined or was removed: `key` is their token's hash.
+        case participant
+        /// A session was deleted: `key` is its id.
+        case session
+        /// A session reaches one more blob: `key` is the session's id, a space and the digest.
+        case reach
         /// Something the index cannot apply piecemeal (a group renamed): rebuild.
         case reset
     }
@@ -134,6 +162,13 @@ public struct AccessChange: Sendable, Hashable {
     public var kind: Kind
     /// Which row.
     public var key: String
+
+    /// Creates a change.
+    public init(seq: Int64, kind: Kind, key: String) {
+        self.seq = seq
+        self.kind = kind
+        self.key = key
+    }
 }
 
 extension SQLiteCatalog {
@@ -360,14 +395,19 @@ extension SQLiteCatalog {
         }
     }
 
-    /// The principal of a member token by its secret's hash; nil when there is none.
+    /// The principal of a member's or a session participant's token by its secret's hash; nil when there is none.
     public func principal(tokenHash: String) throws(CatalogError) -> Principal? {
         try read { db in
-            try Row.fetchOne(db, sql: """
+            if let member = try Row.fetchOne(db, sql: """
                 SELECT t.role, t.name, g.id AS groupId, g.name AS groupName FROM token t JOIN "group" g ON g.id = t.groupId
                 WHERE t.secretHash = ?
-                """, arguments: [tokenHash]).map {
-                Principal(groupId: $0["groupId"], group: $0["groupName"], role: TokenRole(rawValue: $0["role"]) ?? .member, tokenName: $0["name"])
+                """, arguments: [tokenHash]) {
+                return Principal(
+                    groupId: member["groupId"], group: member["groupName"], role: TokenRole(rawValue: member["role"]) ?? .member,
+                    tokenName: member["name"])
+            }
+            return try Row.fetchOne(db, sql: "SELECT id, name, sessionId FROM participant WHERE tokenHash = ?", arguments: [tokenHash]).map {
+                Principal(participant: $0["id"], name: $0["name"], session: $0["sessionId"])
             }
         }
     }

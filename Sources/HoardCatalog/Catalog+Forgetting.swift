@@ -14,6 +14,15 @@ public struct UploadListing: Sendable, Hashable {
     public var session: String?
     /// When it was uploaded into that scope.
     public var uploadedAt: Date
+
+    /// Creates a listing.
+    public init(digest: Digest, size: Int64, mediaType: String, session: String?, uploadedAt: Date) {
+        self.digest = digest
+        self.size = size
+        self.mediaType = mediaType
+        self.session = session
+        self.uploadedAt = uploadedAt
+    }
 }
 
 /// What forgetting a private upload changed.
@@ -21,6 +30,9 @@ public struct ForgottenUpload: Sendable, Hashable {
     /// The session whose participants no longer reach the blob. Nil for a member's upload, and when the same bytes
     /// are also a pack's art or a group's upload, which the session keeps reaching as such.
     public var unreachableIn: String?
+
+    /// Creates an outcome.
+    public init(unreachableIn: String?) { self.unreachableIn = unreachableIn }
 }
 
 extension SQLiteCatalog {

@@ -18,6 +18,15 @@ public enum RefExpectation: Sendable, Hashable {
     case absent
     /// Move only if it points at this digest.
     case pointing(at: Digest)
+
+    /// Whether a ref pointing at `current` (nil: absent) is as expected.
+    public func isMet(by current: Digest?) -> Bool {
+        switch self {
+        case .any: true
+        case .absent: current == nil
+        case .pointing(let digest): current == digest
+        }
+    }
 }
 
 extension SQLiteCatalog {
@@ -46,7 +55,7 @@ extension SQLiteCatalog {
     ) throws(CatalogError) -> RefUpdate {
         try write { db in
             let current = try Self.ref(groupId, member, name, db)
-            guard Self.matches(current, expected) else { return .conflict(current: current?.digest) }
+            guard expected.isMet(by: current?.digest) else { return .conflict(current: current?.digest) }
             let record = RefRecord(groupId: groupId, member: member, name: name, digest: digest)
             try record.save(db)
             return .moved(record)
@@ -57,17 +66,9 @@ extension SQLiteCatalog {
     public func deleteRef(group groupId: Int64, member: String, name: String, expected: RefExpectation) throws(CatalogError) -> RefUpdate? {
         try write { db in
             guard let current = try Self.ref(groupId, member, name, db) else { return nil }
-            guard Self.matches(current, expected) else { return .conflict(current: current.digest) }
+            guard expected.isMet(by: current.digest) else { return .conflict(current: current.digest) }
             try current.delete(db)
             return .moved(current)
-        }
-    }
-
-    private static func matches(_ current: RefRecord?, _ expected: RefExpectation) -> Bool {
-        switch expected {
-        case .any: true
-        case .absent: current == nil
-        case .pointing(let digest): current?.digest == digest
         }
     }
 

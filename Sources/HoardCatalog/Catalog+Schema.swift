@@ -198,6 +198,24 @@ extension SQLiteCatalog {
                 t.column("expiresAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v12-replica-access") { db in
+            // What sessions reach and who takes part are logged too, so every server sharing the catalog knows them.
+            try db.execute(sql: """
+                CREATE TRIGGER accessChange_participantInsert AFTER INSERT ON participant BEGIN
+                    INSERT INTO accessChange (kind, key, at) VALUES ('participant', new.tokenHash, CAST(strftime('%s', 'now') AS INTEGER));
+                END;
+                CREATE TRIGGER accessChange_participantDelete AFTER DELETE ON participant BEGIN
+                    INSERT INTO accessChange (kind, key, at) VALUES ('participant', old.tokenHash, CAST(strftime('%s', 'now') AS INTEGER));
+                END;
+                CREATE TRIGGER accessChange_sessionDelete AFTER DELETE ON session BEGIN
+                    INSERT INTO accessChange (kind, key, at) VALUES ('session', old.id, CAST(strftime('%s', 'now') AS INTEGER));
+                END;
+                CREATE TRIGGER accessChange_reachInsert AFTER INSERT ON sessionBlob BEGIN
+                    INSERT INTO accessChange (kind, key, at)
+                        VALUES ('reach', new.sessionId || ' ' || new.digest, CAST(strftime('%s', 'now') AS INTEGER));
+                END;
+                """)
+        }
         return migrator
     }
 }

@@ -80,6 +80,15 @@ public struct SavedMapRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
     /// When it was saved.
     public var savedAt: Date
 
+    /// Creates a record (`id` nil until inserted).
+    public init(id: Int64?, groupId: Int64, name: String, digest: Digest, savedAt: Date) {
+        self.id = id
+        self.groupId = groupId
+        self.name = name
+        self.digest = digest
+        self.savedAt = savedAt
+    }
+
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
 
@@ -112,6 +121,14 @@ public struct ResolvedReferences: Sendable {
     /// Everything a participant may fetch: the references and every variant and rendition of every asset (not the
     /// map's own blob, which may hold what some participants may not see).
     public var reachable: Set<Digest>
+
+    /// Creates a resolution.
+    public init(assets: [AssetListing], blobs: [BlobRecord], missing: [Digest], reachable: Set<Digest>) {
+        self.assets = assets
+        self.blobs = blobs
+        self.missing = missing
+        self.reachable = reachable
+    }
 }
 
 extension SQLiteCatalog {

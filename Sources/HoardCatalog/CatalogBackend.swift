@@ -57,7 +57,7 @@ public protocol CatalogBackend: Sendable {
     func pruneAccessChanges(through seq: Int64, writtenBefore date: Date) throws(CatalogError)
     /// A pack's owner and visibility by id.
     func packAccess(id: Int64) throws(CatalogError) -> PackAccess?
-    /// The principal a token's secret hash names.
+    /// The principal a token's secret hash names: a member's token, else a session participant's.
     func principal(tokenHash: String) throws(CatalogError) -> Principal?
     /// Every blob a pack version references.
     func versionDigests(id: Int64) throws(CatalogError) -> [Digest]

@@ -61,6 +61,14 @@ public struct GroupRecord: Codable, Sendable, Hashable, FetchableRecord, Mutable
     /// Most bytes its packs and uploads may hold; nil for no quota.
     public var quotaBytes: Int64?
 
+    /// Creates a record (`id` nil until inserted).
+    public init(id: Int64?, name: String, createdAt: Date, quotaBytes: Int64?) {
+        self.id = id
+        self.name = name
+        self.createdAt = createdAt
+        self.quotaBytes = quotaBytes
+    }
+
     public enum Columns {
         static let id = Column(CodingKeys.id)
         static let name = Column(CodingKeys.name)
@@ -86,6 +94,17 @@ public struct TokenRecord: Codable, Sendable, Hashable, FetchableRecord, Mutable
     public var role: String
     /// When it was created.
     public var createdAt: Date
+
+    /// Creates a record (`id` nil until inserted).
+    public init(id: Int64?, groupId: Int64, name: String, secretHash: String, isAdmin: Bool, role: String, createdAt: Date) {
+        self.id = id
+        self.groupId = groupId
+        self.name = name
+        self.secretHash = secretHash
+        self.isAdmin = isAdmin
+        self.role = role
+        self.createdAt = createdAt
+    }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }

@@ -46,6 +46,7 @@ public final class PostgresCatalog: Sendable {
     }
 
     /// Runs `body` in one read-write transaction, mapping failures to ``CatalogError``.
+    @discardableResult
     func write<T>(_ what: String, _ body: (PostgresTransaction) throws -> T) throws(CatalogError) -> T {
         try pool.transaction(what, readOnly: false, body)
     }
@@ -124,17 +125,10 @@ final class PostgresPool: Sendable {
     func transaction<T>(
         _ what: String, readOnly: Bool, _ body: (PostgresTransaction) throws -> T
     ) throws(CatalogError) -> T {
-        let connection: PostgresConnection
-        do {
-            connection = try checkOut()
-        } catch {
-            throw CatalogError(.unavailable, error.message, causedBy: error)
-        }
-        let transaction = PostgresTransaction(connection: connection, logger: database.logger)
+        let (connection, transaction) = try begin(readOnly: readOnly)
         var healthy = true
         defer { checkIn(connection, healthy: healthy) }
         do {
-            try transaction.query(readOnly ? "BEGIN READ ONLY" : "BEGIN")
             let value = try body(transaction)
             try transaction.query("COMMIT")
             return value
@@ -143,6 +137,30 @@ final class PostgresPool: Sendable {
             if let error = error as? CatalogError { throw error }
             throw Self.catalogError(what, error)
         }
+    }
+
+    /// A pooled connection with a transaction begun on it. A connection that broke while idle (PostgreSQL restarted,
+    /// the backend was terminated) fails at `BEGIN`, before anything is done: it is closed and another one tried, so
+    /// a restart of the server costs the callers nothing once it is back.
+    private func begin(readOnly: Bool) throws(CatalogError) -> (PostgresConnection, PostgresTransaction) {
+        var lastError: (any Error)?
+        for _ in 0...size {
+            let connection: PostgresConnection
+            do {
+                connection = try checkOut()
+            } catch {
+                throw CatalogError(.unavailable, error.message, causedBy: error)
+            }
+            let transaction = PostgresTransaction(connection: connection, logger: database.logger)
+            do {
+                try transaction.query(readOnly ? "BEGIN READ ONLY" : "BEGIN")
+                return (connection, transaction)
+            } catch {
+                checkIn(connection, healthy: false)
+                lastError = error
+            }
+        }
+        throw Self.catalogError("cannot begin a transaction", lastError ?? CancellationError())
     }
 
     /// A statement's failure as the contract names it: a lost connection or server says so; a serialization or
@@ -235,6 +253,8 @@ final class PostgresPool: Sendable {
         for connection in idle { _ = try? connection.close().wait() }
     }
 }
+
+extension PostgresCatalog: CatalogBackend {}
 
 extension PostgresCatalog {
     /// The collection lock: a session advisory lock on a connection of its own, released when it closes (also when

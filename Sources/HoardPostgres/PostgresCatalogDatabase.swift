@@ -33,7 +33,8 @@ public struct PostgresCatalogDatabase: Sendable {
     public let displayURL: String
     /// The connection settings the URL names.
     public let configuration: PostgresConnection.Configuration
-    let logger: Logger
+    /// Where its connections log.
+    public let logger: Logger
 
     /// Reads a `postgres://` URL; throws ``PostgresCatalogFailure/badURL`` saying what is missing.
     public init(url text: String, logger: Logger = Logger(label: "hoard.postgres")) throws(PostgresCatalogError) {

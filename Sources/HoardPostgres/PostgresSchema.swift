@@ -323,5 +323,20 @@ public enum PostgresSchema {
             """,
             #"CREATE INDEX "invite_on_groupId" ON invite ("groupId")"#,
         ]),
+        Migration(name: "v12-replica-access", statements: [
+            #"CREATE TRIGGER "accessChange_participantInsert" AFTER INSERT ON participant FOR EACH ROW EXECUTE FUNCTION "accessChange_log"('participant', 'tokenHash')"#,
+            #"CREATE TRIGGER "accessChange_participantDelete" AFTER DELETE ON participant FOR EACH ROW EXECUTE FUNCTION "accessChange_log"('participant', 'tokenHash')"#,
+            #"CREATE TRIGGER "accessChange_sessionDelete" AFTER DELETE ON session FOR EACH ROW EXECUTE FUNCTION "accessChange_log"('session', 'id')"#,
+            """
+            CREATE FUNCTION "accessChange_reach"() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_advisory_xact_lock(\(accessChangeLock));
+                INSERT INTO "accessChange" (kind, key, at)
+                    VALUES ('reach', NEW."sessionId" || ' ' || NEW.digest, extract(epoch FROM clock_timestamp())::bigint);
+                RETURN NULL;
+            END $$
+            """,
+            #"CREATE TRIGGER "accessChange_reachInsert" AFTER INSERT ON "sessionBlob" FOR EACH ROW EXECUTE FUNCTION "accessChange_reach"()"#,
+        ]),
     ]
 }

@@ -1,10 +1,8 @@
 import Foundation
 import HoardCatalog
-import Logging
-import PostgresNIO
+import HoardPostgres
+import HoardTestSupport
 import Testing
-
-@testable import HoardPostgres
 
 /// The backends the catalog's conformance tests run on: each test that takes a ``CatalogBackendKind`` runs once per
 /// backend, on a new, empty catalog.
@@ -21,24 +19,8 @@ enum CatalogBackendKind: String, CaseIterable, Sendable, CustomTestStringConvert
     func makeCatalog() throws -> Catalog {
         switch self {
         case .sqlite: return try SQLiteCatalog.inMemory()
-        case .postgres: return try PostgresCatalog(url: Self.newPostgresDatabase())
+        case .postgres: return try PostgresCatalog(url: TestPostgres.newDatabase())
         }
-    }
-
-    /// Creates a database on the test server and gives its URL.
-    static func newPostgresDatabase() throws -> String {
-        let url = try #require(
-            ProcessInfo.processInfo.environment["HOARD_TEST_POSTGRES"],
-            "HOARD_TEST_POSTGRES is not set: run `export HOARD_TEST_POSTGRES=$(tools/postgres.sh start)` first")
-        let server = try PostgresCatalogDatabase(url: url)
-        let name = "hoard_catalog_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        let connection = try PostgresConnection.connect(
-            on: PostgresPool.loops.any(), configuration: server.configuration, id: 0, logger: server.logger
-        ).wait()
-        defer { _ = try? (connection.close() as EventLoopFuture<Void>).wait() }
-        _ = try connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: server.logger).wait()
-        let configuration = server.configuration
-        return "postgres://\(configuration.username)@\(configuration.host ?? "127.0.0.1"):\(configuration.port ?? 5432)/\(name)"
     }
 }
 
@@ -57,4 +39,23 @@ func aBackupIsAFileCopyOrSaysWhatToUse(_ kind: CatalogBackendKind) throws {
         #expect(error?.code == .invalid)
         #expect(error?.message.contains("pg_dump") == true)
     }
+}
+
+/// PostgreSQL going away: a pooled connection that broke while idle is replaced unseen; a server that refuses
+/// connections is `unavailable` (the API's 503) with a message that says so; once it is back, calls work again.
+@Test func aCatalogWhosePostgreSQLGoesAwayIsUnavailableThenRecovers() throws {
+    let url = try TestPostgres.newDatabase()
+    let name = String(url.split(separator: "/").last ?? "")
+    let catalog = try PostgresCatalog(url: url)
+    defer { catalog.close() }
+    try catalog.ensureGroup(named: "dragons")
+    let terminate = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()"
+    try TestPostgres.execute(terminate)
+    #expect(try catalog.groups().map(\.name) == ["dragons"], "the broken idle connection was replaced")
+    try TestPostgres.execute("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS false", terminate)
+    let error = #expect(throws: CatalogError.self) { try catalog.groups() }
+    #expect(error?.code == .unavailable)
+    #expect(error?.message.contains("PostgreSQL") == true, "\(String(describing: error))")
+    try TestPostgres.execute("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS true")
+    #expect(try catalog.groups().map(\.name) == ["dragons"])
 }

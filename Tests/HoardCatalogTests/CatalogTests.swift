@@ -11,8 +11,9 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
     return error?.code
 }
 
-@Test func ensuringAGroupTwiceGivesTheSameGroup() throws {
-    let catalog = try SQLiteCatalog.inMemory()
+@Test(arguments: CatalogBackendKind.allCases)
+func ensuringAGroupTwiceGivesTheSameGroup(_ kind: CatalogBackendKind) throws {
+    let catalog = try kind.makeCatalog()
     let first = try catalog.ensureGroup(named: "dragons")
     let second = try catalog.ensureGroup(named: "dragons")
     #expect(first.id != nil)
@@ -22,8 +23,9 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
     #expect(try catalog.groups().map(\.name) == ["dragons", "owlbears"])
 }
 
-@Test func aRecordedCommitIsListedWithItsAssetsAndVariants() throws {
-    let catalog = try SQLiteCatalog.inMemory()
+@Test(arguments: CatalogBackendKind.allCases)
+func aRecordedCommitIsListedWithItsAssetsAndVariants(_ kind: CatalogBackendKind) throws {
+    let catalog = try kind.makeCatalog()
     let fixture = CommitFixture(assets: goblinAssets())
     #expect(try catalog.record(fixture.commit) == .recorded)
 
@@ -56,8 +58,9 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
     #expect(Set(try catalog.blobs().map(\.digest)) == fixture.blobDigests)
 }
 
-@Test func variantSizesAndTypesComeFromTheBlobRows() throws {
-    let catalog = try SQLiteCatalog.inMemory()
+@Test(arguments: CatalogBackendKind.allCases)
+func variantSizesAndTypesComeFromTheBlobRows(_ kind: CatalogBackendKind) throws {
+    let catalog = try kind.makeCatalog()
     var fixture = CommitFixture(assets: goblinAssets())
     // The blob row is the truth about bytes; make it differ from what the descriptor claims.
     let stone = fakeDigest("picture:goblins/stone")
@@ -70,8 +73,9 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
     #expect(floor.variants.map(\.mediaType) == [.jpeg])
 }
 
-@Test func assetsCanBeFilteredByPackAndKind() throws {
-    let catalog = try SQLiteCatalog.inMemory()
+@Test(arguments: CatalogBackendKind.allCases)
+func assetsCanBeFilteredByPackAndKind(_ kind: CatalogBackendKind) throws {
+    let catalog = try kind.makeCatalog()
     #expect(try catalog.record(CommitFixture(pack: "goblins", assets: goblinAssets()).commit) == .recorded)
     #expect(try catalog.record(CommitFixture(pack: "caves", assets: goblinAssets(labelPrefix: "caves")).commit) == .recorded)
     #expect(try catalog.assets().count == 4)
@@ -82,8 +86,9 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
     #expect(try catalog.assets(pack: "absent").isEmpty)
 }
 
-@Test func recordingTheSameVersionAndManifestAgainChangesNothing() throws {
-    let catalog = try SQLiteCatalog.inMemory()
+@Test(arguments: CatalogBackendKind.allCases)
+func recordingTheSameVersionAndManifestAgainChangesNothing(_ kind: CatalogBackendKind) throws {
+    let catalog = try kind.makeCatalog()
     let fixture = CommitFixture(assets: goblinAssets())
     #expect(try catalog.record(fixture.commit) == .recorded)
     let before = try catalog.packs()
@@ -92,8 +97,9 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
     #expect(try catalog.packState(named: "goblins")?.versions == ["1"])
 }
 
-@Test func theSameVersionWithAnotherManifestIsAConflict() throws {
-    let catalog = try SQLiteCatalog.inMemory()
+@Test(arguments: CatalogBackendKind.allCases)
+func theSameVersionWithAnotherManifestIsAConflict(_ kind: CatalogBackendKind) throws {
+    let catalog = try kind.makeCatalog()
     #expect(try catalog.record(CommitFixture(assets: goblinAssets()).commit) == .recorded)
     let changed = CommitFixture(assets: goblinAssets(labelPrefix: "retouched"), manifestSalt: "v1-again")
     #expect(errorCode { () throws(CatalogError) in _ = try catalog.record(changed.commit) } == .conflict)
@@ -102,8 +108,9 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
     #expect(try catalog.assets(pack: "goblins").flatMap(\.variants).allSatisfy { $0.digest != fakeDigest("picture:retouched/stone") })
 }
 
-@Test func packNamesBelongToTheirGroupSoTwoGroupsImportTheSamePack() throws {
-    let catalog = try SQLiteCatalog.inMemory()
+@Test(arguments: CatalogBackendKind.allCases)
+func packNamesBelongToTheirGroupSoTwoGroupsImportTheSamePack(_ kind: CatalogBackendKind) throws {
+    let catalog = try kind.makeCatalog()
     #expect(try catalog.record(CommitFixture(group: "dragons", pack: "goblins", assets: goblinAssets()).commit) == .recorded)
     // The same archive into another group: its own pack, sharing the blobs, and no word of the first group.
     #expect(try catalog.record(CommitFixture(group: "owlbears", pack: "goblins", assets: goblinAssets()).commit) == .recorded)
@@ -123,8 +130,9 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
     #expect(try catalog.packState(named: "goblins")?.group == "owlbears", "one left: the name alone finds it")
 }
 
-@Test func packStateListsVersionsManifestsAndTheCurrentOne() throws {
-    let catalog = try SQLiteCatalog.inMemory()
+@Test(arguments: CatalogBackendKind.allCases)
+func packStateListsVersionsManifestsAndTheCurrentOne(_ kind: CatalogBackendKind) throws {
+    let catalog = try kind.makeCatalog()
     #expect(try catalog.packState(named: "goblins") == nil)
     let v1 = CommitFixture(version: "1", assets: goblinAssets())
     let v2 = CommitFixture(version: "2", assets: goblinAssets(labelPrefix: "v2"))
@@ -142,8 +150,9 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
     #expect(Set(try catalog.assets(pack: "goblins").map(\.digest)) == Set(v2.assetDigests))
 }
 
-@Test func collectingGarbageAfterDeletingAPackFreesExactlyTheBlobsOnlyItReferenced() throws {
-    let catalog = try SQLiteCatalog.inMemory()
+@Test(arguments: CatalogBackendKind.allCases)
+func collectingGarbageAfterDeletingAPackFreesExactlyTheBlobsOnlyItReferenced(_ kind: CatalogBackendKind) throws {
+    let catalog = try kind.makeCatalog()
     var shared = goblinAssets(labelPrefix: "shared")
     shared[1].pictures[0].label = "goblins/stone"  // the caves reuse the goblins' floor picture
     let goblins = CommitFixture(pack: "goblins", assets: goblinAssets())
@@ -168,8 +177,9 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
     #expect(try catalog.danglingReferences().isEmpty)
 }
 
-@Test func anAssetSharedByTwoPacksSurvivesTheDeletionOfOne() throws {
-    let catalog = try SQLiteCatalog.inMemory()
+@Test(arguments: CatalogBackendKind.allCases)
+func anAssetSharedByTwoPacksSurvivesTheDeletionOfOne(_ kind: CatalogBackendKind) throws {
+    let catalog = try kind.makeCatalog()
     let a = CommitFixture(pack: "a", assets: goblinAssets())
     let b = CommitFixture(pack: "b", assets: goblinAssets())
     #expect(try catalog.record(a.commit) == .recorded)
@@ -182,8 +192,9 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
     #expect(remaining.allSatisfy { !$0.variants.isEmpty })
 }
 
-@Test func danglingReferencesStayEmptyThroughNormalUse() throws {
-    let catalog = try SQLiteCatalog.inMemory()
+@Test(arguments: CatalogBackendKind.allCases)
+func danglingReferencesStayEmptyThroughNormalUse(_ kind: CatalogBackendKind) throws {
+    let catalog = try kind.makeCatalog()
     #expect(try catalog.danglingReferences().isEmpty)
     #expect(try catalog.record(CommitFixture(pack: "a", assets: goblinAssets()).commit) == .recorded)
     #expect(try catalog.record(CommitFixture(pack: "a", version: "2", assets: goblinAssets(labelPrefix: "a2")).commit) == .recorded)
@@ -194,8 +205,9 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
     #expect(try catalog.danglingReferences().isEmpty)
 }
 
-@Test func aCommitMissingABlobRowRecordsNothing() throws {
-    let catalog = try SQLiteCatalog.inMemory()
+@Test(arguments: CatalogBackendKind.allCases)
+func aCommitMissingABlobRowRecordsNothing(_ kind: CatalogBackendKind) throws {
+    let catalog = try kind.makeCatalog()
     var fixture = CommitFixture(assets: goblinAssets())
     let missing = fakeDigest("picture:goblins/ogre@2x")
     fixture.commit.blobs.removeAll { $0.digest == missing }
@@ -205,8 +217,9 @@ private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailur
     #expect(try catalog.danglingReferences().isEmpty)
 }
 
-@Test func settingAPackPublicAndPrivate() throws {
-    let catalog = try SQLiteCatalog.inMemory()
+@Test(arguments: CatalogBackendKind.allCases)
+func settingAPackPublicAndPrivate(_ kind: CatalogBackendKind) throws {
+    let catalog = try kind.makeCatalog()
     #expect(try catalog.record(CommitFixture(assets: goblinAssets()).commit) == .recorded)
     #expect(try catalog.packs().first?.isPublic == false)
     #expect(try catalog.setPublic(true, pack: "goblins"))

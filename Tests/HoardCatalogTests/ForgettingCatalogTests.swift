@@ -3,38 +3,45 @@ import HoardCatalog
 import HoardCore
 import Testing
 
-/// Listing and forgetting private uploads and ending sessions in the catalog.
+/// Listing and forgetting private uploads and ending sessions in the catalog, on every backend.
 @Suite struct ForgettingCatalogTests {
-    let catalog: Catalog
-    let groupId: Int64
-    let session: SessionRecord
+    /// A group "table" with one session, "room".
+    struct Room {
+        let catalog: Catalog
+        let groupId: Int64
+        let session: SessionRecord
 
-    init() throws {
-        catalog = try SQLiteCatalog.inMemory()
-        groupId = try #require(try catalog.ensureGroup(named: "table").id)
-        let map = BlobRecord(digest: fakeDigest("map"), size: 2, mediaType: "application/vnd.hoard.map+json")
-        session = SessionRecord(
-            id: "room", name: "Room", groupId: groupId, host: "gm", visibility: "group", code: "ABCD-EFGH", mapDigest: map.digest,
-            baseSeq: 0, lastSeq: 0, createdAt: Date())
-        try catalog.createSession(session, mapBlob: map, reachable: [])
+        init(_ kind: CatalogBackendKind) throws {
+            catalog = try kind.makeCatalog()
+            groupId = try #require(try catalog.ensureGroup(named: "table").id)
+            let map = BlobRecord(digest: fakeDigest("map"), size: 2, mediaType: "application/vnd.hoard.map+json")
+            session = SessionRecord(
+                id: "room", name: "Room", groupId: groupId, host: "gm", visibility: "group", code: "ABCD-EFGH", mapDigest: map.digest,
+                baseSeq: 0, lastSeq: 0, createdAt: Date())
+            try catalog.createSession(session, mapBlob: map, reachable: [])
+        }
+
+        func picture(_ label: String) -> BlobRecord { BlobRecord(digest: fakeDigest(label), size: 10, mediaType: "image/png") }
+
+        /// Records a session upload as the server does: a participant's names its id, a member's their token name.
+        func uploadIntoRoom(_ blob: BlobRecord, by principal: Principal) throws {
+            let uploader = principal.participantId ?? principal.tokenName
+            try catalog.recordPrivateUpload(
+                blob, PrivateUploadRecord(scope: .session(session.id), digest: blob.digest, groupId: groupId, uploader: uploader),
+                session: session.id)
+        }
     }
 
-    func picture(_ label: String) -> BlobRecord { BlobRecord(digest: fakeDigest(label), size: 10, mediaType: "image/png") }
-
-    /// Records a session upload as the server does: a participant's names its id, a member's their token name.
-    func uploadIntoRoom(_ blob: BlobRecord, by principal: Principal) throws {
-        let uploader = principal.participantId ?? principal.tokenName
-        try catalog.recordPrivateUpload(
-            blob, PrivateUploadRecord(scope: .session(session.id), digest: blob.digest, groupId: groupId, uploader: uploader), session: session.id)
-    }
-
-    @Test func aForgottenSessionUploadLeavesTheSessionsReachUnlessAPackOrGroupHoldsTheSameBytes() throws {
+    @Test(arguments: CatalogBackendKind.allCases)
+    func aForgottenSessionUploadLeavesTheSessionsReachUnlessAPackOrGroupHoldsTheSameBytes(_ kind: CatalogBackendKind) throws {
+        let room = try Room(kind)
+        let (catalog, groupId, session) = (room.catalog, room.groupId, room.session)
         try catalog.addParticipant(ParticipantRecord(id: "p1", sessionId: session.id, name: "Ann", tokenHash: "hash", joinedAt: Date()))
         let ann = Principal(participant: "p1", name: "Ann", session: session.id)
-        let (photo, alsoUploaded) = (picture("photo"), picture("also a group upload"))
+        let (photo, alsoUploaded) = (room.picture("photo"), room.picture("also a group upload"))
         try catalog.recordUpload(alsoUploaded, groupId: groupId)
-        try uploadIntoRoom(photo, by: ann)
-        try uploadIntoRoom(alsoUploaded, by: ann)
+        try room.uploadIntoRoom(photo, by: ann)
+        try room.uploadIntoRoom(alsoUploaded, by: ann)
         #expect(try catalog.forgetUpload(photo.digest, scope: .session(session.id))?.unreachableIn == session.id)
         #expect(try catalog.forgetUpload(alsoUploaded.digest, scope: .session(session.id))?.unreachableIn == .some(nil))
         #expect(try catalog.accessBase().sessions[session.id] == [alsoUploaded.digest])
@@ -42,13 +49,16 @@ import Testing
         #expect(try catalog.collectGarbage() == [photo.digest])
     }
 
-    @Test func endingASessionDeletesItsParticipantsEventsReachAndUploads() throws {
+    @Test(arguments: CatalogBackendKind.allCases)
+    func endingASessionDeletesItsParticipantsEventsReachAndUploads(_ kind: CatalogBackendKind) throws {
+        let room = try Room(kind)
+        let (catalog, groupId, session) = (room.catalog, room.groupId, room.session)
         try catalog.addParticipant(ParticipantRecord(id: "p1", sessionId: session.id, name: "Ann", tokenHash: "hash", joinedAt: Date()))
         try catalog.appendEvent(session: session.id, seq: 1, body: "{}")
         let member = Principal(groupId: groupId, group: "table", isAdmin: false, tokenName: "gm")
-        try uploadIntoRoom(picture("photo"), by: Principal(participant: "p1", name: "Ann", session: session.id))
-        try uploadIntoRoom(picture("drawing"), by: member)
-        let own = picture("own")
+        try room.uploadIntoRoom(room.picture("photo"), by: Principal(participant: "p1", name: "Ann", session: session.id))
+        try room.uploadIntoRoom(room.picture("drawing"), by: member)
+        let own = room.picture("own")
         try catalog.recordPrivateUpload(
             own, PrivateUploadRecord(scope: .member(groupId: groupId, name: "gm"), digest: own.digest, groupId: groupId, uploader: "gm"),
             session: nil)
@@ -61,15 +71,18 @@ import Testing
         #expect(try !catalog.deleteSession(id: session.id))
     }
 
-    @Test func aMemberListsTheirOwnSpaceAndTheirSessionUploadsAndAParticipantOnlyItsOwn() throws {
+    @Test(arguments: CatalogBackendKind.allCases)
+    func aMemberListsTheirOwnSpaceAndTheirSessionUploadsAndAParticipantOnlyItsOwn(_ kind: CatalogBackendKind) throws {
+        let room = try Room(kind)
+        let (catalog, groupId, session) = (room.catalog, room.groupId, room.session)
         let member = Principal(groupId: groupId, group: "table", isAdmin: false, tokenName: "gm")
         let ann = Principal(participant: "p1", name: "gm", session: session.id)
-        let (own, drawing, photo) = (picture("own"), picture("drawing"), picture("photo"))
+        let (own, drawing, photo) = (room.picture("own"), room.picture("drawing"), room.picture("photo"))
         try catalog.recordPrivateUpload(
             own, PrivateUploadRecord(scope: .member(groupId: groupId, name: "gm"), digest: own.digest, groupId: groupId, uploader: "gm"),
             session: nil)
-        try uploadIntoRoom(drawing, by: member)
-        try uploadIntoRoom(photo, by: ann)
+        try room.uploadIntoRoom(drawing, by: member)
+        try room.uploadIntoRoom(photo, by: ann)
         #expect(Set(try catalog.uploads(by: member, offset: 0, limit: 10).page.map(\.digest)) == [own.digest, drawing.digest])
         #expect(try catalog.uploads(by: ann, offset: 0, limit: 10).page.map(\.digest) == [photo.digest], "a participant named like the member")
         let page = try catalog.uploads(by: member, offset: 1, limit: 1)

@@ -3,24 +3,30 @@ import HoardCatalog
 import HoardCore
 import Testing
 
-/// Refs, private uploads and shares in the catalog: compare-and-set, quota and garbage collection.
+/// Refs, private uploads and shares in the catalog: compare-and-set, quota and garbage collection, on every backend.
 @Suite struct MemberSpaceCatalogTests {
-    let catalog: Catalog
-    let groupId: Int64
-    let blobs: [BlobRecord]
+    /// A group whose member "ana" uploaded three pictures into her own space.
+    struct Space {
+        let catalog: Catalog
+        let groupId: Int64
+        let blobs: [BlobRecord]
 
-    init() throws {
-        catalog = try SQLiteCatalog.inMemory()
-        groupId = try #require(try catalog.ensureGroup(named: "table").id)
-        blobs = (0..<3).map { BlobRecord(digest: fakeDigest("picture \($0)"), size: 100 + Int64($0), mediaType: "image/png") }
-        for blob in blobs {
-            try catalog.recordPrivateUpload(
-                blob, PrivateUploadRecord(scope: .member(groupId: groupId, name: "ana"), digest: blob.digest, groupId: groupId, uploader: "ana"),
-                session: nil)
+        init(_ kind: CatalogBackendKind) throws {
+            catalog = try kind.makeCatalog()
+            groupId = try #require(try catalog.ensureGroup(named: "table").id)
+            blobs = (0..<3).map { BlobRecord(digest: fakeDigest("picture \($0)"), size: 100 + Int64($0), mediaType: "image/png") }
+            for blob in blobs {
+                try catalog.recordPrivateUpload(
+                    blob, PrivateUploadRecord(scope: .member(groupId: groupId, name: "ana"), digest: blob.digest, groupId: groupId, uploader: "ana"),
+                    session: nil)
+            }
         }
     }
 
-    @Test func aRefMovesOnlyFromWhatTheCallerExpected() throws {
+    @Test(arguments: CatalogBackendKind.allCases)
+    func aRefMovesOnlyFromWhatTheCallerExpected(_ kind: CatalogBackendKind) throws {
+        let space = try Space(kind)
+        let (catalog, groupId, blobs) = (space.catalog, space.groupId, space.blobs)
         let (a, b, c) = (blobs[0].digest, blobs[1].digest, blobs[2].digest)
         let move = { (to: Digest, expected: RefExpectation) in
             try catalog.moveRef(group: groupId, member: "ana", name: "last", to: to, expected: expected)
@@ -37,13 +43,19 @@ import Testing
         #expect(try catalog.deleteRef(group: groupId, member: "ana", name: "nothing", expected: .any) == nil)
     }
 
-    @Test func privateUploadsCountInTheGroupsUsage() throws {
+    @Test(arguments: CatalogBackendKind.allCases)
+    func privateUploadsCountInTheGroupsUsage(_ kind: CatalogBackendKind) throws {
+        let space = try Space(kind)
+        let (catalog, groupId, blobs) = (space.catalog, space.groupId, space.blobs)
         #expect(try catalog.usage(groupId: groupId) == blobs.reduce(0) { $0 + $1.size })
         #expect(try catalog.privateUpload(blobs[0].digest)?.scopes == ["member:\(groupId):ana"])
         #expect(try catalog.privateUpload(fakeDigest("never")) == nil)
     }
 
-    @Test func garbageCollectionKeepsUploadsRefsAndShares() throws {
+    @Test(arguments: CatalogBackendKind.allCases)
+    func garbageCollectionKeepsUploadsRefsAndShares(_ kind: CatalogBackendKind) throws {
+        let space = try Space(kind)
+        let (catalog, groupId, blobs) = (space.catalog, space.groupId, space.blobs)
         let shared = BlobRecord(digest: fakeDigest("shared upload"), size: 7, mediaType: "image/png")
         try catalog.recordPrivateUpload(
             shared, PrivateUploadRecord(scope: .session("s"), digest: shared.digest, groupId: groupId, uploader: "eve"), session: nil)

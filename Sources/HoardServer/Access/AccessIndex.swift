@@ -23,16 +23,20 @@ import ServiceLifecycle
 /// other processes' writes. When `catchUp()` returns, every change committed before it was called is applied.
 /// A cache fill that raced with an eviction is not kept (the eviction's generation changed).
 ///
-/// Participants and what sessions reach, which only the server writes, are added in place (``add(_:tokenHash:)``,
-/// ``addReachable(session:_:blobs:)``) and never removed. A full rebuild happens at start-up, when the log was
-/// pruned past what this index applied, or on a `reset` row; ``selfCheck()`` compares the index with the catalog
-/// in the background.
+/// Participants and what sessions reach are also added in place by the server that writes them
+/// (``add(_:tokenHash:)``, ``addReachable(session:_:blobs:)``), so its own requests need no catch-up; other servers
+/// sharing the catalog learn them from the log, and from the log also a participant's removal and a session's end,
+/// which they pass on to their live sockets (``onSessionChanges(_:)``). A full rebuild happens at start-up, when the
+/// log was pruned past what this index applied, or on a `reset` row; ``selfCheck()`` compares the index with the
+/// catalog in the background.
 public final class AccessIndex: Sendable {
     private let catalog: Catalog
     /// The index's own thread: catch-ups and self-checks never run on Swift-concurrency threads.
     private let thread: NIOThreadPool
     /// One catch-up or self-check at a time, so changes apply in log order.
     private let updating = NIOLock()
+    /// Told of session changes the change log brings (``onSessionChanges(_:)``).
+    private let sessionChangeHandler = NIOLockedValueBox<(@Sendable ([SessionChange]) -> Void)?>(nil)
     /// When a token the index did not hold last made it read the change log.
     private let lastMissCatchUp = NIOLockedValueBox(NIODeadline.uptimeNanoseconds(0))
 
@@ -150,6 +154,8 @@ public final class AccessIndex: Sendable {
         var packs: [Int64: PackAccess?] = [:]
         var tokens: [String: Principal?] = [:]
         var evicted: [Digest] = []
+        var reached: [String: Set<Digest>] = [:]
+        var endedSessions: [String] = []
         for change in changes {
             switch change.kind {
             case .pack:
@@ -160,32 +166,68 @@ public final class AccessIndex: Sendable {
                 evicted += try catalog.versionDigests(id: id)
             case .blob:
                 if let digest = Digest(change.key) { evicted.append(digest) }
-            case .token:
+            case .token, .participant:
                 guard tokens[change.key] == nil else { continue }
                 tokens[change.key] = .some(try catalog.principal(tokenHash: change.key))
+            case .reach:
+                let parts = change.key.split(separator: " ", maxSplits: 1).map(String.init)
+                guard parts.count == 2, let digest = Digest(parts[1]) else { continue }
+                reached[parts[0], default: []].insert(digest)
+            case .session:
+                endedSessions.append(change.key)
             case .reset:
                 try rebuild()
                 return
             }
         }
+        var changes: [SessionChange] = endedSessions.map { .ended($0) } + reached.keys.map { .reaches($0) }
         state.withLockedValue { state in
             for (id, pack) in packs { state.packs[id] = pack }
-            for (hash, principal) in tokens { state.principals[hash] = principal }
+            for (hash, principal) in tokens {
+                if principal == nil, let gone = state.principals[hash], let participant = gone.participantId, let session = gone.sessionId {
+                    changes.append(.removed(participant, session: session))
+                }
+                state.principals[hash] = principal
+            }
+            for (session, digests) in reached { state.sessions[session, default: []].formUnion(digests) }
+            for session in endedSessions {
+                state.sessions[session] = nil
+                state.principals = state.principals.filter { $0.value.sessionId != session }
+            }
+            if !endedSessions.isEmpty { state.knownTokens.removeAll(keepingCapacity: true) }
             if !tokens.isEmpty { state.knownTokens.removeAll(keepingCapacity: true) }
             for digest in evicted { state.blobs.remove(digest) }
             state.generation &+= 1
             state.applied = max(state.applied, seq)
         }
+        for session in endedSessions { setVisibleArt(session: session, nil) }
+        if !changes.isEmpty, let handler = sessionChangeHandler.withLockedValue({ $0 }) { handler(changes) }
     }
 
-    /// Reloads packs and member tokens and empties the blob cache. Participants and session reach are kept and
-    /// united with the catalog's (the server adds them in place; nothing removes them).
+    /// A change to a session's participants or reach, as the change log tells it (possibly made through another server).
+    public enum SessionChange: Sendable, Hashable {
+        /// A participant was removed from a session.
+        case removed(String, session: String)
+        /// A session was deleted.
+        case ended(String)
+        /// A session reaches more blobs (it was created, or its table shows new art).
+        case reaches(String)
+    }
+
+    /// Tells `handler` of every session change the change log brings, so this server's live sockets and the art it
+    /// lets participants fetch follow changes made through other servers.
+    public func onSessionChanges(_ handler: @escaping @Sendable ([SessionChange]) -> Void) {
+        sessionChangeHandler.withLockedValue { $0 = handler }
+    }
+
+    /// Reloads packs, tokens, participants and session reach as the catalog has them (since `v12-replica-access` the
+    /// change log covers all four, so whatever was added in place is there too) and empties the blob cache.
     private func rebuild() throws {
         let base = try catalog.accessBase()
         state.withLockedValue { state in
             state.packs = base.packs
-            state.principals = base.principals.merging(state.principals.filter { !$0.value.isMember }) { catalog, _ in catalog }
-            for (session, digests) in base.sessions { state.sessions[session, default: []].formUnion(digests) }
+            state.principals = base.principals
+            state.sessions = base.sessions
             state.knownTokens.removeAll()
             state.blobs.removeAll()
             state.generation &+= 1

@@ -28,6 +28,9 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         joinsPerSession: configuration.joinsPerSession, windowSeconds: configuration.limitWindowSeconds)
 
     let hub = SessionHub(catalog: hoard.catalog, storage: StoredTables(hoard: hoard), access: access, logger: logger)
+    // A participant removed, a session ended or a session made through another server sharing the catalog: its sockets
+    // close here too, and its table is loaded here so that its players may fetch its art through this server.
+    access.onSessionChanges { changes in Task { await hub.follow(changes) } }
     // Every table is loaded before the server answers, so what each participant may fetch is known from the first
     // request on (a participant who reconnects after a restart is not told 404 for their table's art meanwhile).
     await hub.loadAll()

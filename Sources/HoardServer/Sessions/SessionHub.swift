@@ -282,6 +282,18 @@ actor SessionHub {
         access.setVisibleArt(session: id, nil)
     }
 
+    /// Follows changes made through any server sharing the catalog: sockets of participants removed and of sessions
+    /// deleted close; a session that reaches new art is loaded, so what its participants may fetch is known here.
+    func follow(_ changes: [AccessIndex.SessionChange]) async {
+        for change in changes {
+            switch change {
+            case .removed(let participant, let session): remove(participant: participant, session: session)
+            case .ended(let session): end(session: session)
+            case .reaches(let session): if sessions[session] == nil { _ = try? await load(session) }
+            }
+        }
+    }
+
     /// Closes a removed participant's sockets (4403) and lets them leave like a socket that closed: their grabs are
     /// released and the others see them go (the catalog row and the token are the caller's).
     func remove(participant: String, session id: String) {

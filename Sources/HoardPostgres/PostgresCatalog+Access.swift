@@ -1,0 +1,182 @@
+import Foundation
+import HoardCatalog
+import HoardCore
+import PostgresNIO
+
+/// What access decisions read, and the access change log, as `SQLiteCatalog`'s (HoardCatalog, `Catalog+Access.swift`).
+///
+/// The change log's numbers: SQLite's AUTOINCREMENT never reuses nor skips a number (a rolled-back insert gives its
+/// number back). Here `seq` is an identity column: a transaction that logged a change and then rolled back leaves
+/// its number unused, so the log may skip numbers that were never committed. A reader (`AccessIndex`) rebuilds when
+/// ``accessChanges(after:limit:)``'s `oldest` is past the number after the last it applied, taking that as rows
+/// pruned away. So pruning here keeps the newest row it would delete (``pruneAccessChanges(through:writtenBefore:)``)
+/// and `oldest` is the oldest row kept: every committed row below it is gone and every row from it on is kept. A
+/// reader that applied through the pruned rows (the pruner among them) then never rebuilds, whatever numbers were
+/// skipped, and a reader behind them rebuilds as on SQLite. One case rebuilds needlessly: a reader behind the pruned
+/// rows whose next numbers were all skipped (it rebuilds once, missing nothing).
+extension PostgresCatalog {
+    /// Everything but blobs that access decisions need, in one transaction, with the change log's last number.
+    public func accessBase() throws(CatalogError) -> AccessBase {
+        try read("cannot read what access decisions need") { tx in
+            var packs: [Int64: PackAccess] = [:]
+            for (id, groupId, isPublic) in try tx.rows(#"SELECT id, "groupId", "isPublic" FROM pack"#, as: (Int64, Int64, Bool).self) {
+                packs[id] = PackAccess(groupId: groupId, isPublic: isPublic)
+            }
+            var principals: [String: Principal] = [:]
+            for (hash, role, name, groupId, group) in try tx.rows(#"""
+                SELECT t."secretHash", t.role, t.name, g.id, g.name FROM token t JOIN "group" g ON g.id = t."groupId"
+                """#, as: (String, String, String, Int64, String).self) {
+                principals[hash] = Principal(groupId: groupId, group: group, role: TokenRole(rawValue: role) ?? .member, tokenName: name)
+            }
+            for (id, session, name, hash) in try tx.rows(
+                #"SELECT id, "sessionId", name, "tokenHash" FROM participant"#, as: (String, String, String, String).self) {
+                principals[hash] = Principal(participant: id, name: name, session: session)
+            }
+            var sessions: [String: Set<Digest>] = [:]
+            for (session, digest) in try tx.rows(#"SELECT "sessionId", digest FROM "sessionBlob""#, as: (String, Digest).self) {
+                sessions[session, default: []].insert(digest)
+            }
+            let last = try Self.lastAccessChange(tx)
+            return AccessBase(packs: packs, principals: principals, sessions: sessions, lastChange: last)
+        }
+    }
+
+    /// A blob and what refers to it; nil when the catalog has no such blob. A handful of indexed lookups.
+    public func blobOwners(_ digest: Digest) throws(CatalogError) -> BlobOwners? {
+        try read("cannot read who owns blob \(digest)") { tx in try Self.blobOwners(digest, tx) }
+    }
+
+    /// Several blobs' owners in one transaction (absent ones are left out).
+    public func blobOwners(_ digests: [Digest]) throws(CatalogError) -> [Digest: BlobOwners] {
+        try read("cannot read who owns \(digests.count) blobs") { tx in
+            var result: [Digest: BlobOwners] = [:]
+            for digest in digests { result[digest] = try Self.blobOwners(digest, tx) }
+            return result
+        }
+    }
+
+    static func blobOwners(_ d: Digest, _ tx: PostgresTransaction) throws -> BlobOwners? {
+        guard let blob = try tx.row(#"SELECT size, "mediaType" FROM blob WHERE digest = \#(d)"#, as: (Int64, String).self) else { return nil }
+        let packs = try tx.values(#"""
+            SELECT "packId" FROM "packVersion" WHERE "manifestDigest" = \#(d)
+            UNION SELECT v."packId" FROM "packVersionAsset" pva JOIN "packVersion" v ON v.id = pva."packVersionId"
+                WHERE pva."assetDigest" = \#(d)
+            UNION SELECT v."packId" FROM variant va JOIN "packVersionAsset" pva ON pva."assetDigest" = va."assetDigest"
+                JOIN "packVersion" v ON v.id = pva."packVersionId" WHERE va."blobDigest" = \#(d)
+            UNION SELECT v."packId" FROM rendition r JOIN "packVersionAsset" pva ON pva."assetDigest" = r."assetDigest"
+                JOIN "packVersion" v ON v.id = pva."packVersionId" WHERE r."blobDigest" = \#(d)
+            ORDER BY 1
+            """#, as: Int64.self)
+        let uploaders = try tx.values(#"SELECT "groupId" FROM upload WHERE digest = \#(d) ORDER BY "groupId""#, as: Int64.self)
+        return BlobOwners(size: blob.0, mediaType: blob.1, packs: packs, uploaders: uploaders)
+    }
+
+    /// Change-log rows after `seq`, oldest first, at most `limit`; and the oldest row the log still holds, below which
+    /// every committed row is gone (see this extension's comment on skipped numbers), so a reader can tell it missed
+    /// some.
+    public func accessChanges(after seq: Int64, limit: Int) throws(CatalogError) -> (changes: [AccessChange], oldest: Int64?) {
+        try read("cannot read the access change log") { tx in
+            let oldest = try tx.value(#"SELECT MIN(seq) FROM "accessChange""#, as: Int64?.self) ?? nil
+            let changes = try tx.rows(
+                #"SELECT seq, kind, key FROM "accessChange" WHERE seq > \#(seq) ORDER BY seq LIMIT \#(limit)"#, as: (Int64, String, String).self
+            ).map { AccessChange(seq: $0.0, kind: AccessChange.Kind(rawValue: $0.1) ?? .reset, key: $0.2) }
+            return (changes, oldest)
+        }
+    }
+
+    /// The last change-log number (0 when empty).
+    public func lastAccessChange() throws(CatalogError) -> Int64 {
+        try read("cannot read the access change log") { tx in try Self.lastAccessChange(tx) }
+    }
+
+    static func lastAccessChange(_ tx: PostgresTransaction) throws -> Int64 {
+        try tx.value(#"SELECT COALESCE(MAX(seq), 0)::bigint FROM "accessChange""#, as: Int64.self) ?? 0
+    }
+
+    /// Forgets change-log rows up to `seq` written before `date`, but for the newest of them, which stays as the
+    /// boundary (so skipped numbers above it do not read as pruned rows; see this extension's comment). The last row
+    /// is always kept, as on SQLite.
+    public func pruneAccessChanges(through seq: Int64, writtenBefore date: Date) throws(CatalogError) {
+        let before = Int64(date.timeIntervalSince1970)
+        try write("cannot prune the access change log") { tx in
+            try tx.execute(#"""
+                DELETE FROM "accessChange" WHERE at < \#(before)
+                AND seq < (SELECT MAX(seq) FROM "accessChange" WHERE seq <= \#(seq) AND at < \#(before))
+                """#)
+        }
+    }
+
+    /// A pack's owner and visibility; nil when it was deleted.
+    public func packAccess(id: Int64) throws(CatalogError) -> PackAccess? {
+        try read("cannot read pack \(id)") { tx in
+            try tx.row(#"SELECT "groupId", "isPublic" FROM pack WHERE id = \#(id)"#, as: (Int64, Bool).self).map {
+                PackAccess(groupId: $0.0, isPublic: $0.1)
+            }
+        }
+    }
+
+    /// The principal of a member's or a session participant's token by its secret's hash; nil when there is none.
+    public func principal(tokenHash: String) throws(CatalogError) -> Principal? {
+        try read("cannot read a token") { tx in
+            if let member = try tx.row(#"""
+                SELECT t.role, t.name, g.id, g.name FROM token t JOIN "group" g ON g.id = t."groupId" WHERE t."secretHash" = \#(tokenHash)
+                """#, as: (String, String, Int64, String).self) {
+                return Principal(groupId: member.2, group: member.3, role: TokenRole(rawValue: member.0) ?? .member, tokenName: member.1)
+            }
+            return try tx.row(#"SELECT id, name, "sessionId" FROM participant WHERE "tokenHash" = \#(tokenHash)"#, as: (String, String, String).self)
+                .map { Principal(participant: $0.0, name: $0.1, session: $0.2) }
+        }
+    }
+
+    /// Every blob a pack version references: its manifest, descriptors, variants and renditions.
+    public func versionDigests(id v: Int64) throws(CatalogError) -> [Digest] {
+        try read("cannot read the blobs of pack version \(v)") { tx in
+            try tx.values(#"""
+                SELECT "manifestDigest" FROM "packVersion" WHERE id = \#(v)
+                UNION ALL SELECT "assetDigest" FROM "packVersionAsset" WHERE "packVersionId" = \#(v)
+                UNION ALL SELECT va."blobDigest" FROM "packVersionAsset" pva JOIN variant va ON va."assetDigest" = pva."assetDigest"
+                    WHERE pva."packVersionId" = \#(v)
+                UNION ALL SELECT r."blobDigest" FROM "packVersionAsset" pva JOIN rendition r ON r."assetDigest" = pva."assetDigest"
+                    WHERE pva."packVersionId" = \#(v)
+                """#, as: Digest.self)
+        }
+    }
+
+    /// Which group owns a pack, and whether it is public; nil when absent (`group` as for ``pack(named:group:_:)``).
+    public func packOwner(named name: String, group: String?) throws(CatalogError) -> (groupId: Int64, isPublic: Bool)? {
+        try read("cannot read pack '\(name)'") { tx in
+            try Self.pack(named: name, group: group, tx).map { ($0.groupId, $0.isPublic) }
+        }
+    }
+
+    /// A pack's row, as ``pack(named:group:_:)`` finds it.
+    struct PackRow {
+        var id: Int64
+        var name: String
+        var groupId: Int64
+        var isPublic: Bool
+        var currentVersionId: Int64?
+    }
+
+    /// A pack by its name within `group` (a group name as ``existingGroup(named:_:)`` finds it), the name compared as
+    /// SQLite's `NOCASE` does; with no group, the one pack of that name in any group. Pack names are unique within a
+    /// group only, so without a group several packs may answer: that throws `conflict`, naming no group (the caller
+    /// may not see them).
+    static func pack(named name: String, group: String?, _ tx: PostgresTransaction) throws -> PackRow? {
+        let owner: Int64?
+        if let group {
+            guard let id = try existingGroup(named: group, tx)?.id else { return nil }
+            owner = id
+        } else {
+            owner = nil
+        }
+        let packs = try tx.rows(#"""
+            SELECT id, name, "groupId", "isPublic", "currentVersionId" FROM pack
+            WHERE name = \#(name) AND (\#(owner)::bigint IS NULL OR "groupId" = \#(owner)) ORDER BY id
+            """#, as: (Int64, String, Int64, Bool, Int64?).self)
+            .filter { isSameName($0.1, name) }
+            .map { PackRow(id: $0.0, name: $0.1, groupId: $0.2, isPublic: $0.3, currentVersionId: $0.4) }
+        guard packs.count < 2 else { throw CatalogError(.conflict, "several groups have a pack named '\(name)'; name the group") }
+        return packs.first
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import HoardCatalog
+import HoardCore
+import HoardPostgres
+import HoardRepository
+import HoardServer
+import HoardStore
+import HoardTestSupport
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Two servers sharing one PostgreSQL catalog and one blob store, as replicas behind a load balancer: what one is
+/// told, the other knows at once, and a live session is one table whichever replica its players reach.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct ReplicaTests {
+    /// Two replicas over a new PostgreSQL database and a shared blob folder, with the sample packs imported through
+    /// the first and a host token; `body` gets both ports.
+    static func withReplicas(
+        url: String? = nil, _ body: @Sendable (_ a: Replica, _ b: Replica, _ hostToken: String) async throws -> Void
+    ) async throws {
+        let url = try url ?? TestPostgres.newDatabase()
+        let root = NSTemporaryDirectory() + "hoard-replicas-" + UUID().uuidString.lowercased()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/blobs", withIntermediateDirectories: true)
+        func replica(_ name: String) throws -> Hoard {
+            try Hoard(
+                directory: DataDirectory(path: root + "/" + name), store: FileBlobStore(root: root + "/blobs"),
+                catalog: PostgresCatalog(url: url))
+        }
+        let first = try replica("a")
+        let second = try replica("b")
+        try first.catalog.createGroup(named: "table")
+        var options = Importer.Options()
+        options.group = "table"
+        _ = try await first.importPack(at: SessionFixture.root.appendingPathComponent("Packs/dungeon-basics.zip").path, options: options)
+        let hostToken = try first.createToken(group: "table", label: "gm", role: .owner)
+        func configuration(_ hoard: Hoard, _ name: String) -> ServerConfiguration {
+            var configuration = ServerConfiguration(dataDirectory: root + "/" + name)
+            configuration.hoard = hoard
+            configuration.port = 0
+            configuration.limits = .forTests
+            return configuration
+        }
+        let appA = try await buildApplication(configuration(first, "a"))
+        let appB = try await buildApplication(configuration(second, "b"))
+        try await appA.test(.live) { clientA in
+            try await appB.test(.live) { clientB in
+                try await body(
+                    Replica(client: clientA, port: try #require(clientA.port)), Replica(client: clientB, port: try #require(clientB.port)), hostToken)
+            }
+        }
+    }
+
+    /// One replica: its test client (over a real socket) and port.
+    struct Replica: Sendable {
+        let client: any TestClientProtocol
+        let port: Int
+    }
+
+    @Test func aBlobPutThroughOneReplicaIsReadThroughTheOtherAtOnce() async throws {
+        try await Self.withReplicas { a, b, token in
+            let bytes = Array("a picture only replica A was sent \(UUID())".utf8)
+            let digest = BlobHasher.digest(of: bytes)
+            try await a.client.execute(uri: "/v1/blobs/\(digest)", method: .put, headers: auth(token), body: buffer(bytes)) { response in
+                #expect(response.status == .created, "\(response.text)")
+            }
+            try await b.client.execute(uri: "/v1/blobs/\(digest)", method: .get, headers: auth(token)) { response in
+                #expect(response.status == .ok)
+                #expect(Array(buffer: response.body) == bytes)
+            }
+        }
+    }
+
+    @Test func aTokenMadeOnOneReplicaWorksOnTheOtherAtOnce() async throws {
+        try await Self.withReplicas { a, b, token in
+            let invited = try await a.client.json(.post, "/v1/invites", token: token, body: ["role": "member"])
+            #expect(invited.status == .created, "\(invited.json)")
+            let code = try #require(invited.json["code"] as? String)
+            let accepted = try await a.client.json(.post, "/v1/invites/accept", body: ["code": code, "name": "tablet"])
+            #expect(accepted.status == .created || accepted.status == .ok, "\(accepted.json)")
+            let secret = try #require(accepted.json["token"] as? String)
+            #expect(try await b.client.json(.get, "/v1/packs", token: secret).status == .ok)
+        }
+    }
+
+    @Test func hostOpsOnOneReplicaReachAPlayerOnTheOtherInOrderWithNoGapOrRepeat() async throws {
+        try await Self.withReplicas { a, b, token in
+            let created = try await a.client.json(.post, "/v1/sessions", token: token, body: ["name": "Split", "map": [:]]).json
+            let session = try #require(created["id"] as? String)
+            let code = try #require(created["code"] as? String)
+            let joined = try await b.client.json(.post, "/v1/sessions/join", body: ["code": code, "name": "Ana"]).json
+            let player = try #require(joined["participantToken"] as? String)
+            let count = 500
+            // The player listens on B from the start; the host sends on A, each op paced by its echo.
+            async let heard = LiveClient.exchange(
+                port: b.port, session: session, token: player, since: 0, until: count + 2, stop: #""n":\#(count - 1)}"#, timeout: .seconds(90))
+            try await Task.sleep(for: .milliseconds(300))
+            _ = try await LiveClient.exchange(
+                port: a.port, session: session, token: token, send: (0..<count).map(LiveChannelTests.op), until: count + 1, timeout: .seconds(90),
+                paced: true)
+            let events = LiveClient.objects(try await heard)
+            let seqs = events.compactMap { $0["seq"] as? Int }
+            #expect(seqs == Array(1...(seqs.last ?? 0)), "every sequence number once, in order")
+            #expect(events.compactMap(LiveChannelTests.number) == Array(0..<count), "the host's ops, in order, none lost or repeated")
+        }
+    }
+
+    @Test func playersOnTwoReplicasGrabbingOneTokenSeeOneWinner() async throws {
+        try await Self.withReplicas { a, b, token in
+            let created = try await a.client.json(.post, "/v1/sessions", token: token, body: ["name": "Grab", "map": [:]]).json
+            let session = try #require(created["id"] as? String)
+            let code = try #require(created["code"] as? String)
+            var players: [String] = []
+            for (replica, name) in [(a, "Ana"), (b, "Bo")] {
+                let joined = try await replica.client.json(.post, "/v1/sessions/join", body: ["code": code, "name": name]).json
+                players.append(try #require(joined["participantToken"] as? String))
+            }
+            let grab = #"{"type":"grab","entity":"goblin-1"}"#
+            async let seenOnA = LiveClient.exchange(port: a.port, session: session, token: players[0], since: 0, send: [grab], until: 6, timeout: .seconds(10))
+            async let seenOnB = LiveClient.exchange(port: b.port, session: session, token: players[1], since: 0, send: [grab], until: 6, timeout: .seconds(10))
+            let seen = try await [LiveClient.objects(seenOnA), LiveClient.objects(seenOnB)]
+            let winners = seen.map { events in events.filter { $0["type"] as? String == "grab" }.compactMap { $0["by"] as? String } }
+            #expect(winners[0].count == 1 && winners[1].count == 1, "exactly one grab event on each replica: \(winners)")
+            #expect(winners[0] == winners[1], "both see the same winner")
+            #expect(seen.joined().filter { $0["code"] as? String == "GRAB_DENIED" }.count == 1, "the other is refused")
+        }
+    }
+
+    @Test func postgreSQLRefusingConnectionsIs503AndRecordsNothing() async throws {
+        let url = try TestPostgres.newDatabase()
+        let name = String(url.split(separator: "/").last ?? "")
+        try await Self.withReplicas(url: url) { a, _, token in
+            let terminate = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()"
+            try TestPostgres.execute("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS false", terminate)
+            let bytes = Array("written while the catalog is away \(UUID())".utf8)
+            let digest = BlobHasher.digest(of: bytes)
+            try await a.client.execute(uri: "/v1/blobs/\(digest)", method: .put, headers: auth(token), body: buffer(bytes)) { response in
+                #expect(response.status == .serviceUnavailable, "\(response.text)")
+                #expect(response.text.contains("CATALOG_UNAVAILABLE"))
+                #expect(response.headers[.retryAfter] != nil)
+            }
+            try await a.client.execute(uri: "/v1/packs", method: .get, headers: auth(token)) { response in
+                #expect(response.status == .serviceUnavailable, "\(response.text)")
+            }
+            try TestPostgres.execute("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS true")
+            let catalog = try PostgresCatalog(url: url)
+            defer { catalog.close() }
+            #expect(try catalog.blob(digest) == nil, "nothing was recorded")
+            try await a.client.execute(uri: "/v1/packs", method: .get, headers: auth(token)) { response in
+                #expect(response.status == .ok, "it works again once PostgreSQL is back")
+            }
+        }
+    }
+}
