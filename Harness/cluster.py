@@ -79,7 +79,7 @@ class Cluster:
 
 class Harness:
     def __init__(self, cluster):
-        self.cluster, self.failures, self.rng = cluster, [], random.Random(19)
+        self.cluster, self.failures, self.rng, self.late = cluster, [], random.Random(19), []
 
     def expect(self, condition, what):
         print(f"  {'ok  ' if condition else 'FAIL'} {what}", flush=True)
@@ -126,12 +126,16 @@ class Harness:
 
     def read_across(self, path, token=None):
         """GET through replica B right after a write through A: at once on PostgreSQL (the catalog's notices);
-        on a shared SQLite file within the 250 ms B takes to read the access log, so up to a second."""
+        on a shared SQLite file within the 250 ms B takes to read the access log, so up to a second. A late answer
+        is noted in self.late (path, milliseconds until B answered 200, or None after 2 s)."""
         c = self.cluster
         answer = request(c.b, "GET", path, token=token or self.member)
-        if answer[0] != 200 and c.sqlite:
-            wait_for(lambda: request(c.b, "GET", path, token=token or self.member)[0] == 200, 1)
-            answer = request(c.b, "GET", path, token=token or self.member)
+        if answer[0] != 200:
+            started = time.time()
+            served = wait_for(lambda: request(c.b, "GET", path, token=token or self.member)[0] == 200, 2)
+            self.late.append((path, round((time.time() - started) * 1000) if served else None))
+            if c.sqlite and served and time.time() - started < 1:
+                answer = request(c.b, "GET", path, token=token or self.member)
         return answer
 
     def live(self, base, session, token, since=None):
@@ -150,7 +154,7 @@ class Harness:
         status, body = self.read_across(f"/v1/blobs/{digest}")
         self.expect(status == 200 and body == content,
                     f"a blob PUT through A is read through B at once (B answered {status}, "
-                    f"{'the same bytes' if body == content else f'{len(body)} other bytes'})")
+                    f"{'the same bytes' if body == content else f'{len(body)} other bytes'}; late: {self.late})")
         answers = [request(c.nginx, "GET", f"/v1/blobs/{digest}", token=self.member) for _ in range(4)]
         self.expect(all(s == 200 and b == content for s, b in answers),
                     f"and through nginx, four times (both replicas): {[s for s, _ in answers]}")
@@ -182,7 +186,8 @@ class Harness:
             for variant in json.loads(descriptor)["variants"] if descriptor else []:
                 fetch(variant["digest"])
         self.expect(manifest is not None and not problems,
-                    f"B serves its manifest, descriptors and pictures, each hashed ({served} blobs; problems: {problems[:3]})")
+                    f"B serves its manifest, descriptors and pictures at once, each hashed ({served} blobs; problems: "
+                    f"{problems[:3]}; B answered 200 after (ms) {[ms for _, ms in self.late][:3]})")
 
     def join_across(self):
         c = self.cluster
@@ -640,11 +645,20 @@ def main():
     except Exception as error:
         harness.expect(False, f"the cluster: {error}")
     finally:
+        if harness.failures:
+            for name in ("a", "b"):
+                log = os.path.join(cluster.dir, f"{name}.log")
+                if os.path.exists(log):
+                    lines = open(log, errors="replace").read().splitlines()
+                    crash = next((i for i, line in enumerate(lines) if "Fatal error" in line or "crashed" in line), None)
+                    shown = lines[crash:crash + 20] if crash is not None else lines[-12:]
+                    print(f"replica {name.upper()}'s log{', where it crashed' if crash is not None else ', its last lines'}:",
+                          *shown, sep="\n  ")
         if args.keep or not cluster.started_here:
             print("cluster left running:", cluster.dir, "(scripts/cluster.sh down DIR stops it)")
         else:
             cluster.down()
-        shutil.rmtree(work, ignore_errors=True)
+            shutil.rmtree(work, ignore_errors=True)
     print(f"RESULT: {'PASS' if not harness.failures else f'FAIL ({len(harness.failures)})'} in {time.time() - started:.0f} s")
     for failure in harness.failures:
         print("  FAILED:", failure)
