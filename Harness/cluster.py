@@ -148,7 +148,7 @@ class Harness:
     # ------------------------------------------------------------------------------------------ the checks
 
     def blob_across(self):
-        c = self.cluster
+        c, self.late = self.cluster, []
         content = self.rng.randbytes(100_000)
         digest = self.put(c.a, content)
         status, body = self.read_across(f"/v1/blobs/{digest}")
@@ -160,7 +160,7 @@ class Harness:
                     f"and through nginx, four times (both replicas): {[s for s, _ in answers]}")
 
     def pack_across(self):
-        c = self.cluster
+        c, self.late = self.cluster, []
         archive = make_pack(self.rng, "cluster-pack", tokens=3)
         status, body = request(c.a, "POST", "/v1/packs", archive, self.member, "application/zip")
         if not self.expect(status in (200, 201), f"a pack upload through A is accepted ({status})"):
