@@ -8,19 +8,23 @@
 #   live:  Benchmarks/live.py with its 200 participants split over the two replicas (the host on a): p99 < 50 ms,
 #          nothing lost or reordered.
 # On 2 cores the two replicas, nginx and wrk share the same two cores: these figures show overhead, not scale.
-# Usage: Benchmarks/cluster.sh [--hoard PATH] [--duration 10s] [--small N] [--no-live]
+# Usage: Benchmarks/cluster.sh [--hoard PATH] [--duration 10s] [--small N] [--no-live] [--sqlite] [-- SERVE OPTIONS]
+#   --sqlite      the replicas share a SQLite catalog file instead of PostgreSQL (no live run: it needs notices)
+#   -- OPTIONS    passed to every `hoard serve` (e.g. -- --no-blob-fast-path)
 # Needs: scripts/setup.sh --bench --cluster (nginx, wrk, Swift's S3 API). Everything listens on 127.0.0.1 only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-HOARD="" DURATION=10s SMALL=256 LIVE=yes
+HOARD="" DURATION=10s SMALL=256 LIVE=yes SQLITE="" SERVE=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --hoard) HOARD=$2; shift 2 ;;
     --duration) DURATION=$2; shift 2 ;;
     --small) SMALL=$2; shift 2 ;;
     --no-live) LIVE=""; shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    --sqlite) SQLITE=--sqlite LIVE=""; shift ;;
+    --) shift; SERVE=("$@"); break ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -39,7 +43,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-scripts/cluster.sh up --hoard "$HOARD" "$WORK/cluster" -- --joins-per-session 1000 >/dev/null
+scripts/cluster.sh up --hoard "$HOARD" $SQLITE "$WORK/cluster" -- --joins-per-session 1000 ${SERVE[@]+"${SERVE[@]}"} >/dev/null
 . "$WORK/cluster/cluster.env"
 ONE_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 mkdir -p "$WORK/one/nginx-temp"
@@ -107,7 +111,8 @@ print(f"{sys.argv[2]}: {rps:.0f} req/s, p99 {p99ms:.2f} ms, every answer 200 wit
 open(sys.argv[1] + ".rps", "w").write(str(rps))
 PY
 }
-echo "== wrk -t2 -c64 -d$DURATION, $SMALL blobs of 64 KiB, interleaved: nginx in front of two replicas, of one"
+echo "== wrk -t2 -c64 -d$DURATION, $SMALL blobs of 64 KiB, interleaved: nginx in front of two replicas, of one" \
+  "(catalog ${HOARD_CATALOG%%:*}${SERVE[*]:+, serve ${SERVE[*]}})"
 run two "$HOARD_CLUSTER_URL"; run one "$ONE"; run two "$HOARD_CLUSTER_URL"; run one "$ONE"
 python3 -c "print(f'64 KiB through nginx, two replicas / one: {float(open(\"$WORK/two.wrk.rps\").read()) / float(open(\"$WORK/one.wrk.rps\").read()):.2f}x (second round; target >= 0.95x)')"
 
