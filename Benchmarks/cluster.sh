@@ -43,7 +43,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-scripts/cluster.sh up --hoard "$HOARD" $SQLITE "$WORK/cluster" -- --joins-per-session 1000 ${SERVE[@]+"${SERVE[@]}"} >/dev/null
+scripts/cluster.sh up --hoard "$HOARD" $SQLITE "$WORK/cluster" -- --joins-per-session 1000 ${SERVE[@]+"${SERVE[@]}"} \
+  >/dev/null 2>"$WORK/up.log" || { cat "$WORK/up.log" >&2; exit 1; }
 . "$WORK/cluster/cluster.env"
 ONE_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 mkdir -p "$WORK/one/nginx-temp"
@@ -112,7 +113,7 @@ open(sys.argv[1] + ".rps", "w").write(str(rps))
 PY
 }
 echo "== wrk -t2 -c64 -d$DURATION, $SMALL blobs of 64 KiB, interleaved: nginx in front of two replicas, of one" \
-  "(catalog ${HOARD_CATALOG%%:*}${SERVE[*]:+, serve ${SERVE[*]}})"
+  "($([ -n "$SQLITE" ] && echo "a SQLite catalog" || echo PostgreSQL)${SERVE[*]:+; serve ${SERVE[*]}})"
 run two "$HOARD_CLUSTER_URL"; run one "$ONE"; run two "$HOARD_CLUSTER_URL"; run one "$ONE"
 python3 -c "print(f'64 KiB through nginx, two replicas / one: {float(open(\"$WORK/two.wrk.rps\").read()) / float(open(\"$WORK/one.wrk.rps\").read()):.2f}x (second round; target >= 0.95x)')"
 
