@@ -100,6 +100,12 @@ public struct AssetFacets: Sendable, Hashable, Codable {
     public var kind: [String: Int]
     /// Matches by footprint (`2x2`), footprints without a match left out.
     public var footprint: [String: Int]
+
+    /// Counts (for every backend).
+    public init(kind: [String: Int], footprint: [String: Int]) {
+        self.kind = kind
+        self.footprint = footprint
+    }
 }
 
 /// One page of assets.
@@ -110,6 +116,13 @@ public struct AssetPage: Sendable, Hashable {
     public var total: Int
     /// Where the next page starts; nil on the last page.
     public var next: AssetCursor?
+
+    /// A page (for every backend).
+    public init(assets: [AssetListing], total: Int, next: AssetCursor?) {
+        self.assets = assets
+        self.total = total
+        self.next = next
+    }
 }
 
 extension SQLiteCatalog {
@@ -129,38 +142,10 @@ extension SQLiteCatalog {
             } else {
                 (rows, total, hasMore) = try Self.browseRows(query, packs: packs, db)
             }
-            let variants = try Self.variants(of: Set(rows.map(\.digest)), db)
-            let renditions = try Self.renditions(of: Set(rows.map(\.digest)), db)
-            let assets = rows.compactMap { row -> AssetListing? in
-                guard let footprint = Footprint(width: row.width, height: row.height) else { return nil }
-                return AssetListing(
-                    digest: row.digest, kind: AssetKind(rawValue: row.kind), name: row.name, pack: row.pack, footprint: footprint,
-                    variants: variants[row.digest] ?? [], thumbnail: renditions[row.digest]?["thumbnail"],
-                    preview: renditions[row.digest]?["preview"])
-            }
-            let next = hasMore ? rows.last.map { AssetCursor(pack: $0.pack, kind: $0.kind, name: $0.name, digest: $0.digest) } : nil
-            return AssetPage(assets: assets, total: total, next: next)
+            return AssetPage(
+                rows: rows, total: total, hasMore: hasMore, variants: try Self.variants(of: Set(rows.map(\.digest)), db),
+                renditions: try Self.renditions(of: Set(rows.map(\.digest)), db))
         }
-    }
-
-    /// A visible pack with a current version, and how many of its assets the query's kind matches.
-    struct ListedPack {
-        var id: Int64
-        var name: String
-        var versionId: Int64
-        var count: Int
-        /// Whether the pack sorts at or after the cursor's pack / is the cursor's pack (compared ignoring case).
-        var isAtOrAfterCursor: Bool
-        var isCursorPack: Bool
-    }
-
-    struct ListedRow {
-        var pack: String
-        var digest: Digest
-        var kind: String
-        var name: String
-        var width: Int
-        var height: Int
     }
 
     static func listedPacks(_ query: AssetQuery, _ db: Database) throws -> [ListedPack] {
@@ -186,30 +171,18 @@ extension SQLiteCatalog {
             arguments += [pack]
         }
         return try Row.fetchAll(db, sql: """
-            SELECT p.id, p.name, p.currentVersionId, p.name >= ? AS atOrAfter, p.name = ? AS isCursorPack, \(count) AS count
+            SELECT p.name, p.currentVersionId, p.name >= ? AS atOrAfter, p.name = ? AS isCursorPack, \(count) AS count
             FROM pack p WHERE \(conditions.joined(separator: " AND ")) ORDER BY p.name
             """, arguments: arguments).map { row in
             ListedPack(
-                id: row["id"], name: row["name"], versionId: row["currentVersionId"], count: row["count"],
+                name: row["name"], versionId: row["currentVersionId"], count: row["count"],
                 isAtOrAfterCursor: query.after == nil || row["atOrAfter"] as Bool, isCursorPack: row["isCursorPack"])
         }
     }
 
-    /// Browsing (no search text): whole packs are skipped by their counts, then each pack's rows come in index order.
+    /// Browsing (no search text): ``AssetQuery/browse(_:page:)`` with each pack's rows in index order.
     static func browseRows(_ query: AssetQuery, packs: [ListedPack], _ db: Database) throws -> ([ListedRow], Int, Bool) {
-        let total = packs.reduce(0) { $0 + $1.count }
-        var rows: [ListedRow] = []
-        var skip = query.after == nil ? query.offset : 0
-        var hasMore = false
-        for pack in packs where pack.count > 0 && pack.isAtOrAfterCursor {
-            if rows.count == query.limit {
-                hasMore = true
-                break
-            }
-            if skip >= pack.count {
-                skip -= pack.count
-                continue
-            }
+        try query.browse(packs) { pack, limit, skip in
             var conditions = ["pva.packVersionId = ?"]
             var arguments: StatementArguments = [pack.versionId]
             if let kind = query.kind {
@@ -226,18 +199,10 @@ extension SQLiteCatalog {
                     arguments += [after.kind, after.name, after.digest]
                 }
             }
-            let wanted = query.limit - rows.count
-            arguments += [wanted + 1, skip]
-            skip = 0
-            let found = try Row.fetchAll(db, sql: pageSQL(conditions.joined(separator: " AND ")), arguments: arguments)
+            arguments += [limit, skip]
+            return try Row.fetchAll(db, sql: pageSQL(conditions.joined(separator: " AND ")), arguments: arguments)
                 .compactMap { listedRow($0, pack: pack.name) }
-            rows += found.prefix(wanted)
-            if found.count > wanted {
-                hasMore = true
-                break
-            }
         }
-        return (rows, total, hasMore)
     }
 
     /// Searching or filtering by footprint: the matches come from the FTS5 index (or, for a text shorter than a

@@ -25,6 +25,23 @@ public struct PackSummary: Sendable, Hashable, Codable {
     /// When the current version was imported.
     public var importedAt: Date?
 
+    /// A pack's summary (for every backend).
+    public init(
+        name: String, group: String, groupId: Int64 = 0, isPublic: Bool, version: String?, versionCount: Int, manifestDigest: Digest?,
+        assetCount: Int, totalBytes: Int64, importedAt: Date?
+    ) {
+        self.name = name
+        self.group = group
+        self.groupId = groupId
+        self.isPublic = isPublic
+        self.version = version
+        self.versionCount = versionCount
+        self.manifestDigest = manifestDigest
+        self.assetCount = assetCount
+        self.totalBytes = totalBytes
+        self.importedAt = importedAt
+    }
+
     enum CodingKeys: String, CodingKey {
         case name, group, isPublic, version, versionCount, manifestDigest, assetCount, totalBytes, importedAt
     }

@@ -129,6 +129,32 @@ public struct ResolvedReferences: Sendable {
         self.missing = missing
         self.reachable = reachable
     }
+
+    /// Resolves `references` from what a backend read of them: the assets among them (kind, name and footprint; one
+    /// without a valid footprint counts as a blob), the blob rows, the assets' variants and renditions, and the pack
+    /// each asset is named after. Assets, blobs and missing digests come in digest order.
+    public init(
+        _ references: Set<Digest>, assets: [Digest: (kind: String, name: String, footprint: Footprint?)], blobs: [Digest: BlobRecord],
+        variants: [Digest: [AssetDescriptor.Variant]], renditions: [Digest: [String: AssetDescriptor.Rendition]],
+        packs: [Digest: (name: String, version: String)]
+    ) {
+        self.init(assets: [], blobs: [], missing: [], reachable: references)
+        reachable.formUnion(renditions.values.flatMap { $0.values.map(\.digest) })
+        for digest in references.sorted() {
+            if let asset = assets[digest], let footprint = asset.footprint {
+                let assetVariants = variants[digest] ?? []
+                reachable.formUnion(assetVariants.map(\.digest))
+                self.assets.append(AssetListing(
+                    digest: digest, kind: AssetKind(rawValue: asset.kind), name: asset.name, pack: packs[digest]?.name ?? "",
+                    footprint: footprint, variants: assetVariants, packVersion: packs[digest]?.version,
+                    preview: renditions[digest]?["preview"]))
+            } else if let blob = blobs[digest] {
+                self.blobs.append(blob)
+            } else {
+                missing.append(digest)
+            }
+        }
+    }
 }
 
 extension SQLiteCatalog {
@@ -139,7 +165,6 @@ extension SQLiteCatalog {
     }
 
     static func resolve(_ references: Set<Digest>, group: Int64? = nil, _ db: Database) throws -> ResolvedReferences {
-        var result = ResolvedReferences(assets: [], blobs: [], missing: [], reachable: references)
         let sorted = references.sorted()
         var assets: [Digest: AssetRecord] = [:]
         var blobs: [Digest: BlobRecord] = [:]
@@ -157,23 +182,10 @@ extension SQLiteCatalog {
         }
         let variantsByAsset = try variants(of: Set(assets.keys), db)
         let renditions = try renditions(of: Set(assets.keys), db)
-        result.reachable.formUnion(renditions.values.flatMap { $0.values.map(\.digest) })
         let packs = try group.map { try packsHolding(Set(assets.keys), group: $0, db) } ?? [:]
-        for digest in sorted {
-            if let asset = assets[digest], let footprint = Footprint(width: asset.footprintWidth, height: asset.footprintHeight) {
-                let assetVariants = variantsByAsset[digest] ?? []
-                result.reachable.formUnion(assetVariants.map(\.digest))
-                result.assets.append(AssetListing(
-                    digest: digest, kind: AssetKind(rawValue: asset.kind), name: asset.name, pack: packs[digest]?.name ?? "",
-                    footprint: footprint, variants: assetVariants, packVersion: packs[digest]?.version,
-                    preview: renditions[digest]?["preview"]))
-            } else if let blob = blobs[digest] {
-                result.blobs.append(blob)
-            } else {
-                result.missing.append(digest)
-            }
-        }
-        return result
+        return ResolvedReferences(
+            references, assets: assets.mapValues { ($0.kind, $0.name, Footprint(width: $0.footprintWidth, height: $0.footprintHeight)) },
+            blobs: blobs, variants: variantsByAsset, renditions: renditions, packs: packs)
     }
 
     /// For each asset, a pack that holds it and the version: the group's own packs first, then public ones; current

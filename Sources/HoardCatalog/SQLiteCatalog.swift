@@ -161,6 +161,18 @@ public struct PackState: Sendable, Hashable {
     public var currentVersion: String?
     /// The current version's manifest.
     public var currentManifest: Digest?
+
+    /// A pack's state (for every backend).
+    public init(
+        name: String, group: String, versions: [String], manifests: [String: Digest], currentVersion: String?, currentManifest: Digest?
+    ) {
+        self.name = name
+        self.group = group
+        self.versions = versions
+        self.manifests = manifests
+        self.currentVersion = currentVersion
+        self.currentManifest = currentManifest
+    }
 }
 
 /// An error of the catalog: a code, a message that says what to do, and the cause.

@@ -43,32 +43,41 @@ extension PostgresCatalog {
 
     /// A blob and what refers to it; nil when the catalog has no such blob. A handful of indexed lookups.
     public func blobOwners(_ digest: Digest) throws(CatalogError) -> BlobOwners? {
-        try read("cannot read who owns blob \(digest)") { tx in try Self.blobOwners(digest, tx) }
+        try read("cannot read who owns blob \(digest)") { tx in try Self.blobOwners([digest], tx)[digest] }
     }
 
-    /// Several blobs' owners in one transaction (absent ones are left out).
+    /// Several blobs' owners in one transaction (absent ones are left out): three queries for them all, not three
+    /// round trips each.
     public func blobOwners(_ digests: [Digest]) throws(CatalogError) -> [Digest: BlobOwners] {
-        try read("cannot read who owns \(digests.count) blobs") { tx in
-            var result: [Digest: BlobOwners] = [:]
-            for digest in digests { result[digest] = try Self.blobOwners(digest, tx) }
-            return result
-        }
+        try read("cannot read who owns \(digests.count) blobs") { tx in try Self.blobOwners(digests, tx) }
     }
 
-    static func blobOwners(_ d: Digest, _ tx: PostgresTransaction) throws -> BlobOwners? {
-        guard let blob = try tx.row(#"SELECT size, "mediaType" FROM blob WHERE digest = \#(d)"#, as: (Int64, String).self) else { return nil }
-        let packs = try tx.values(#"""
-            SELECT "packId" FROM "packVersion" WHERE "manifestDigest" = \#(d)
-            UNION SELECT v."packId" FROM "packVersionAsset" pva JOIN "packVersion" v ON v.id = pva."packVersionId"
-                WHERE pva."assetDigest" = \#(d)
-            UNION SELECT v."packId" FROM variant va JOIN "packVersionAsset" pva ON pva."assetDigest" = va."assetDigest"
-                JOIN "packVersion" v ON v.id = pva."packVersionId" WHERE va."blobDigest" = \#(d)
-            UNION SELECT v."packId" FROM rendition r JOIN "packVersionAsset" pva ON pva."assetDigest" = r."assetDigest"
-                JOIN "packVersion" v ON v.id = pva."packVersionId" WHERE r."blobDigest" = \#(d)
-            ORDER BY 1
-            """#, as: Int64.self)
-        let uploaders = try tx.values(#"SELECT "groupId" FROM upload WHERE digest = \#(d) ORDER BY "groupId""#, as: Int64.self)
-        return BlobOwners(size: blob.0, mediaType: blob.1, packs: packs, uploaders: uploaders)
+    static func blobOwners(_ digests: [Digest], _ tx: PostgresTransaction) throws -> [Digest: BlobOwners] {
+        guard !digests.isEmpty else { return [:] }
+        let d = digests.texts
+        var result: [Digest: BlobOwners] = [:]
+        for (digest, size, mediaType) in try tx.rows(
+            #"SELECT digest, size, "mediaType" FROM blob WHERE digest = ANY(\#(d)::text[])"#, as: (Digest, Int64, String).self) {
+            result[digest] = BlobOwners(size: size, mediaType: mediaType, packs: [], uploaders: [])
+        }
+        // The packs whose versions reference each blob: manifest, descriptor, variant or rendition; each an index search.
+        for (digest, pack) in try tx.rows(#"""
+            SELECT "manifestDigest", "packId" FROM "packVersion" WHERE "manifestDigest" = ANY(\#(d)::text[])
+            UNION SELECT pva."assetDigest", v."packId" FROM "packVersionAsset" pva JOIN "packVersion" v ON v.id = pva."packVersionId"
+                WHERE pva."assetDigest" = ANY(\#(d)::text[])
+            UNION SELECT va."blobDigest", v."packId" FROM variant va JOIN "packVersionAsset" pva ON pva."assetDigest" = va."assetDigest"
+                JOIN "packVersion" v ON v.id = pva."packVersionId" WHERE va."blobDigest" = ANY(\#(d)::text[])
+            UNION SELECT r."blobDigest", v."packId" FROM rendition r JOIN "packVersionAsset" pva ON pva."assetDigest" = r."assetDigest"
+                JOIN "packVersion" v ON v.id = pva."packVersionId" WHERE r."blobDigest" = ANY(\#(d)::text[])
+            ORDER BY 2
+            """#, as: (Digest, Int64).self) {
+            result[digest]?.packs.append(pack)
+        }
+        for (digest, groupId) in try tx.rows(
+            #"SELECT digest, "groupId" FROM upload WHERE digest = ANY(\#(d)::text[]) ORDER BY "groupId""#, as: (Digest, Int64).self) {
+            result[digest]?.uploaders.append(groupId)
+        }
+        return result
     }
 
     /// Change-log rows after `seq`, oldest first, at most `limit`; and the oldest row the log still holds, below which
@@ -144,9 +153,7 @@ extension PostgresCatalog {
 
     /// Which group owns a pack, and whether it is public; nil when absent (`group` as for ``pack(named:group:_:)``).
     public func packOwner(named name: String, group: String?) throws(CatalogError) -> (groupId: Int64, isPublic: Bool)? {
-        try read("cannot read pack '\(name)'") { tx in
-            try Self.pack(named: name, group: group, tx).map { ($0.groupId, $0.isPublic) }
-        }
+        try read("cannot read pack '\(name)'") { tx in try Self.pack(named: name, group: group, tx).map { ($0.groupId, $0.isPublic) } }
     }
 
     /// A pack's row, as ``pack(named:group:_:)`` finds it.

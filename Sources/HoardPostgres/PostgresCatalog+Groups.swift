@@ -14,16 +14,19 @@ extension PostgresCatalog {
     /// cannot name a group, `conflict` when several old groups share its key.
     @discardableResult
     public func ensureGroup(named name: String) throws(CatalogError) -> GroupRecord {
-        try write("cannot create group '\(name)'") { tx in
-            if let group = try Self.existingGroup(named: name, tx) { return group }
-            if let problem = GroupName.problem(with: name) { throw CatalogError(.invalid, problem) }
-            if let group = try Self.insertGroup(named: name, quotaBytes: nil, tx) { return group }
-            // Another replica created it meanwhile.
-            guard let group = try Self.existingGroup(named: name, tx) else {
-                throw CatalogError(.conflict, "a group whose name is like '\(name)' was just created; give its name exactly")
-            }
-            return group
+        try write("cannot create group '\(name)'") { tx in try Self.ensureGroup(named: name, tx) }
+    }
+
+    /// ``ensureGroup(named:)`` inside a transaction (an import's, so that a refused import leaves no group behind).
+    static func ensureGroup(named name: String, _ tx: PostgresTransaction) throws -> GroupRecord {
+        if let group = try existingGroup(named: name, tx) { return group }
+        if let problem = GroupName.problem(with: name) { throw CatalogError(.invalid, problem) }
+        if let group = try insertGroup(named: name, quotaBytes: nil, tx) { return group }
+        // Another replica created it meanwhile.
+        guard let group = try existingGroup(named: name, tx) else {
+            throw CatalogError(.conflict, "a group whose name is like '\(name)' was just created; give its name exactly")
         }
+        return group
     }
 
     /// Every group, by name (ASCII case aside, as SQLite orders them).
@@ -74,7 +77,8 @@ extension PostgresCatalog {
             guard let groupId = try Self.group(named: name, tx)?.id else {
                 throw CatalogError(.notFound, "no group named '\(name)'; create it with `hoard group create \(name)`")
             }
-            return try Self.insertToken(groupId: groupId, label: label, secretHash: secretHash, role: role.rawValue, at: Date(), tx)
+            return try Self.insertToken(
+                groupId: groupId, label: label, secretHash: secretHash, isAdmin: role == .operator, role: role.rawValue, at: Date(), tx)
         }
     }
 
@@ -118,7 +122,8 @@ extension PostgresCatalog {
                 """#, as: (Int64, String, Date).self), invite.2 > now
             else { return nil }
             let (groupId, role) = (invite.0, invite.1)
-            let token = try Self.insertToken(groupId: groupId, label: label, secretHash: secretHash, role: role, at: now, tx)
+            // As SQLite's: an invitation's token is never flagged an operator's (invitations give members and owners).
+            let token = try Self.insertToken(groupId: groupId, label: label, secretHash: secretHash, isAdmin: false, role: role, at: now, tx)
             return (token, try tx.value(#"SELECT name FROM "group" WHERE id = \#(groupId)"#, as: String.self) ?? "")
         }
     }
@@ -208,9 +213,8 @@ extension PostgresCatalog {
     }
 
     private static func insertToken(
-        groupId: Int64, label: String, secretHash: String, role: String, at createdAt: Date, _ tx: PostgresTransaction
+        groupId: Int64, label: String, secretHash: String, isAdmin: Bool, role: String, at createdAt: Date, _ tx: PostgresTransaction
     ) throws -> TokenRecord {
-        let isAdmin = role == TokenRole.operator.rawValue
         let id = try tx.value(#"""
             INSERT INTO token ("groupId", name, "secretHash", "isAdmin", role, "createdAt")
             VALUES (\#(groupId), \#(label), \#(secretHash), \#(isAdmin), \#(role), \#(createdAt)) RETURNING id

@@ -10,7 +10,6 @@ extension PostgresCatalog {
     /// came from: one of that group's packs, else a public one (another group's private pack is never named).
     public func resolve(_ references: Set<Digest>, group: Int64?) throws(CatalogError) -> ResolvedReferences {
         try read("cannot resolve a map's \(references.count) references") { tx in
-            var result = ResolvedReferences(assets: [], blobs: [], missing: [], reachable: references)
             let texts = references.texts
             var assets: [Digest: (kind: String, name: String, footprint: Footprint?)] = [:]
             for (digest, kind, name, width, height) in try tx.rows(#"""
@@ -21,25 +20,10 @@ extension PostgresCatalog {
             let blobs = Dictionary(
                 try Self.blobs(#"SELECT digest, size, "mediaType", "createdAt" FROM blob WHERE digest = ANY(\#(texts)::text[])"#, tx)
                     .map { ($0.digest, $0) }, uniquingKeysWith: { a, _ in a })
-            let variants = try Self.variants(of: Set(assets.keys), tx)
-            let renditions = try Self.renditions(of: Set(assets.keys), tx)
-            result.reachable.formUnion(renditions.values.flatMap { $0.values.map(\.digest) })
-            let packs = try group.map { try Self.packsHolding(Set(assets.keys), group: $0, tx) } ?? [:]
-            for digest in references.sorted() {
-                if let asset = assets[digest], let footprint = asset.footprint {
-                    let assetVariants = variants[digest] ?? []
-                    result.reachable.formUnion(assetVariants.map(\.digest))
-                    result.assets.append(AssetListing(
-                        digest: digest, kind: AssetKind(rawValue: asset.kind), name: asset.name, pack: packs[digest]?.name ?? "",
-                        footprint: footprint, variants: assetVariants, packVersion: packs[digest]?.version,
-                        preview: renditions[digest]?["preview"]))
-                } else if let blob = blobs[digest] {
-                    result.blobs.append(blob)
-                } else {
-                    result.missing.append(digest)
-                }
-            }
-            return result
+            return ResolvedReferences(
+                references, assets: assets, blobs: blobs, variants: try Self.variants(of: Set(assets.keys), tx),
+                renditions: try Self.renditions(of: Set(assets.keys), tx),
+                packs: try group.map { try Self.packsHolding(Set(assets.keys), group: $0, tx) } ?? [:])
         }
     }
 

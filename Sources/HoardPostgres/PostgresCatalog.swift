@@ -60,13 +60,13 @@ struct PostgresTransaction {
     /// Runs a statement and gives every row.
     @discardableResult
     func query(_ query: PostgresQuery) throws -> PostgresQueryResult {
-        try connection.query(query, logger: logger).wait()
+        try connection.query(query, logger: logger).blockingValue()
     }
 
     /// Runs a statement and gives how many rows it inserted, updated or deleted.
     @discardableResult
     func execute(_ query: PostgresQuery) throws -> Int {
-        try connection.query(query, logger: logger).wait().metadata.rows ?? 0
+        try connection.query(query, logger: logger).blockingValue().metadata.rows ?? 0
     }
 
     /// Runs a statement and decodes each row as `types`.
@@ -117,7 +117,7 @@ final class PostgresPool: Sendable {
     /// Applies missing migrations (``PostgresSchema/migrate(_:logger:)``) on a connection of its own.
     func migrate() throws(PostgresCatalogError) {
         let connection = try open()
-        defer { _ = try? connection.close().wait() }
+        defer { _ = try? (connection.close() as EventLoopFuture<Void>).blockingValue() }
         try PostgresSchema.migrate(connection, logger: database.logger)
     }
 
@@ -149,7 +149,7 @@ final class PostgresPool: Sendable {
             do {
                 connection = try checkOut()
             } catch {
-                throw CatalogError(.unavailable, error.message, causedBy: error)
+                throw CatalogError(.unavailable, error.message, cause: error.cause)
             }
             let transaction = PostgresTransaction(connection: connection, logger: database.logger)
             do {
@@ -218,8 +218,19 @@ final class PostgresPool: Sendable {
             state.opened -= 1
             return true
         }
-        if closeIt { let _: EventLoopFuture<Void> = connection.close() }
+        if closeIt { Self.closeLater(connection) }
         signal()
+    }
+
+    /// Closes a connection without waiting, keeping it alive until it is closed (postgres-nio asserts that a
+    /// connection is closed before it goes).
+    private static func closeLater(_ connection: PostgresConnection) {
+        connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
+    }
+
+    /// A catalog dropped without ``close()`` (tests drop many) closes its idle connections.
+    deinit {
+        for connection in state.withLockedValue({ $0.idle }) { Self.closeLater(connection) }
     }
 
     private func signal() {
@@ -238,19 +249,21 @@ final class PostgresPool: Sendable {
             return try PostgresConnection.connect(
                 on: loop, configuration: database.configuration, id: PostgresCatalogDatabase.nextConnectionID(),
                 logger: database.logger
-            ).wait()
+            ).blockingValue()
         } catch {
             throw database.connectionError(error)
         }
     }
 
+    /// Closes the idle connections when the last catalog using the pool goes (postgres-nio requires every connection
+    /// closed before it is released; tests make a catalog each).
     func close() {
         let idle = state.withLockedValue { state in
             state.isClosed = true
             defer { state.idle = [] }
             return state.idle
         }
-        for connection in idle { _ = try? connection.close().wait() }
+        for connection in idle { _ = try? (connection.close() as EventLoopFuture<Void>).blockingValue() }
     }
 }
 
@@ -264,18 +277,18 @@ extension PostgresCatalog {
         do {
             connection = try pool.openDedicated()
         } catch {
-            throw CatalogError(.unavailable, error.message, causedBy: error)
+            throw CatalogError(.unavailable, error.message, cause: error.cause)
         }
         let taken: Bool
         do {
             taken = try PostgresTransaction(connection: connection, logger: logger)
                 .value("SELECT pg_try_advisory_lock(\(PostgresCatalog.collectionLockKey))", as: Bool.self) ?? false
         } catch {
-            _ = try? (connection.close() as EventLoopFuture<Void>).wait()
+            _ = try? (connection.close() as EventLoopFuture<Void>).blockingValue()
             throw PostgresPool.catalogError("cannot take the garbage collection lock", error)
         }
         guard taken else {
-            _ = try? (connection.close() as EventLoopFuture<Void>).wait()
+            _ = try? (connection.close() as EventLoopFuture<Void>).blockingValue()
             throw CatalogError(.conflict, "another replica is collecting garbage now; run gc again when it is done")
         }
         return AdvisoryLock(connection: connection)
@@ -289,7 +302,7 @@ extension PostgresCatalog {
         let connection: PostgresConnection
 
         func release() {
-            _ = try? (connection.close() as EventLoopFuture<Void>).wait()
+            _ = try? (connection.close() as EventLoopFuture<Void>).blockingValue()
         }
     }
 
@@ -301,5 +314,23 @@ extension PostgresCatalog {
     /// PostgreSQL keeps no catalog file: a backup is `pg_dump`'s job.
     public func backup(to path: String) throws(CatalogError) {
         throw CatalogError(.invalid, "the catalog is in PostgreSQL (\(database.displayURL)): back it up with pg_dump")
+    }
+}
+
+extension EventLoopFuture where Value: Sendable {
+    /// The future's value, blocking the calling thread until it completes. Unlike NIO's `wait()`, it may be called on
+    /// an event loop's thread (a server handler reading the catalog blocks its loop as a read of SQLite's file does),
+    /// as long as it is not the future's own loop: the pool's loop runs no one else's code.
+    func blockingValue() throws -> Value {
+        precondition(!eventLoop.inEventLoop, "blockingValue() on the future's own event loop would never return")
+        let done = DispatchSemaphore(value: 0)
+        let outcome = NIOLockedValueBox<Result<Value, any Error>?>(nil)
+        whenComplete { result in
+            outcome.withLockedValue { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        guard let result = outcome.withLockedValue({ $0 }) else { Swift.preconditionFailure("a completed future has a result") }
+        return try result.get()
     }
 }

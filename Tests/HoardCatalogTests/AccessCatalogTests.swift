@@ -7,19 +7,13 @@ import Testing
 
 /// Groups, tokens, invitations and the access change log, on every backend.
 @Suite struct AccessCatalogTests {
-    /// The code of the catalog error `body` throws, recording an issue when it throws nothing.
-    static func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailure? {
-        let error = #expect(throws: CatalogError.self) { try body() }
-        return error?.code
-    }
-
     @Test(arguments: CatalogBackendKind.allCases)
     func groupNamesCompareAsciiCaseAsideAndAlikeNamesAreRefused(_ kind: CatalogBackendKind) throws {
         let catalog = try kind.makeCatalog()
         let eclair = try catalog.createGroup(named: "éclair", quotaBytes: 10)
-        #expect(Self.errorCode { () throws(CatalogError) in try catalog.createGroup(named: "ÉCLAIR") } == .conflict)
-        #expect(Self.errorCode { () throws(CatalogError) in try catalog.createGroup(named: "e\u{301}clair") } == .conflict)
-        #expect(Self.errorCode { () throws(CatalogError) in try catalog.createGroup(named: " ") } == .invalid)
+        #expect(errorCode { () throws(CatalogError) in try catalog.createGroup(named: "ÉCLAIR") } == .conflict)
+        #expect(errorCode { () throws(CatalogError) in try catalog.createGroup(named: "e\u{301}clair") } == .conflict)
+        #expect(errorCode { () throws(CatalogError) in try catalog.createGroup(named: " ") } == .invalid)
         try catalog.createGroup(named: "Zebra")
         try catalog.createGroup(named: "apple")
         #expect(try catalog.groups().map(\.name) == ["apple", "Zebra", "éclair"])
@@ -40,7 +34,7 @@ import Testing
     func tokensAndInvitationsGiveMembersTheirGroupAndRole(_ kind: CatalogBackendKind) throws {
         let catalog = try kind.makeCatalog()
         let groupId = try #require(try catalog.ensureGroup(named: "table").id)
-        #expect(Self.errorCode { () throws(CatalogError) in
+        #expect(errorCode { () throws(CatalogError) in
             try catalog.addToken(group: "absent", label: "x", secretHash: "h0", role: .member)
         } == .notFound)
         let owner = try catalog.addToken(group: "TABLE", label: "gm", secretHash: "h1", role: .owner)
@@ -91,6 +85,26 @@ import Testing
         // The last row always stays.
         try catalog.pruneAccessChanges(through: last, writtenBefore: Date(timeIntervalSinceNow: 60))
         #expect(try catalog.lastAccessChange() == last)
+    }
+
+    @Test(arguments: CatalogBackendKind.allCases)
+    func aBlobsOwnersAreTheGroupsThatUploadedItAndAnAbsentBlobHasNone(_ kind: CatalogBackendKind) throws {
+        let catalog = try kind.makeCatalog()
+        let (red, blue) = (try #require(try catalog.ensureGroup(named: "red").id), try #require(try catalog.ensureGroup(named: "blue").id))
+        let (picture, other) = (fakeDigest("picture"), fakeDigest("other"))
+        for groupId in [blue, red, blue] {
+            try catalog.recordUpload(BlobRecord(digest: picture, size: 5, mediaType: "image/webp"), groupId: groupId)
+        }
+        try catalog.recordUpload(BlobRecord(digest: other, size: 6, mediaType: "image/png"), groupId: blue)
+        let owners = try #require(try catalog.blobOwners(picture))
+        #expect(owners == BlobOwners(size: 5, mediaType: "image/webp", packs: [], uploaders: [red, blue].sorted()))
+        let several = try catalog.blobOwners([picture, other, fakeDigest("absent")])
+        #expect(several.count == 2)
+        #expect(several[picture] == owners && several[other]?.uploaders == [blue])
+        #expect(try catalog.blobOwners(fakeDigest("absent")) == nil)
+        #expect(try catalog.blob(other)?.size == 6 && catalog.blob(fakeDigest("absent")) == nil)
+        #expect(Set(try catalog.blobs().map(\.digest)) == [picture, other])
+        #expect(try catalog.usage(groupId: blue) == 11)
     }
 
     /// A rolled-back write leaves its number unused on PostgreSQL: a reader past the pruned rows must not take that

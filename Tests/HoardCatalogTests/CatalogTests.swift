@@ -5,12 +5,6 @@ import Testing
 
 @testable import HoardCatalog
 
-/// The code of the catalog error `body` throws, recording an issue when it throws nothing.
-private func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailure? {
-    let error = #expect(throws: CatalogError.self) { try body() }
-    return error?.code
-}
-
 @Test(arguments: CatalogBackendKind.allCases)
 func ensuringAGroupTwiceGivesTheSameGroup(_ kind: CatalogBackendKind) throws {
     let catalog = try kind.makeCatalog()

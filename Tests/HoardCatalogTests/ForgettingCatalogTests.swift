@@ -5,40 +5,13 @@ import Testing
 
 /// Listing and forgetting private uploads and ending sessions in the catalog, on every backend.
 @Suite struct ForgettingCatalogTests {
-    /// A group "table" with one session, "room".
-    struct Room {
-        let catalog: Catalog
-        let groupId: Int64
-        let session: SessionRecord
-
-        init(_ kind: CatalogBackendKind) throws {
-            catalog = try kind.makeCatalog()
-            groupId = try #require(try catalog.ensureGroup(named: "table").id)
-            let map = BlobRecord(digest: fakeDigest("map"), size: 2, mediaType: "application/vnd.hoard.map+json")
-            session = SessionRecord(
-                id: "room", name: "Room", groupId: groupId, host: "gm", visibility: "group", code: "ABCD-EFGH", mapDigest: map.digest,
-                baseSeq: 0, lastSeq: 0, createdAt: Date())
-            try catalog.createSession(session, mapBlob: map, reachable: [])
-        }
-
-        func picture(_ label: String) -> BlobRecord { BlobRecord(digest: fakeDigest(label), size: 10, mediaType: "image/png") }
-
-        /// Records a session upload as the server does: a participant's names its id, a member's their token name.
-        func uploadIntoRoom(_ blob: BlobRecord, by principal: Principal) throws {
-            let uploader = principal.participantId ?? principal.tokenName
-            try catalog.recordPrivateUpload(
-                blob, PrivateUploadRecord(scope: .session(session.id), digest: blob.digest, groupId: groupId, uploader: uploader),
-                session: session.id)
-        }
-    }
-
     @Test(arguments: CatalogBackendKind.allCases)
     func aForgottenSessionUploadLeavesTheSessionsReachUnlessAPackOrGroupHoldsTheSameBytes(_ kind: CatalogBackendKind) throws {
-        let room = try Room(kind)
+        let room = try TableFixture(kind)
         let (catalog, groupId, session) = (room.catalog, room.groupId, room.session)
         try catalog.addParticipant(ParticipantRecord(id: "p1", sessionId: session.id, name: "Ann", tokenHash: "hash", joinedAt: Date()))
         let ann = Principal(participant: "p1", name: "Ann", session: session.id)
-        let (photo, alsoUploaded) = (room.picture("photo"), room.picture("also a group upload"))
+        let (photo, alsoUploaded) = (TableFixture.picture("photo"), TableFixture.picture("also a group upload"))
         try catalog.recordUpload(alsoUploaded, groupId: groupId)
         try room.uploadIntoRoom(photo, by: ann)
         try room.uploadIntoRoom(alsoUploaded, by: ann)
@@ -51,14 +24,14 @@ import Testing
 
     @Test(arguments: CatalogBackendKind.allCases)
     func endingASessionDeletesItsParticipantsEventsReachAndUploads(_ kind: CatalogBackendKind) throws {
-        let room = try Room(kind)
+        let room = try TableFixture(kind)
         let (catalog, groupId, session) = (room.catalog, room.groupId, room.session)
         try catalog.addParticipant(ParticipantRecord(id: "p1", sessionId: session.id, name: "Ann", tokenHash: "hash", joinedAt: Date()))
         try catalog.appendEvent(session: session.id, seq: 1, body: "{}")
         let member = Principal(groupId: groupId, group: "table", isAdmin: false, tokenName: "gm")
-        try room.uploadIntoRoom(room.picture("photo"), by: Principal(participant: "p1", name: "Ann", session: session.id))
-        try room.uploadIntoRoom(room.picture("drawing"), by: member)
-        let own = room.picture("own")
+        try room.uploadIntoRoom(TableFixture.picture("photo"), by: Principal(participant: "p1", name: "Ann", session: session.id))
+        try room.uploadIntoRoom(TableFixture.picture("drawing"), by: member)
+        let own = TableFixture.picture("own")
         try catalog.recordPrivateUpload(
             own, PrivateUploadRecord(scope: .member(groupId: groupId, name: "gm"), digest: own.digest, groupId: groupId, uploader: "gm"),
             session: nil)
@@ -73,11 +46,11 @@ import Testing
 
     @Test(arguments: CatalogBackendKind.allCases)
     func aMemberListsTheirOwnSpaceAndTheirSessionUploadsAndAParticipantOnlyItsOwn(_ kind: CatalogBackendKind) throws {
-        let room = try Room(kind)
+        let room = try TableFixture(kind)
         let (catalog, groupId, session) = (room.catalog, room.groupId, room.session)
         let member = Principal(groupId: groupId, group: "table", isAdmin: false, tokenName: "gm")
         let ann = Principal(participant: "p1", name: "gm", session: session.id)
-        let (own, drawing, photo) = (room.picture("own"), room.picture("drawing"), room.picture("photo"))
+        let (own, drawing, photo) = (TableFixture.picture("own"), TableFixture.picture("drawing"), TableFixture.picture("photo"))
         try catalog.recordPrivateUpload(
             own, PrivateUploadRecord(scope: .member(groupId: groupId, name: "gm"), digest: own.digest, groupId: groupId, uploader: "gm"),
             session: nil)

@@ -1,15 +1,18 @@
 import Foundation
 import GRDB
 import HoardCore
+import PostgresNIO
 import Testing
 
 @testable import HoardCatalog
+@testable import HoardPostgres
 
-/// `assetPage`: keyset and offset paging, search, visibility, and the query plans that keep them flat.
+/// `assetPage`: keyset and offset paging, search, visibility, and the query plans that keep them flat, on every
+/// backend (the plans each on its own).
 @Suite struct ListingTests {
     /// Three packs (two groups, one public) of `perPack` tokens and textures whose names share words.
-    static func catalog(perPack: Int = 30) throws -> SQLiteCatalog {
-        let catalog = try SQLiteCatalog.inMemory()
+    static func catalog(_ kind: CatalogBackendKind, perPack: Int = 30) throws -> Catalog {
+        let catalog = try kind.makeCatalog()
         for (pack, group) in [("alpha", "dragons"), ("Beta", "owlbears"), ("gamma", "dragons")] {
             let assets = (0..<perPack).map { n in
                 AssetSpec(
@@ -38,8 +41,9 @@ import Testing
         return seen
     }
 
-    @Test func cursorPagesGiveEveryAssetOnceInListingOrder() throws {
-        let catalog = try Self.catalog()
+    @Test(arguments: CatalogBackendKind.allCases)
+    func cursorPagesGiveEveryAssetOnceInListingOrder(_ kind: CatalogBackendKind) throws {
+        let catalog = try Self.catalog(kind)
         let all = try catalog.assets()
         #expect(all.count == 90)
         for limit in [1, 7, 30, 89, 90, 1000] {
@@ -50,8 +54,9 @@ import Testing
         #expect(page.total == 90)
     }
 
-    @Test func offsetPagesMatchTheCursorPages() throws {
-        let catalog = try Self.catalog()
+    @Test(arguments: CatalogBackendKind.allCases)
+    func offsetPagesMatchTheCursorPages(_ kind: CatalogBackendKind) throws {
+        let catalog = try Self.catalog(kind)
         let all = try catalog.assets()
         for offset in [0, 1, 29, 30, 31, 60, 89, 90, 200] {
             let page = try catalog.assetPage(AssetQuery(offset: offset, limit: 11))
@@ -61,8 +66,9 @@ import Testing
         }
     }
 
-    @Test func filtersAndVisibilityNarrowTheListing() throws {
-        let catalog = try Self.catalog()
+    @Test(arguments: CatalogBackendKind.allCases)
+    func filtersAndVisibilityNarrowTheListing(_ kind: CatalogBackendKind) throws {
+        let catalog = try Self.catalog(kind)
         let dragons = try #require(try catalog.group(named: "dragons")?.id)
         let tokens = try catalog.assets(kind: .token)
         #expect(try Self.walk(catalog, AssetQuery(kind: .token, limit: 8)) == tokens)
@@ -76,8 +82,9 @@ import Testing
         #expect(try catalog.assetPage(AssetQuery(pack: "ALPHA")).total == 30, "a pack name matches ignoring case")
     }
 
-    @Test func searchFindsNamesAndFolderPathsIgnoringCaseAndPagesWithCursors() throws {
-        let catalog = try Self.catalog()
+    @Test(arguments: CatalogBackendKind.allCases)
+    func searchFindsNamesAndFolderPathsIgnoringCaseAndPagesWithCursors(_ kind: CatalogBackendKind) throws {
+        let catalog = try Self.catalog(kind)
         let all = try catalog.assets()
         for text in ["GOBLIN-3", "forest/", "Cave/BETA", "a-g", "t", "no such thing", "100%", "_"] {
             let expected = all.filter { $0.name.lowercased().contains(text.lowercased()) }
@@ -89,8 +96,9 @@ import Testing
         #expect(try Self.walk(catalog, AssetQuery(kind: .token, text: "cave", limit: 5)) == tokens)
     }
 
-    @Test func searchSeesOnlyCurrentVersionsAndForgetsCollectedAssets() throws {
-        let catalog = try SQLiteCatalog.inMemory()
+    @Test(arguments: CatalogBackendKind.allCases)
+    func searchSeesOnlyCurrentVersionsAndForgetsCollectedAssets(_ kind: CatalogBackendKind) throws {
+        let catalog = try kind.makeCatalog()
         let old = [AssetSpec(kind: .token, name: "ogre", pictures: [PictureSpec(scale: 1, width: 64, height: 64, size: 9, label: "ogre")])]
         let new = [AssetSpec(kind: .token, name: "troll", pictures: [PictureSpec(scale: 1, width: 64, height: 64, size: 9, label: "troll")])]
         _ = try catalog.record(CommitFixture(pack: "monsters", version: "1", assets: old).commit)
@@ -99,8 +107,16 @@ import Testing
         #expect(try catalog.assetPage(AssetQuery(text: "troll")).assets.map(\.name) == ["troll"])
         try catalog.deletePack(named: "monsters")
         _ = try catalog.collectGarbage()
-        #expect(try catalog.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM packVersionAssetSearch WHERE packVersionAssetSearch MATCH 'troll'") } == 0)
-        #expect(try catalog.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM packVersionKind") } == 0)
+        if let catalog = catalog as? SQLiteCatalog {
+            let sql = "SELECT COUNT(*) FROM packVersionAssetSearch WHERE packVersionAssetSearch MATCH 'troll'"
+            #expect(try catalog.read { db in try Int.fetchOne(db, sql: sql) } == 0)
+            #expect(try catalog.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM packVersionKind") } == 0)
+        }
+        if let catalog = catalog as? PostgresCatalog {
+            // The trigram index is on the membership rows themselves: none is left to find.
+            #expect(try catalog.read("count") { tx in try tx.value(#"SELECT count(*) FROM "packVersionAsset""#, as: Int.self) } == 0)
+            #expect(try catalog.read("count") { tx in try tx.value(#"SELECT count(*) FROM "packVersionKind""#, as: Int.self) } == 0)
+        }
     }
 
     @Test func aCursorTokenRoundTripsAndGarbageIsRefused() throws {
@@ -115,7 +131,7 @@ import Testing
     /// The plans, not timings: each query the listing runs is an index search, never a scan of a large table and
     /// never a sort of every asset.
     @Test func listingQueriesUseIndexesNotScans() throws {
-        let catalog = try Self.catalog(perPack: 3)
+        let catalog = try #require(try Self.catalog(.sqlite, perPack: 3) as? SQLiteCatalog)
         let cursor = AssetCursor(pack: "alpha", kind: "token", name: "x", digest: fakeDigest("x"))
         let plans = try catalog.read { db -> [String: String] in
             func plan(_ sql: String, _ arguments: StatementArguments) throws -> String {
@@ -152,6 +168,61 @@ import Testing
                 // `limit + 1` rows), the search's matches, their count and their page.
                 let materialised = ["SCAN pva", "SCAN matches", "SCAN t", "SCAN page", "SCAN page LEFT-JOIN"]
                 #expect(line.hasPrefix("SCAN s VIRTUAL TABLE") || materialised.contains(String(line)), "\(name) scans: \(line)")
+            }
+        }
+    }
+
+    /// The PostgreSQL plans, on a catalog large enough for the planner to choose (6,000 assets, analysed): a pack's
+    /// page is a range of the listing index, a search of three characters or more a search of the trigram index, and
+    /// none reads a whole membership or asset table.
+    @Test func postgresListingQueriesUseIndexesNotScans() throws {
+        let catalog = try #require(try CatalogBackendKind.postgres.makeCatalog() as? PostgresCatalog)
+        for pack in ["alpha", "beta", "gamma"] {
+            let assets = (0..<2000).map { n in
+                AssetSpec(
+                    kind: n % 3 == 0 ? .texture : .token, name: "folder-\(n % 10)/\(pack)-creature-\(n)",
+                    pictures: [PictureSpec(scale: 1, width: 64, height: 64, size: 100, label: "\(pack)-\(n)")])
+            }
+            _ = try catalog.record(CommitFixture(pack: pack, assets: assets).commit)
+        }
+        // What autovacuum does after a large import: the trigram index's pending rows merged, the statistics taken.
+        try catalog.write("analyze") { tx in
+            try tx.query(#"SELECT gin_clean_pending_list('"packVersionAssetSearch"'::regclass)"#)
+            try tx.query("ANALYZE")
+        }
+        let cursor = AssetCursor(pack: "beta", kind: "token", name: "folder-5/beta-creature-1000", digest: fakeDigest("x"))
+        let plans = try catalog.read("explain") { tx -> [String: String] in
+            func plan(_ statement: PostgresQuery) throws -> String {
+                var statement = statement
+                statement.sql = "EXPLAIN " + statement.sql
+                return try tx.values(statement, as: String.self).joined(separator: "\n")
+            }
+            let packs = try PostgresCatalog.listedPacks(AssetQuery(after: cursor), tx)
+            let version = packs.first { $0.isCursorPack }?.versionId ?? 0
+            var page = PostgresQuery(unsafeSQL: "")
+            let pageConditions = #"pva."packVersionId" = \#(page.bind(version)) AND (pva.kind, pva.name, pva."assetDigest") > "#
+                + "(\(page.bind(cursor.kind)), \(page.bind(cursor.name)), \(page.bind(cursor.digest.description)))"
+            page.sql = PostgresCatalog.pageSQL(pageConditions, limit: page.bind(11), offset: page.bind(0))
+            var kindPage = PostgresQuery(unsafeSQL: "")
+            let kindConditions = #"pva."packVersionId" = \#(kindPage.bind(version)) AND pva.kind = \#(kindPage.bind("token")) AND "#
+                + #"(pva.name, pva."assetDigest") > (\#(kindPage.bind(cursor.name)), \#(kindPage.bind(cursor.digest.description)))"#
+            kindPage.sql = PostgresCatalog.pageSQL(kindConditions, limit: kindPage.bind(11), offset: kindPage.bind(0))
+            var search = PostgresQuery(unsafeSQL: "")
+            let conditions = PostgresCatalog.matchConditions(AssetQuery(text: "beta-creature-1234"), packs: packs, &search) ?? []
+            search.sql = PostgresCatalog.searchSQL(
+                conditions.joined(separator: " AND "), after: "true", limit: search.bind(11), offset: search.bind(0))
+            return ["page": try plan(page), "kindPage": try plan(kindPage), "search": try plan(search)]
+        }
+        for name in ["page", "kindPage"] {
+            let plan = try #require(plans[name])
+            #expect(plan.contains("packVersionAsset_listing"), "\(name): \(plan)")
+            #expect(plan.contains("asset_pkey"), "only the page's rows are joined to their assets: \(plan)")
+        }
+        let search = try #require(plans["search"])
+        #expect(search.contains("Bitmap Index Scan on \"packVersionAssetSearch\""), "\(search)")
+        for (name, plan) in plans {
+            for table in [#""packVersionAsset""#, "asset", "variant", "blob"] {
+                #expect(!plan.contains("Seq Scan on \(table) "), "\(name) scans \(table): \(plan)")
             }
         }
     }

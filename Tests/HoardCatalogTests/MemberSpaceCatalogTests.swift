@@ -68,4 +68,29 @@ import Testing
         #expect(try catalog.share(id: "abc") == nil)
         #expect(try !catalog.deleteShare(id: "abc"))
     }
+
+    @Test(arguments: CatalogBackendKind.allCases)
+    func refsListByNameByteForByteSharesNewestFirstAndUploadsOneScopeExactly(_ kind: CatalogBackendKind) throws {
+        let space = try Space(kind)
+        let (catalog, groupId, blobs) = (space.catalog, space.groupId, space.blobs)
+        for name in ["b", "B", "a"] { _ = try catalog.moveRef(group: groupId, member: "ana", name: name, to: blobs[0].digest, expected: .absent) }
+        #expect(try catalog.refs(group: groupId, member: "ana").map(\.name) == ["B", "a", "b"])
+        #expect(try catalog.refs(group: groupId, member: "bo").isEmpty)
+        let now = Date()
+        for (index, id) in ["old", "new"].enumerated() {
+            try catalog.createShare(ShareRecord(
+                id: id, groupId: groupId, member: "ana", digest: blobs[index].digest, pictureDigest: blobs[index].digest, name: id,
+                createdAt: now.addingTimeInterval(Double(index))))
+        }
+        #expect(try catalog.shares(group: groupId, member: "ana").map(\.id) == ["new", "old"])
+        #expect(try catalog.shares(group: groupId, member: "ana").first?.name == "new")
+        let upload = try #require(try catalog.privateUpload(blobs[1].digest, scope: .member(groupId: groupId, name: "ana")))
+        #expect(upload.uploader == "ana" && upload.groupId == groupId && upload.digest == blobs[1].digest)
+        #expect(try catalog.privateUpload(blobs[1].digest, scope: .member(groupId: groupId, name: "bo")) == nil)
+        let ana = Principal(groupId: groupId, group: "table", role: .member, tokenName: "ana")
+        let pastTheEnd = try catalog.uploads(by: ana, offset: 10, limit: 5)
+        #expect(pastTheEnd.page.isEmpty && pastTheEnd.total == 3, "the count comes past the last page too")
+        #expect(try catalog.forgetUpload(blobs[2].digest, scope: .member(groupId: groupId, name: "ana")) == ForgottenUpload(unreachableIn: nil))
+        #expect(try catalog.uploads(by: ana, offset: 0, limit: 5).total == 2)
+    }
 }

@@ -1,7 +1,9 @@
 import Foundation
 import HoardCatalog
 import HoardCore
+import HoardTestSupport
 import PostgresNIO
+import Synchronization
 import Testing
 
 @testable import HoardPostgres
@@ -9,49 +11,15 @@ import Testing
 /// Sessions in the catalog, on every backend: the event log's sequence, maps set and folded, participants, the lobby
 /// and saved maps.
 @Suite struct SessionCatalogTests {
-    /// A group "table" with one session, "room", at seq 0.
-    struct Table {
-        let catalog: Catalog
-        let groupId: Int64
-        let session: SessionRecord
-
-        init(_ kind: CatalogBackendKind) throws {
-            catalog = try kind.makeCatalog()
-            groupId = try #require(try catalog.ensureGroup(named: "table").id)
-            session = try Self.makeSession("room", code: "ROOM-CODE", groupId: groupId, in: catalog)
-        }
-
-        /// Stores a session of `groupId` whose map is a new blob.
-        static func makeSession(
-            _ id: String, code: String, groupId: Int64, host: String = "gm", visibility: String = "group", in catalog: Catalog
-        ) throws -> SessionRecord {
-            let map = blob("map of \(id)")
-            let session = SessionRecord(
-                id: id, name: id.capitalized, groupId: groupId, host: host, visibility: visibility, code: code, mapDigest: map.digest,
-                baseSeq: 0, lastSeq: 0, createdAt: Date())
-            try catalog.createSession(session, mapBlob: map, reachable: [])
-            return session
-        }
-
-        /// A blob row for `label`.
-        static func blob(_ label: String) -> BlobRecord { BlobRecord(digest: fakeDigest(label), size: 10, mediaType: "image/png") }
-    }
-
-    /// The code of the catalog error `body` throws, recording an issue when it throws nothing.
-    static func errorCode(_ body: () throws(CatalogError) -> Void) -> CatalogFailure? {
-        let error = #expect(throws: CatalogError.self) { try body() }
-        return error?.code
-    }
-
     @Test(arguments: CatalogBackendKind.allCases)
     func anEventIsLoggedOnlyAtTheNextSeqAndAWrongOneWritesNothing(_ kind: CatalogBackendKind) throws {
-        let table = try Table(kind)
+        let table = try TableFixture(kind)
         let (catalog, id) = (table.catalog, table.session.id)
         try catalog.appendEvent(session: id, seq: 1, body: #"{"op":"move"}"#)
         // Another replica logged 1 first: this one's 1 is a conflict, and so is a number that skips one.
-        #expect(Self.errorCode { () throws(CatalogError) in try catalog.appendEvent(session: id, seq: 1, body: "{}") } == .conflict)
-        #expect(Self.errorCode { () throws(CatalogError) in try catalog.appendEvent(session: id, seq: 3, body: "{}") } == .conflict)
-        #expect(Self.errorCode { () throws(CatalogError) in try catalog.appendEvent(session: "absent", seq: 1, body: "{}") } == .notFound)
+        #expect(errorCode { () throws(CatalogError) in try catalog.appendEvent(session: id, seq: 1, body: "{}") } == .conflict)
+        #expect(errorCode { () throws(CatalogError) in try catalog.appendEvent(session: id, seq: 3, body: "{}") } == .conflict)
+        #expect(errorCode { () throws(CatalogError) in try catalog.appendEvent(session: "absent", seq: 1, body: "{}") } == .notFound)
         try catalog.appendEvent(session: id, seq: 2, body: #"{"note":"é"}"#, views: #"{"p1":null}"#)
         #expect(try catalog.session(id: id)?.lastSeq == 2)
         let events = try catalog.events(session: id, after: 0)
@@ -68,18 +36,18 @@ import Testing
 
     @Test(arguments: CatalogBackendKind.allCases)
     func aMapIsSetOnlyAtTheNextSeqAndItsEventsBeforeAreForgotten(_ kind: CatalogBackendKind) throws {
-        let table = try Table(kind)
+        let table = try TableFixture(kind)
         let (catalog, id) = (table.catalog, table.session.id)
         for seq in 1...2 { try catalog.appendEvent(session: id, seq: Int64(seq), body: "{}") }
-        let (map, art) = (Table.blob("new map"), Table.blob("art"))
+        let (map, art) = (TableFixture.picture("new map"), TableFixture.picture("art"))
         try catalog.recordUpload(art, groupId: table.groupId)
         let set = { (baseSeq: Int64) throws(CatalogError) in
             try catalog.setMap(session: id, mapBlob: map, reachable: [art.digest], baseSeq: baseSeq)
         }
-        #expect(Self.errorCode { () throws(CatalogError) in try set(2) } == .conflict, "2 is logged already")
-        #expect(Self.errorCode { () throws(CatalogError) in try set(4) } == .conflict, "3 is not logged yet")
+        #expect(errorCode { () throws(CatalogError) in try set(2) } == .conflict, "2 is logged already")
+        #expect(errorCode { () throws(CatalogError) in try set(4) } == .conflict, "3 is not logged yet")
         #expect(try catalog.session(id: id)?.mapDigest == table.session.mapDigest, "a refused map changes nothing")
-        #expect(Self.errorCode { () throws(CatalogError) in
+        #expect(errorCode { () throws(CatalogError) in
             try catalog.setMap(session: "absent", mapBlob: map, reachable: [], baseSeq: 1)
         } == .notFound)
         try set(3)
@@ -94,24 +62,24 @@ import Testing
 
     @Test(arguments: CatalogBackendKind.allCases)
     func foldingKeepsTheLastEventsAndNeverGoesBackToAnOlderBase(_ kind: CatalogBackendKind) throws {
-        let table = try Table(kind)
+        let table = try TableFixture(kind)
         let (catalog, id) = (table.catalog, table.session.id)
         for seq in 1...4 { try catalog.appendEvent(session: id, seq: Int64(seq), body: "{}") }
-        let folded = Table.blob("folded at 3")
+        let folded = TableFixture.picture("folded at 3")
         #expect(try catalog.fold(session: id, mapBlob: folded, baseSeq: 3, keeping: 1))
         #expect(try catalog.events(session: id, after: 0).map(\.seq) == [3, 4])
         #expect(try catalog.session(id: id)?.baseSeq == 3)
         #expect(try catalog.session(id: id)?.mapDigest == folded.digest)
-        #expect(try !catalog.fold(session: id, mapBlob: Table.blob("folded at 2"), baseSeq: 2, keeping: 0))
+        #expect(try !catalog.fold(session: id, mapBlob: TableFixture.picture("folded at 2"), baseSeq: 2, keeping: 0))
         #expect(try catalog.session(id: id)?.mapDigest == folded.digest)
         #expect(try !catalog.fold(session: "absent", mapBlob: folded, baseSeq: 1))
-        #expect(try catalog.fold(session: id, mapBlob: Table.blob("folded at 4"), baseSeq: 4))
+        #expect(try catalog.fold(session: id, mapBlob: TableFixture.picture("folded at 4"), baseSeq: 4))
         #expect(try catalog.events(session: id, after: 0).isEmpty)
     }
 
     @Test(arguments: CatalogBackendKind.allCases)
     func participantsJoinAreCountedAndLeave(_ kind: CatalogBackendKind) throws {
-        let table = try Table(kind)
+        let table = try TableFixture(kind)
         let (catalog, id) = (table.catalog, table.session.id)
         let now = Date()
         try catalog.addParticipant(ParticipantRecord(id: "p2", sessionId: id, name: "Bo", tokenHash: "hash-2", joinedAt: now.addingTimeInterval(1)))
@@ -121,6 +89,7 @@ import Testing
         #expect(try catalog.participantCount(session: id) == 2)
         let principal = try #require(try catalog.accessBase().principals["hash-1"])
         #expect(principal.participantId == "p1" && principal.sessionId == id && principal.tokenName == "Ann")
+        #expect(try catalog.principal(tokenHash: "hash-2") == Principal(participant: "p2", name: "Bo", session: id))
         #expect(try catalog.removeParticipant("p1", session: id))
         #expect(try !catalog.removeParticipant("p1", session: id))
         #expect(try !catalog.removeParticipant("p2", session: "absent"))
@@ -130,11 +99,11 @@ import Testing
 
     @Test(arguments: CatalogBackendKind.allCases)
     func theLobbyListsGroupSessionsAndTheHostsPrivateOnesAndCodesFindThem(_ kind: CatalogBackendKind) throws {
-        let table = try Table(kind)
+        let table = try TableFixture(kind)
         let catalog = table.catalog
-        let secret = try Table.makeSession("den", code: "DEN-CODE", groupId: table.groupId, host: "ana", visibility: "private", in: catalog)
+        let secret = try TableFixture.makeSession("den", code: "DEN-CODE", groupId: table.groupId, host: "ana", visibility: "private", in: catalog)
         let other = try catalog.ensureGroup(named: "others")
-        _ = try Table.makeSession("elsewhere", code: "ELSE-CODE", groupId: try #require(other.id), in: catalog)
+        _ = try TableFixture.makeSession("elsewhere", code: "ELSE-CODE", groupId: try #require(other.id), in: catalog)
         #expect(try catalog.sessions(groupId: table.groupId, host: nil).map(\.id) == ["room"])
         #expect(try catalog.sessions(groupId: table.groupId, host: "bo").map(\.id) == ["room"])
         #expect(Set(try catalog.sessions(groupId: table.groupId, host: "ana").map(\.id)) == ["room", "den"])
@@ -149,16 +118,16 @@ import Testing
 
     @Test(arguments: CatalogBackendKind.allCases)
     func aSavedMapIsNeverOverwrittenAndKeepsItsArtFromGarbageCollection(_ kind: CatalogBackendKind) throws {
-        let table = try Table(kind)
+        let table = try TableFixture(kind)
         let (catalog, groupId) = (table.catalog, table.groupId)
-        let (map, art) = (Table.blob("saved map"), Table.blob("saved art"))
+        let (map, art) = (TableFixture.picture("saved map"), TableFixture.picture("saved art"))
         try catalog.recordUpload(art, groupId: groupId)
         let saved = try catalog.saveMap(group: groupId, name: "Keep", blob: map, reachable: [art.digest])
         #expect(saved.id != nil && saved.digest == map.digest && saved.groupId == groupId)
-        #expect(Self.errorCode { () throws(CatalogError) in
-            _ = try catalog.saveMap(group: groupId, name: "Keep", blob: Table.blob("another map"), reachable: [])
+        #expect(errorCode { () throws(CatalogError) in
+            _ = try catalog.saveMap(group: groupId, name: "Keep", blob: TableFixture.picture("another map"), reachable: [])
         } == .conflict)
-        _ = try catalog.saveMap(group: groupId, name: "Attic", blob: Table.blob("attic map"), reachable: [])
+        _ = try catalog.saveMap(group: groupId, name: "Attic", blob: TableFixture.picture("attic map"), reachable: [])
         #expect(try catalog.savedMaps(group: groupId).map(\.name) == ["Attic", "Keep"])
         #expect(try catalog.savedMaps(group: groupId).last?.digest == map.digest)
         #expect(try catalog.savedMaps(group: groupId + 1).isEmpty)
@@ -171,9 +140,9 @@ import Testing
 
     @Test(arguments: CatalogBackendKind.allCases)
     func resolvingAMapSeparatesBlobsFromMissingDigestsAndArtNamesItself(_ kind: CatalogBackendKind) throws {
-        let table = try Table(kind)
+        let table = try TableFixture(kind)
         let catalog = table.catalog
-        let picture = Table.blob("a picture")
+        let picture = TableFixture.picture("a picture")
         try catalog.recordUpload(picture, groupId: table.groupId)
         let missing = fakeDigest("nothing")
         let resolved = try catalog.resolve([picture.digest, missing], group: table.groupId)
@@ -185,9 +154,42 @@ import Testing
         #expect(try catalog.resolve([]).reachable.isEmpty)
     }
 
+    /// Two replicas on one PostgreSQL catalog logging the same seq at once: one logs it, the other is told `conflict`;
+    /// and of two creating one ref, one does.
+    @Test func ofTwoReplicasRacingForOneSeqOrOneRefExactlyOneWins() throws {
+        let url = try TestPostgres.newDatabase()
+        let replicas = [try PostgresCatalog(url: url), try PostgresCatalog(url: url)]
+        defer { for replica in replicas { replica.close() } }
+        let groupId = try #require(try replicas[0].ensureGroup(named: "table").id)
+        let session = try TableFixture.makeSession("room", code: "ROOM-CODE", groupId: groupId, in: replicas[0])
+        let drawing = TableFixture.picture("drawing")
+        try replicas[0].recordUpload(drawing, groupId: groupId)
+        for round in 1...20 {
+            // Per replica: whether it logged the event (else its error's code), whether it made the ref.
+            let outcomes = Mutex<[(logged: CatalogFailure?, madeRef: Bool)]>([])
+            DispatchQueue.concurrentPerform(iterations: 2) { replica in
+                var logged: CatalogFailure?
+                do {
+                    try replicas[replica].appendEvent(session: session.id, seq: Int64(round), body: "{\"by\":\(replica)}")
+                } catch {
+                    logged = (error as? CatalogError)?.code ?? .database
+                }
+                let update = try? replicas[replica].moveRef(
+                    group: groupId, member: "ana", name: "ref \(round)", to: drawing.digest, expected: .absent)
+                let madeRef = if case .moved = update { true } else { false }
+                outcomes.withLock { $0.append((logged, madeRef)) }
+            }
+            let all = outcomes.withLock { $0 }
+            #expect(all.map(\.logged).filter { $0 == nil }.count == 1 && all.map(\.logged).contains(.conflict), "round \(round)")
+            #expect(all.map(\.madeRef).filter { $0 }.count == 1, "round \(round)")
+        }
+        #expect(try replicas[1].events(session: session.id, after: 0).map(\.seq) == Array(1...20))
+        #expect(try replicas[1].refs(group: groupId, member: "ana").count == 20)
+    }
+
     /// Another replica learns of a logged event from the notice it sends, `'<seq> <session>'` on the event channel.
     @Test func anEventLoggedInPostgreSQLNotifiesTheEventChannel() async throws {
-        let table = try Table(.postgres)
+        let table = try TableFixture(.postgres)
         let catalog = try #require(table.catalog as? PostgresCatalog)
         let connection = try await PostgresConnection.connect(
             on: PostgresPool.loops.any(), configuration: catalog.database.configuration, id: 1, logger: catalog.database.logger)

@@ -75,6 +75,11 @@ import Testing
                 #"SELECT kind, "assetCount" FROM "packVersionKind""#, logger: logger
             ).decode((String, Int64).self).reduce(into: [(String, Int64)]()) { $0.append($1) }
             #expect(counts.map(\.0) == ["token"] && counts.map(\.1) == [1])
+            try await connection.query(#"DELETE FROM "packVersionAsset""#, logger: logger)
+            let left = try await connection.query(
+                #"SELECT "assetCount" FROM "packVersionKind""#, logger: logger
+            ).decode(Int64.self).reduce(into: [Int64]()) { $0.append($1) }
+            #expect(left == [0], "a deleted membership row is counted off")
             let changes = try await connection.query(
                 #"SELECT kind FROM "accessChange" ORDER BY seq"#, logger: logger
             ).decode(String.self).reduce(into: [String]()) { $0.append($1) }

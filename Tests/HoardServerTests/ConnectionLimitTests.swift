@@ -11,8 +11,8 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct ConnectionLimitTests {
     /// Limits short enough for a test, long enough that a loaded machine still sends a whole head in time.
     static func quick(_ configuration: inout ServerConfiguration) {
-        configuration.limits.headTimeout = .seconds(2)
-        configuration.limits.idleTimeout = .seconds(2)
+        configuration.limits.headTimeout = .seconds(4)
+        configuration.limits.idleTimeout = .seconds(4)
         configuration.limits.bodyRateWindow = .seconds(1)
         configuration.limits.minBodyRate = 10_000
     }

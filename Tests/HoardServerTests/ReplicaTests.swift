@@ -97,8 +97,8 @@ struct ReplicaTests {
                 port: b.port, session: session, token: player, since: 0, until: count + 2, stop: #""n":\#(count - 1)}"#, timeout: .seconds(90))
             try await Task.sleep(for: .milliseconds(300))
             _ = try await LiveClient.exchange(
-                port: a.port, session: session, token: token, send: (0..<count).map(LiveChannelTests.op), until: count + 1, timeout: .seconds(90),
-                paced: true)
+                port: a.port, session: session, token: token, send: (0..<count).map(LiveChannelTests.op), until: count + 10,
+                stop: #""n":\#(count - 1)}"#, timeout: .seconds(90), paced: true, gap: .milliseconds(15))
             let events = LiveClient.objects(try await heard)
             let seqs = events.compactMap { $0["seq"] as? Int }
             #expect(seqs == Array(1...(seqs.last ?? 0)), "every sequence number once, in order")

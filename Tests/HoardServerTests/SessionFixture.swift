@@ -65,7 +65,7 @@ enum LiveClient {
     static func exchange(
         port: Int, session: String, token: String, since: Int64? = nil, send messages: [String] = [], until count: Int,
         stop: String? = nil, timeout: Duration = .seconds(15), host: String = "127.0.0.1", tls: TLSConfiguration? = nil,
-        paced: Bool = false
+        paced: Bool = false, gap: Duration? = nil
     ) async throws -> [String] {
         let received = Received()
         let url = "\(tls == nil ? "ws" : "wss")://\(host):\(port)/v1/sessions/\(session)/live" + (since.map { "?since=\($0)" } ?? "")
@@ -84,6 +84,8 @@ enum LiveClient {
                                 let before = await received.count
                                 try await outbound.write(.text(message))
                                 while paced, await received.count == before { try await Task.sleep(for: .milliseconds(2)) }
+                                // Within the live channel's message rate: an op over it is dropped without an answer.
+                                if let gap { try await Task.sleep(for: gap) }
                             }
                         }
                         for try await frame in inbound.messages(maxSize: 1 << 20) {
