@@ -166,7 +166,7 @@ up() {
   # Whatever stops `up` before the end (a failed step, die, Ctrl-C) stops what it started.
   trap 'echo "cluster.sh: up failed; stopping what it started" >&2; down "$dir"' EXIT
 
-  say "starting the S3 service (OpenStack Swift's S3 API, about 10 s) and PostgreSQL"
+  say "starting the S3 service (OpenStack Swift's S3 API, about 10 s)$([[ $sqlite == yes ]] || echo " and PostgreSQL")"
   tools/s3-server.sh start "$dir/s3" >"$dir/s3.env" 2>"$dir/s3-start.log" &
   local s3_starter=$!
   local catalog
