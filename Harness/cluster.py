@@ -654,10 +654,11 @@ def main():
                     shown = lines[crash:crash + 20] if crash is not None else lines[-12:]
                     print(f"replica {name.upper()}'s log{', where it crashed' if crash is not None else ', its last lines'}:",
                           *shown, sep="\n  ")
-        if args.keep or not cluster.started_here:
+        if args.keep and cluster.started_here or args.cluster:
             print("cluster left running:", cluster.dir, "(scripts/cluster.sh down DIR stops it)")
         else:
             cluster.down()
+        if not (args.keep and cluster.started_here):
             shutil.rmtree(work, ignore_errors=True)
     print(f"RESULT: {'PASS' if not harness.failures else f'FAIL ({len(harness.failures)})'} in {time.time() - started:.0f} s")
     for failure in harness.failures:
