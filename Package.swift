@@ -158,7 +158,7 @@ let package = Package(
         .testTarget(name: "HoardCatalogTests", dependencies: ["HoardCatalog", "HoardPostgres", "HoardTestSupport"]),
         // Runs against the PostgreSQL that scripts/test.sh starts (tools/postgres.sh); HOARD_TEST_POSTGRES is its URL.
         .testTarget(name: "HoardPostgresTests", dependencies: [
-            "HoardPostgres", "HoardCatalog", .product(name: "GRDB", package: "GRDB.swift"),
+            "HoardPostgres", "HoardCatalog", "HoardTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "HoardRepositoryTests", dependencies: ["HoardRepository", "HoardTestSupport"]),
@@ -173,7 +173,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        .testTarget(name: "hoardTests", dependencies: ["hoard", "HoardCore", "HoardTestSupport"]),
+        .testTarget(name: "hoardTests", dependencies: ["hoard", "HoardCore", "HoardCatalog", "HoardPostgres", "HoardTestSupport"]),
         .testTarget(
             name: "HoardClientTests",
             dependencies: [

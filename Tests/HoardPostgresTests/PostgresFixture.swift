@@ -1,5 +1,6 @@
 import Foundation
 import HoardPostgres
+import HoardTestSupport
 import Logging
 import PostgresNIO
 import Testing
@@ -18,12 +19,7 @@ enum PostgresFixture {
 
     /// A new, empty database on the test server, its own per test.
     static func emptyDatabase() async throws -> PostgresCatalogDatabase {
-        let server = try PostgresCatalogDatabase(url: serverURL(), logger: logger)
-        let name = "hoard_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try await withConnection(server) { connection in
-            try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
-        }
-        return try PostgresCatalogDatabase(url: url(of: server, database: name), logger: logger)
+        try PostgresCatalogDatabase(url: TestPostgres.newDatabase(), logger: logger)
     }
 
     /// A new database with the catalog's schema.

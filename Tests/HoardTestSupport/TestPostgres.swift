@@ -23,13 +23,34 @@ public enum TestPostgres {
     /// Runs statements, one by one, on the test server's own database (as its superuser would: to create databases,
     /// refuse connections to one, terminate backends).
     public static func execute(_ statements: String...) throws {
-        let server = try PostgresCatalogDatabase(url: serverURL())
+        _ = try results(of: statements, in: serverURL())
+    }
+
+    /// Runs statements, one by one, in the database `url` names.
+    public static func execute(in url: String, _ statements: String...) throws {
+        _ = try results(of: statements, in: url)
+    }
+
+    /// The rows a query gives in the database `url` names, each column as text (cast other types in the query:
+    /// `count(*)::text`; any other type throws); NULL is nil.
+    public static func rows(in url: String, _ query: String) throws -> [[String?]] {
+        try results(of: [query], in: url)[0].rows.map { row in try row.map { cell in try cell.decode(String?.self) } }
+    }
+
+    /// The first column of a query's first row, as ``rows(in:_:)`` gives it.
+    public static func value(in url: String, _ query: String) throws -> String? {
+        try rows(in: url, query).first?.first ?? nil
+    }
+
+    /// Each statement's result, run one by one on a connection of their own.
+    private static func results(of statements: [String], in url: String) throws -> [PostgresQueryResult] {
+        let database = try PostgresCatalogDatabase(url: url)
         let connection = try PostgresConnection.connect(
-            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: server.configuration, id: 0, logger: server.logger
+            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: database.configuration, id: 0, logger: database.logger
         ).wait()
         defer { _ = try? (connection.close() as EventLoopFuture<Void>).wait() }
-        for statement in statements {
-            _ = try connection.query(PostgresQuery(unsafeSQL: statement), logger: server.logger).wait()
+        return try statements.map { statement in
+            try connection.query(PostgresQuery(unsafeSQL: statement), logger: database.logger).wait()
         }
     }
 
