@@ -10,6 +10,9 @@ The participants are spread over --workers processes: one Python process decodin
 second saturates its core and measures its own queue instead of the server (p99 80-330 ms with one, on 2 cores).
 Usage: python3 Benchmarks/live.py HOARD_BINARY [--participants 200] [--rate 50] [--movers 20] [--seconds 10]
                                                [--workers 2] [--join-ops 10000]
+       python3 Benchmarks/live.py --servers URL,URL… --token TOKEN [options]
+         against running replicas (scripts/cluster.sh): the host on the first, the participants spread over all
+         (participant i on server i mod n); TOKEN hosts (a member or an operator). No memory figure.
 Needs: pip install websockets
 """
 import argparse, asyncio, hashlib, json, multiprocessing, os, shutil, statistics, subprocess, sys, tempfile, time, urllib.request
@@ -57,33 +60,33 @@ async def move_own_token(mover, token_id, seconds, start):
         await mover["ws"].send(op_message({"kind": "move", "token": token_id, "x": n % 20, "y": 1}, token_id, n))
 
 
-def listen(url, seats, expected, seconds, pipe):
-    """A worker process: its share of the participants (token, own token id or None), reporting when done."""
+def listen(seats, expected, seconds, pipe):
+    """A worker process: its share of the participants (token, own token id or None, live URL), reporting when done."""
     async def go():
         latencies, problems = [], {"reordered_or_lost": 0, "errors": 0}
         loop = asyncio.get_running_loop()
         readies = [loop.create_future() for _ in seats]
-        movers = [{} if own else None for _, own in seats]
+        movers = [{} if own else None for _, own, _ in seats]
         tasks = [asyncio.create_task(participant(url, token, expected, latencies, problems, ready, mover))
-                 for (token, _), ready, mover in zip(seats, readies, movers)]
+                 for (token, _, url), ready, mover in zip(seats, readies, movers)]
         await asyncio.wait_for(asyncio.gather(*readies), 60)
         pipe.send("ready")
         # Waited for off the event loop: the participants keep reading (the joins' presence events) meanwhile.
         start = await loop.run_in_executor(None, pipe.recv)
         moving = [asyncio.create_task(move_own_token(mover, own, seconds, start))
-                  for (_, own), mover in zip(seats, movers) if own]
+                  for (_, own, _), mover in zip(seats, movers) if own]
         await asyncio.wait_for(asyncio.gather(*tasks, *moving), seconds + 80)
         pipe.send((latencies, problems["reordered_or_lost"], problems["errors"]))
     asyncio.run(go())
 
 
-def start_listeners(url, seats, expected, seconds, count):
+def start_listeners(seats, expected, seconds, count):
     """`count` worker processes, each listening for its share of the seats; returns their pipes and processes once
     every participant is connected."""
     pipes, workers = [], []
     for index in range(count):
         ours, theirs = multiprocessing.Pipe()
-        worker = multiprocessing.Process(target=listen, args=(url, seats[index::count], expected, seconds, theirs))
+        worker = multiprocessing.Process(target=listen, args=(seats[index::count], expected, seconds, theirs))
         worker.start()
         pipes.append(ours)
         workers.append(worker)
@@ -125,21 +128,22 @@ def put_art(base, host):
     return digest
 
 
-async def fan_out(args, base, port, host, art):
+async def fan_out(args, bases, host, art):
+    base = bases[0]
     session = call(base, "POST", "/v1/sessions", {"name": "bench", "map": table_map(art, [("h", None)])}, host)
-    joined = [call(base, "POST", "/v1/sessions/join", {"code": session["code"], "name": f"p{i}"})
+    joined = [call(bases[i % len(bases)], "POST", "/v1/sessions/join", {"code": session["code"], "name": f"p{i}"})
               for i in range(args.participants)]
     movers = {j["participantId"]: f"t{i}" for i, j in enumerate(joined[:args.movers])}
     call(base, "PUT", f"/v1/sessions/{session['id']}/map",
          table_map(art, [("h", None)] + [(tid, pid) for pid, tid in movers.items()]), host)
-    seats = [(j["participantToken"], movers.get(j["participantId"])) for j in joined]
-    url = f"ws://127.0.0.1:{port}/v1/sessions/{session['id']}/live"
+    live = lambda base: base.replace("http://", "ws://") + f"/v1/sessions/{session['id']}/live"
+    seats = [(j["participantToken"], movers.get(j["participantId"]), live(bases[i % len(bases)])) for i, j in enumerate(joined)]
     host_ops = int(args.rate * args.seconds)
     expected = host_ops + args.movers * int(args.seconds)
-    pipes, workers = start_listeners(url, seats, expected, args.seconds, args.workers)
+    pipes, workers = start_listeners(seats, expected, args.seconds, args.workers)
     # Let the burst of "joined" presence events (N x N messages) drain before measuring.
     await asyncio.sleep(2 + args.participants / 40)
-    async with websockets.connect(url, additional_headers={"Authorization": "Bearer " + host}, ping_interval=None,
+    async with websockets.connect(live(base), additional_headers={"Authorization": "Bearer " + host}, ping_interval=None,
                                   max_size=1 << 24) as ws:
         start = time.time() + 0.2
         for pipe in pipes:
@@ -157,7 +161,7 @@ async def fan_out(args, base, port, host, art):
     return count == total and lost == 0 and errors == 0
 
 
-async def join_after_ops(args, base, port, host, art):
+async def join_after_ops(args, base, host, art):
     """A session whose map was set J ops ago: how long a join takes (snapshot, not replay). The ops are 20 players
     moving their own tokens, within the server's rates: per participant a burst of 100 then 50 a second, per session
     a burst of 1,000 then 500 a second (so 40 each at once, then 20 a second each)."""
@@ -166,7 +170,7 @@ async def join_after_ops(args, base, port, host, art):
     players = [call(base, "POST", "/v1/sessions/join", {"code": session["code"], "name": f"m{i}"}) for i in range(movers)]
     call(base, "PUT", f"/v1/sessions/{session['id']}/map",
          table_map(art, [("h", None)] + [(f"t{i}", p["participantId"]) for i, p in enumerate(players)]), host)
-    url = f"ws://127.0.0.1:{port}/v1/sessions/{session['id']}/live"
+    url = base.replace("http://", "ws://") + f"/v1/sessions/{session['id']}/live"
     per_player = args.join_ops // movers
 
     async def send(index, token):
@@ -207,7 +211,19 @@ async def join_after_ops(args, base, port, host, art):
     return times[len(times) // 2] < 100
 
 
+async def measure(args, bases, host):
+    art = put_art(bases[0], host)
+    ok = True
+    if args.participants:
+        ok &= await fan_out(args, bases, host, art)
+    if args.join_ops:
+        ok &= await join_after_ops(args, bases[0], host, art)
+    return ok
+
+
 async def run(args):
+    if args.servers:
+        return 0 if await measure(args, args.servers.split(","), args.token) else 1
     work = tempfile.mkdtemp(prefix="hoard-live-bench.")
     port = free_port()
     base = f"http://127.0.0.1:{port}"
@@ -219,12 +235,7 @@ async def run(args):
                               check=True, capture_output=True, text=True).stdout.strip()
         server = subprocess.Popen([args.hoard, "serve", "--data-dir", data, "--port", str(port), "--log-level", "warning", "--joins-per-session", "1000"])
         wait_healthy(base)
-        art = put_art(base, host)
-        ok = True
-        if args.participants:
-            ok &= await fan_out(args, base, port, host, art)
-        if args.join_ops:
-            ok &= await join_after_ops(args, base, port, host, art)
+        ok = await measure(args, [base], host)
         print(f"server peak RSS {peak_rss_mb(server.pid):.0f} MB")
         return 0 if ok else 1
     finally:
@@ -236,14 +247,19 @@ async def run(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("hoard")
+    parser.add_argument("hoard", nargs="?", help="the binary to start a server of (not with --servers)")
+    parser.add_argument("--servers", help="running servers' URLs, comma-separated, instead of starting one")
+    parser.add_argument("--token", help="with --servers: the host's token")
     parser.add_argument("--participants", type=int, default=200)
     parser.add_argument("--rate", type=float, default=50, help="the host's ops a second")
     parser.add_argument("--movers", type=int, default=20, help="players moving their own token once a second")
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--workers", type=int, default=2, help="processes the participants are spread over")
     parser.add_argument("--join-ops", type=int, default=10000, help="ops before the late join (0: skip)")
-    sys.exit(asyncio.run(run(parser.parse_args())))
+    args = parser.parse_args()
+    if bool(args.hoard) == bool(args.servers) or bool(args.servers) != bool(args.token):
+        parser.error("give HOARD_BINARY, or --servers with --token")
+    sys.exit(asyncio.run(run(args)))
 
 
 if __name__ == "__main__":

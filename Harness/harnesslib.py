@@ -4,7 +4,7 @@ file re-hashed in Python), so a harness never trusts the code it is testing to g
 
 Standard library only. The JSON helpers of the benchmarks (Benchmarks/benchlib.py) are reused.
 """
-import argparse, hashlib, http.client, io, json, os, random, signal, sqlite3, struct, subprocess, sys, time, zipfile, zlib
+import argparse, base64, hashlib, http.client, io, json, os, random, signal, socket, sqlite3, struct, subprocess, sys, time, zipfile, zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Benchmarks"))
 from benchlib import free_port, status_mb, wait_healthy  # noqa: E402,F401  (re-exported for the harnesses)
@@ -92,6 +92,100 @@ def request(base, method, path, body=None, token=None, content_type="application
         raise Interrupted(str(error)) from error
     finally:
         connection.close()
+
+
+class WS:
+    """A WebSocket client written byte by byte: masks with a zero key (payload bytes unchanged, cheap to send)."""
+
+    def __init__(self, port, path, token, rcvbuf=None, timeout=10):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if rcvbuf:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self.sock.settimeout(timeout)
+        self.sock.connect(("127.0.0.1", port))
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                           f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer {token}\r\n\r\n").encode())
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("closed during the handshake")
+            data += chunk
+        head, self.buf = data.split(b"\r\n\r\n", 1)
+        self.status = int(head.split()[1])
+        lines = head.decode("latin-1").split("\r\n")[1:]
+        self.headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+
+    def header(self, name):
+        """A header of the handshake's answer, None when absent."""
+        return self.headers.get(name.lower())
+
+    @staticmethod
+    def frame(payload, opcode=1, fin=True):
+        if isinstance(payload, str):
+            payload = payload.encode()
+        first = (0x80 if fin else 0) | opcode
+        n = len(payload)
+        if n < 126:
+            header = struct.pack("!BB", first, 0x80 | n)
+        elif n < 65536:
+            header = struct.pack("!BBH", first, 0x80 | 126, n)
+        else:
+            header = struct.pack("!BBQ", first, 0x80 | 127, n)
+        return header + b"\0\0\0\0" + payload
+
+    def send(self, payload, opcode=1, fin=True):
+        self.sock.sendall(self.frame(payload, opcode, fin))
+
+    def _fill(self, n):
+        while len(self.buf) < n:
+            chunk = self.sock.recv(1 << 20)
+            if not chunk:
+                raise EOFError
+            self.buf += chunk
+
+    def frame_in(self):
+        """(opcode, payload) of the next server frame; EOFError at the end of the connection."""
+        self._fill(2)
+        opcode, length = self.buf[0] & 0x0F, self.buf[1] & 0x7F
+        start = 2
+        if length == 126:
+            self._fill(4)
+            length, start = struct.unpack("!H", self.buf[2:4])[0], 4
+        elif length == 127:
+            self._fill(10)
+            length, start = struct.unpack("!Q", self.buf[2:10])[0], 10
+        self._fill(start + length)
+        payload, self.buf = self.buf[start:start + length], self.buf[start + length:]
+        if opcode == 0x9:
+            self.sock.sendall(self.frame(payload, 0xA))
+        return opcode, payload
+
+    def message(self):
+        """The next text message as JSON; None for a close frame."""
+        while True:
+            opcode, payload = self.frame_in()
+            if opcode == 0x8:
+                return None
+            if opcode == 0x1:
+                return json.loads(payload)
+
+    def close_code(self):
+        """Reads until the server's close frame (its code) or the end of the connection (None)."""
+        try:
+            while True:
+                opcode, payload = self.frame_in()
+                if opcode == 0x8:
+                    return struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else 1005
+        except (EOFError, OSError):
+            return None
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
 
 
 # ---------------------------------------------------------------------------------------------- content

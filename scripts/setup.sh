@@ -1,23 +1,27 @@
 #!/usr/bin/env bash
 # Installs what Hoard needs and the machine lacks: Debian/Ubuntu through apt, macOS through Homebrew.
-# Usage: scripts/setup.sh [--bench] [--browser] [--s3]
+# Usage: scripts/setup.sh [--bench] [--browser] [--s3] [--cluster]
 #   --bench    adds the benchmark tools: bsdtar, nginx, wrk
 #   --browser  adds what the browser test needs: Debian's chromium and chromium-driver, and selenium and
 #              axe-selenium-python (which ships axe-core) from PyPI
 #   --s3       adds the S3 service the S3 blob store's tests run against (tools/s3-server.sh): OpenStack Swift's
 #              proxy (with its S3 API), object, container and account servers, and memcached
+#   --cluster  adds what scripts/cluster.sh and Harness/cluster.py run: nginx (nginx-light) in front of two replicas,
+#              and what --s3 adds (their shared blob store)
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 
 want_bench=no
 want_browser=no
 want_s3=no
+want_cluster=no
 for argument in "$@"; do
   case "$argument" in
   --bench) want_bench=yes ;;
   --browser) want_browser=yes ;;
   --s3) want_s3=yes ;;
-  *) echo "usage: scripts/setup.sh [--bench] [--browser] [--s3]" >&2; exit 2 ;;
+  --cluster) want_cluster=yes; want_s3=yes ;;
+  *) echo "usage: scripts/setup.sh [--bench] [--browser] [--s3] [--cluster]" >&2; exit 2 ;;
   esac
 done
 
@@ -42,6 +46,7 @@ Linux)
   [ "$want_bench" = yes ] && needed+=(libarchive-tools nginx-light wrk time libvips-tools)
   [ "$want_browser" = yes ] && needed+=(chromium chromium-driver)
   [ "$want_s3" = yes ] && needed+=(swift-proxy swift-object swift-container swift-account memcached)
+  [ "$want_cluster" = yes ] && needed+=(nginx-light)
   missing=()
   for package in "${needed[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -56,6 +61,7 @@ Darwin)
   command -v brew >/dev/null 2>&1 || { echo "Homebrew is required on macOS: https://brew.sh" >&2; exit 1; }
   formulas=(libarchive pkg-config vips python3 postgresql@15)
   [ "$want_bench" = yes ] && formulas+=(nginx wrk)
+  [ "$want_cluster" = yes ] && formulas+=(nginx)
   [ "$want_browser" = yes ] && echo "--browser: install Chromium and its chromedriver by hand on macOS" >&2
   [ "$want_s3" = yes ] && echo "--s3: install OpenStack Swift (proxy with s3api, object, container, account) and memcached by hand" >&2
   for formula in "${formulas[@]}"; do

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite: install what is missing, check line lengths, build, run every Swift test, check real output
 # against the JSON Schemas in Schemas/, drive the web page in headless Chromium, fuzz the API with schemathesis, then
-# run the crash, live-abuse, fault and fuzz harnesses (Harness/, Fuzz/).
+# run the cluster, crash, live-abuse, fault and fuzz harnesses (Harness/, Fuzz/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh --browser --s3
+scripts/setup.sh --browser --s3 --cluster
 . scripts/env.sh
 
 printf '\033[1m==> swift-format lint: no Swift line longer than the lineLength of .swift-format (seconds)\033[0m\n' >&2
@@ -33,6 +33,9 @@ swift test --skip-build
 tools/postgres.sh stop
 tools/s3-server.sh stop "$s3dir"
 trap - EXIT
+
+printf '\033[1m==> several replicas: PostgreSQL, S3, two replicas and nginx on loopback (scripts/cluster.sh); blobs, packs, live ops and grabs across replicas, kill -9 of a replica, S3 and PostgreSQL stopped (about a minute)\033[0m\n' >&2
+timeout 300 python3 Harness/cluster.py "$(swift build --show-bin-path)/hoard"
 
 printf '\033[1m==> checking command output against Schemas/\033[0m\n' >&2
 python3 -c "import jsonschema" 2>/dev/null || python3 -m pip install -q jsonschema

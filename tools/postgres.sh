@@ -5,6 +5,8 @@
 #                             database `hoard`, print its URL. Already running: prints the URL again.
 #   tools/postgres.sh url     prints postgres://hoard@127.0.0.1:PORT/hoard (fails when it is not running)
 #   tools/postgres.sh stop    stops it and removes the folder (nothing to stop is not an error)
+#   tools/postgres.sh pause   stops the server, keeping the folder (the database is down; its data kept)
+#   tools/postgres.sh resume  starts a paused server again on its port
 #
 # The folder is $HOARD_POSTGRES_DIR, else one per checkout under ${TMPDIR:-/tmp}. The binaries are those of
 # $HOARD_POSTGRES_BIN, else Debian's /usr/lib/postgresql/15/bin (the package postgresql-15 puts initdb and pg_ctl
@@ -82,9 +84,23 @@ stop() {
   rm -rf "$DIR"
 }
 
+pause() {
+  is_running || die "not running: tools/postgres.sh start"
+  as_owner "$(find_bin)/pg_ctl" stop --pgdata="$DIR/data" --mode=fast --wait >/dev/null
+}
+
+resume() {
+  [[ -f "$DIR/url" ]] || die "nothing to resume in $DIR: tools/postgres.sh start"
+  is_running && return
+  as_owner "$(find_bin)/pg_ctl" start --pgdata="$DIR/data" --log="$DIR/server.log" --wait --timeout=60 >/dev/null \
+    || { tail -n 20 "$DIR/server.log" >&2; die "PostgreSQL did not start again"; }
+}
+
 case "${1:-}" in
 start) start ;;
 stop) stop ;;
+pause) pause ;;
+resume) resume ;;
 url) is_running || die "not running: tools/postgres.sh start"; cat "$DIR/url" ;;
-*) echo "usage: tools/postgres.sh start|stop|url" >&2; exit 2 ;;
+*) echo "usage: tools/postgres.sh start|stop|pause|resume|url" >&2; exit 2 ;;
 esac

@@ -10,14 +10,16 @@
 #                                     export HOARD_TEST_S3_ACCESS_KEY=test:tester
 #                                     export HOARD_TEST_S3_SECRET=testing
 #   tools/s3-server.sh stop DIR     stops what start started (the process ids in DIR/pids) and removes DIR.
+#   tools/s3-server.sh pause DIR    stops the S3 API alone (its proxy server): the service is down, its data kept.
+#   tools/s3-server.sh resume DIR   starts the proxy again on its port and waits until it answers.
 #
 # Path-style URLs, region us-east-1. Logs go to DIR/*.log. Install the packages with scripts/setup.sh --s3.
 set -euo pipefail
 
 command=${1:-}
 dir=${2:-}
-[[ ( "$command" == start || "$command" == stop ) && -n "$dir" ]] || {
-  echo "usage: tools/s3-server.sh start|stop DIR" >&2
+[[ "$command" =~ ^(start|stop|pause|resume)$ && -n "$dir" ]] || {
+  echo "usage: tools/s3-server.sh start|stop|pause|resume DIR" >&2
   exit 2
 }
 
@@ -28,6 +30,50 @@ if [[ "$command" == stop ]]; then
     while read -r pid; do kill -9 "$pid" 2>/dev/null || true; done <"$dir/pids"
   fi
   rm -rf "$dir"
+  exit 0
+fi
+
+# Ready when every port (the proxy's first) accepts connections and the proxy's health check answers (at most 60 s).
+wait_ready() {
+  python3 - "$@" <<'EOF'
+import socket, sys, time, urllib.request
+ports = [int(p) for p in sys.argv[1:]]
+deadline = time.monotonic() + 60
+waiting = list(ports)
+while waiting and time.monotonic() < deadline:
+    try:
+        socket.create_connection(("127.0.0.1", waiting[0]), timeout=1).close()
+        waiting.pop(0)
+    except OSError:
+        time.sleep(0.1)
+while not waiting and time.monotonic() < deadline:
+    try:
+        if urllib.request.urlopen(f"http://127.0.0.1:{ports[0]}/healthcheck", timeout=2).status == 200:
+            sys.exit(0)
+    except OSError:
+        pass
+    time.sleep(0.1)
+sys.exit(1)
+EOF
+}
+
+if [[ "$command" == pause ]]; then
+  [[ -f "$dir/proxy.pid" ]] || { echo "s3-server.sh: no S3 service in $dir" >&2; exit 1; }
+  pid=$(cat "$dir/proxy.pid")
+  kill "$pid" 2>/dev/null || true
+  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || exit 0; sleep 0.1; done
+  kill -9 "$pid" 2>/dev/null || true
+  exit 0
+fi
+
+if [[ "$command" == resume ]]; then
+  [[ -f "$dir/etc/proxy-server.conf" ]] || { echo "s3-server.sh: no S3 service in $dir" >&2; exit 1; }
+  swift-proxy-server "$dir/etc/proxy-server.conf" >>"$dir/proxy.log" 2>&1 &
+  echo $! >>"$dir/pids"
+  echo $! >"$dir/proxy.pid"
+  wait_ready "$(sed -n 's/^bind_port = //p' "$dir/etc/proxy-server.conf")" || {
+    echo "s3-server.sh: the S3 API did not start again within 60 s" >&2; tail -n 20 "$dir/proxy.log" >&2; exit 1
+  }
   exit 0
 fi
 
@@ -141,28 +187,9 @@ for server in object container account proxy; do
   "swift-$server-server" "$dir/etc/$server-server.conf" >"$dir/$server.log" 2>&1 &
   echo $! >>"$dir/pids"
 done
+echo $! >"$dir/proxy.pid"
 
-# Ready when every port accepts connections and the proxy's health check answers (at most 60 s).
-if ! python3 - "$proxy_port" "$object_port" "$container_port" "$account_port" "$memcache_port" <<'EOF'; then
-import socket, sys, time, urllib.request
-ports = [int(p) for p in sys.argv[1:]]
-deadline = time.monotonic() + 60
-waiting = list(ports)
-while waiting and time.monotonic() < deadline:
-    try:
-        socket.create_connection(("127.0.0.1", waiting[0]), timeout=1).close()
-        waiting.pop(0)
-    except OSError:
-        time.sleep(0.1)
-while not waiting and time.monotonic() < deadline:
-    try:
-        if urllib.request.urlopen(f"http://127.0.0.1:{ports[0]}/healthcheck", timeout=2).status == 200:
-            sys.exit(0)
-    except OSError:
-        pass
-    time.sleep(0.1)
-sys.exit(1)
-EOF
+if ! wait_ready "$proxy_port" "$object_port" "$container_port" "$account_port" "$memcache_port"; then
   echo "s3-server.sh: the S3 service did not start within 60 s; its logs:" >&2
   tail -n 20 "$dir"/*.log >&2
   "$0" stop "$dir"
