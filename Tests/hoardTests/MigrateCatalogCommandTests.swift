@@ -60,8 +60,11 @@ struct MigrateCatalogCommandTests {
         let counts = try source.export { export in
             try export.tables.reduce(into: [String: Int]()) { $0[$1.name] = try export.count(of: $1.name) }
         }
-        for table in ["group", "blob", "pack", "packVersion", "asset", "variant", "packVersionAsset", "packVersionKind", "token", "upload",
-                      "invite", "session", "participant", "sessionBlob", "sessionEvent", "savedMap", "savedMapBlob", "ref", "privateUpload", "share"] {
+        let tables = [
+            "group", "blob", "pack", "packVersion", "asset", "variant", "packVersionAsset", "packVersionKind", "token", "upload",
+            "invite", "session", "participant", "sessionBlob", "sessionEvent", "savedMap", "savedMapBlob", "ref", "privateUpload", "share",
+        ]
+        for table in tables {
             #expect((counts[table] ?? 0) > 0, "the deployment has rows in \(table)")
         }
         // The access log is PostgreSQL's own: its triggers log the copy.
