@@ -175,7 +175,11 @@ actor SessionHub {
     func connect(
         session id: String, connection: UUID, participantId: String, name: String, isHost: Bool, since: Int64?, link: LiveLink
     ) async throws -> AsyncStream<String> {
-        let live = try await load(id)
+        try await load(id)
+        // The table first catches up with what other replicas logged, and the backlog stops where the table is: an event
+        // logged meanwhile comes once, with the others', not in the backlog too.
+        try catchUp(id)
+        guard let live = sessions[id] else { throw APIError.notFound("no session \(id)") }
         guard live.connections.values.count(where: { $0.participantId == participantId }) < Self.socketsPerParticipant else {
             throw Refusal(reason: "at most \(Self.socketsPerParticipant) sockets per participant")
         }
@@ -185,7 +189,7 @@ actor SessionHub {
         // unless that is more than a socket may have waiting (then a snapshot is smaller and as good).
         let events = try since.map { since -> [LoggedEvent] in
             guard since <= live.lastSeq, try catalog.eventBytes(session: id, after: since) <= Self.outboundBytes else { return [] }
-            return try catalog.events(session: id, after: since)
+            return try catalog.events(session: id, after: since).filter { $0.seq <= live.lastSeq }
         }
         if let since, let events, events.first.map({ $0.seq == since + 1 }) ?? (since == live.lastSeq) {
             replay: for event in events {
