@@ -117,7 +117,7 @@ final class PostgresPool: Sendable {
     /// Applies missing migrations (``PostgresSchema/migrate(_:logger:)``) on a connection of its own.
     func migrate() throws(PostgresCatalogError) {
         let connection = try open()
-        defer { _ = try? (connection.close() as EventLoopFuture<Void>).blockingValue() }
+        defer { connection.closeBlocking() }
         try PostgresSchema.migrate(connection, logger: database.logger)
     }
 
@@ -239,12 +239,9 @@ final class PostgresPool: Sendable {
         available.unlock()
     }
 
-    /// A connection outside the pool, for a session-long state such as an advisory lock; the caller closes it.
-    func openDedicated() throws(PostgresCatalogError) -> PostgresConnection {
-        try open()
-    }
-
-    private func open() throws(PostgresCatalogError) -> PostgresConnection {
+    /// A new connection outside the pool's count: the pool's own, or one for a session-long state such as an advisory
+    /// lock, which its caller closes.
+    func open() throws(PostgresCatalogError) -> PostgresConnection {
         do {
             return try PostgresConnection.connect(
                 on: loop, configuration: database.configuration, id: PostgresCatalogDatabase.nextConnectionID(),
@@ -263,7 +260,7 @@ final class PostgresPool: Sendable {
             defer { state.idle = [] }
             return state.idle
         }
-        for connection in idle { _ = try? (connection.close() as EventLoopFuture<Void>).blockingValue() }
+        for connection in idle { connection.closeBlocking() }
     }
 }
 
@@ -275,7 +272,7 @@ extension PostgresCatalog {
     public func collectionLock() throws(CatalogError) -> CatalogLock? {
         let connection: PostgresConnection
         do {
-            connection = try pool.openDedicated()
+            connection = try pool.open()
         } catch {
             throw CatalogError(.unavailable, error.message, cause: error.cause)
         }
@@ -284,11 +281,11 @@ extension PostgresCatalog {
             taken = try PostgresTransaction(connection: connection, logger: logger)
                 .value("SELECT pg_try_advisory_lock(\(PostgresCatalog.collectionLockKey))", as: Bool.self) ?? false
         } catch {
-            _ = try? (connection.close() as EventLoopFuture<Void>).blockingValue()
+            connection.closeBlocking()
             throw PostgresPool.catalogError("cannot take the garbage collection lock", error)
         }
         guard taken else {
-            _ = try? (connection.close() as EventLoopFuture<Void>).blockingValue()
+            connection.closeBlocking()
             throw CatalogError(.conflict, "another replica is collecting garbage now; run gc again when it is done")
         }
         return AdvisoryLock(connection: connection)
@@ -302,18 +299,21 @@ extension PostgresCatalog {
         let connection: PostgresConnection
 
         func release() {
-            _ = try? (connection.close() as EventLoopFuture<Void>).blockingValue()
+            connection.closeBlocking()
         }
-    }
-
-    /// The error of a call not yet written for PostgreSQL.
-    static func pending(_ call: String) -> CatalogError {
-        CatalogError(.database, "\(call) is not available on the PostgreSQL catalog yet; use the embedded catalog")
     }
 
     /// PostgreSQL keeps no catalog file: a backup is `pg_dump`'s job.
     public func backup(to path: String) throws(CatalogError) {
         throw CatalogError(.invalid, "the catalog is in PostgreSQL (\(database.displayURL)): back it up with pg_dump")
+    }
+}
+
+extension PostgresConnection {
+    /// Closes the connection and waits until it is closed (postgres-nio asserts that a connection is closed before it
+    /// is released); a failure to close is a connection already gone.
+    func closeBlocking() {
+        _ = try? (close() as EventLoopFuture<Void>).blockingValue()
     }
 }
 
