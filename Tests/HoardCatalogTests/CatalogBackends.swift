@@ -59,3 +59,20 @@ func aBackupIsAFileCopyOrSaysWhatToUse(_ kind: CatalogBackendKind) throws {
     try TestPostgres.execute("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS true")
     #expect(try catalog.groups().map(\.name) == ["dragons"])
 }
+
+/// One garbage collection at a time across replicas: on PostgreSQL a second taker is told another collects, and the
+/// lock is free again once released; SQLite leaves it to the data directory's file lock.
+@Test(arguments: CatalogBackendKind.allCases)
+func theCollectionLockIsHeldByOneAtATime(_ kind: CatalogBackendKind) throws {
+    let catalog = try kind.makeCatalog()
+    guard kind == .postgres else {
+        #expect(try catalog.collectionLock() == nil)
+        return
+    }
+    let held = try #require(try catalog.collectionLock())
+    let error = #expect(throws: CatalogError.self) { try catalog.collectionLock() }
+    #expect(error?.code == .conflict)
+    held.release()
+    let again = try #require(try catalog.collectionLock(), "free again once released")
+    again.release()
+}
