@@ -48,6 +48,11 @@ public struct ServerConfiguration: Sendable {
     public var limitWindowSeconds: Double = 60
     /// How often the access index reads the catalog's change log for other processes' changes (one indexed query).
     public var refreshInterval: Duration = .milliseconds(250)
+    /// How long a grab stays leased to the server that granted it without being renewed: a grab held through a
+    /// server that died is released this long after, at most (plus ``grabRenewal``).
+    public var grabLease: Duration = .seconds(15)
+    /// How often a server renews its grab leases and releases the grabs whose lease ended.
+    public var grabRenewal: Duration = .seconds(5)
     /// How often the access index compares itself with the catalog in the background.
     public var accessCheckInterval: Duration = .seconds(600)
     /// Most blobs whose owners the access index keeps in memory (234 bytes each, measured); others are looked up.
