@@ -23,7 +23,7 @@ Usage: python3 Harness/cluster.py HOARD_BINARY [CHECK ...] [--sqlite] [--keep] [
   --sqlite       one shared SQLite catalog file instead of PostgreSQL (live-across and postgres-down are skipped)
   --keep         leave the cluster running at the end
   --cluster DIR  check the cluster `scripts/cluster.sh up DIR` started instead of starting one (left running)
-Exit status 0 when every check passes. About a minute, the cluster's start included. Standard library only.
+Exit status 0 when every check passes. About a minute and a half, the cluster's start included. Standard library only.
 """
 import json, os, random, shutil, signal, subprocess, sys, tempfile, threading, time
 
