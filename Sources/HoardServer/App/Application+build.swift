@@ -51,7 +51,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
             maxFrameSize: LiveRoutes.maxMessage, autoPing: .enabled(timePeriod: configuration.webSocketPingInterval), closeTimeout: LiveRoutes.closeTimeout,
             validateUTF8: true))
     let upgradeCheck = UpgradeAnswerer.liveCheck(access: access, catalog: hoard.catalog)
-    let connections = ConnectionCount(limits: configuration.limits, logger: logger)
+    let connections = ConnectionCount(limits: configuration.limits, proxies: configuration.trustedProxies, logger: logger)
     let server = HTTPServerBuilder { responder -> any ServerChildChannel in
         let inner = HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: channel)
         func guarded(_ inner: some ServerChildChannel) -> any ServerChildChannel {
@@ -109,7 +109,7 @@ func buildRouter(
     let router = Router(context: HoardRequestContext.self)
     let endpoints = Endpoints(router: router)
     router.add(middleware: HoardMiddleware(access: access, metrics: metrics, endpoints: endpoints))
-    router.add(middleware: FailedJoins(perMinute: configuration.failedJoinsPerMinute, limiter: limiter))
+    router.add(middleware: FailedJoins(perMinute: configuration.failedJoinsPerMinute, limiter: limiter, proxies: configuration.trustedProxies))
     endpoints.on(.get, "/healthz") { _, _ in try JSONBody.response(["status": "ok"]) }
     let hasMetricsAddress = configuration.metricsAddress != nil
     endpoints.on(.get, "/metrics") { request, context in

@@ -76,6 +76,8 @@ public struct ServerConfiguration: Sendable {
     /// Wrong join codes one address may send a minute before it is answered 429 (a code has 40 bits: at this rate
     /// one address guesses one in 2^40 in a hundred thousand years).
     public var failedJoinsPerMinute: Int = 10
+    /// The reverse proxies whose `X-Forwarded-For` is believed (``TrustedProxies``); none by default.
+    public var trustedProxies = TrustedProxies()
     /// How often live sockets are pinged; one that has not answered a ping when the next is due is closed.
     public var webSocketPingInterval: Duration = .seconds(10)
     /// The TLS certificate and key served; nil serves plain HTTP. Under TLS hot blobs are sent from memory
