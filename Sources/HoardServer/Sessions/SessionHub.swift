@@ -64,6 +64,9 @@ actor SessionHub {
     static let socketsPerParticipant = 8
     /// Events after which the log is folded into a new base map.
     static let foldEvery: Int64 = 500
+    /// How long after a glimpse's end a replica that did not send it ends it, should its sender have died: by then the
+    /// sender's end has arrived and there is nothing left to end.
+    static let glimpseGrace: Duration = .seconds(2)
     /// Client op ids remembered per participant.
     static let recentOpLimit = 256
 
@@ -113,6 +116,7 @@ actor SessionHub {
             // The grabs as of now; the log after the base takes them on to where it ends (a grab or release logged
             // after this read is in it).
             live.grabs = try catalog.grabs(session: id)
+            var glimpses: [(token: String, to: [String], seconds: Int)] = []
             // The log's tail before the base is not applied again, but its op ids are remembered.
             for event in try catalog.events(session: id, after: 0) {
                 if event.seq <= current.baseSeq {
@@ -128,6 +132,7 @@ actor SessionHub {
                 Self.applyGrab(body, to: &live)
                 guard body["type"]?.stringValue == "op", let opJSON = body["op"], let op = try? TableOp(json: opJSON) else { continue }
                 _ = try? live.table.apply(op, by: .host)
+                if case .glimpse(let token, let to, let seconds) = op { glimpses.append((token, to, seconds)) }
                 if let opId = body["opId"]?.stringValue, let from = body["from"]?.stringValue { Self.remember(opId, from, in: &live) }
             }
             live.lastSeq = max(live.lastSeq, current.lastSeq)
@@ -138,8 +143,13 @@ actor SessionHub {
                 Task { await feed.follow(session: id, after: seq) }
             }
             try updateVisibleArt(id)
-            // Glimpses whose timers died with the previous process end now.
-            for token in live.table.glimpses.keys { Task { await self.endGlimpse(session: id, token: token, numbers: nil) } }
+            // A glimpse in the log may still be timed by the replica that sent it: it ends here too, as a fallback, after
+            // its span and ``glimpseGrace``. One whose start is folded away (its timer died with a previous process)
+            // ends now.
+            for glimpse in glimpses { startGlimpse(session: id, token: glimpse.token, to: glimpse.to, seconds: glimpse.seconds, grace: Self.glimpseGrace) }
+            for token in live.table.glimpses.keys where !glimpses.contains(where: { $0.token == token }) {
+                Task { await self.endGlimpse(session: id, token: token, numbers: nil) }
+            }
             return live
         }
         throw APIError.internalError("the session \(id) kept changing while it was loaded")
@@ -430,9 +440,9 @@ actor SessionHub {
 
     // MARK: Glimpses
 
-    /// Ends a glimpse on the server's clock: after `seconds`, the token is hidden again from those it was shown to,
-    /// unless a later glimpse showed it to them again.
-    private func startGlimpse(session id: String, token: String, to: [String], seconds: Int) {
+    /// Ends a glimpse on the server's clock: after `seconds` (and `grace`), the token is hidden again from those it was
+    /// shown to, unless a later glimpse showed it to them again or it has ended already.
+    private func startGlimpse(session id: String, token: String, to: [String], seconds: Int, grace: Duration = .zero) {
         var numbers: [String: Int] = [:]
         for participant in to {
             let key = token + "\u{0}" + participant
@@ -441,7 +451,7 @@ actor SessionHub {
             numbers[participant] = number
         }
         Task {
-            try? await Task.sleep(for: .seconds(seconds))
+            try? await Task.sleep(for: .seconds(seconds) + grace)
             await self.endGlimpse(session: id, token: token, numbers: numbers)
         }
     }
@@ -578,7 +588,13 @@ actor SessionHub {
             }
             switch type {
             case "op":
-                if let opJSON = body?["op"], let op = try? TableOp(json: opJSON) { _ = try? sessions[id]?.table.apply(op, by: .host) }
+                if let opJSON = body?["op"], let op = try? TableOp(json: opJSON) {
+                    _ = try? sessions[id]?.table.apply(op, by: .host)
+                    // Ended by its sender; here too if its sender dies first.
+                    if case .glimpse(let token, let to, let seconds) = op {
+                        startGlimpse(session: id, token: token, to: to, seconds: seconds, grace: Self.glimpseGrace)
+                    }
+                }
                 if let opId = body?["opId"]?.stringValue, let from = body?["from"]?.stringValue { Self.remember(opId, from, in: &sessions[id]!) }
             case "grab", "release":
                 if let body { Self.applyGrab(body, to: &sessions[id]!) }
