@@ -216,8 +216,8 @@ extension SQLiteCatalog {
                 END;
                 """)
         }
-        migrator.registerMigration("v13-grab-leases") { db in
-            // Who holds each grab, leased by the replica that granted it (``GrabChange``).
+        migrator.registerMigration("v13-leases") { db in
+            // Who holds each grab, leased by the replica that granted it (``GrabChange``); who has sockets where.
             try db.create(table: "grabLease") { t in
                 t.column("sessionId", .text).notNull().references("session", onDelete: .cascade)
                 t.column("entity", .text).notNull()
@@ -225,6 +225,14 @@ extension SQLiteCatalog {
                 t.column("replica", .text).notNull().indexed()
                 t.column("expiresAt", .integer).notNull().indexed()
                 t.primaryKey(["sessionId", "entity"])
+            }
+            try db.create(table: "presence") { t in
+                t.column("sessionId", .text).notNull().references("session", onDelete: .cascade)
+                t.column("participant", .text).notNull()
+                t.column("replica", .text).notNull().indexed()
+                t.column("name", .text).notNull()
+                t.column("expiresAt", .integer).notNull().indexed()
+                t.primaryKey(["sessionId", "participant", "replica"])
             }
         }
         return migrator

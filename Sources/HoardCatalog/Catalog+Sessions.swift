@@ -107,6 +107,23 @@ extension Date {
     public var millisecondsSince1970: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }
 }
 
+/// A participant's sockets on one replica, as the catalog keeps them (table `presence`): what every replica answers
+/// "who is connected" from, leased like grabs.
+public struct Presence: Sendable, Hashable {
+    public var session: String
+    public var participant: String
+    /// Their name, for the `left` event another replica sends when the lease ends.
+    public var name: String
+    public var replica: String
+
+    public init(session: String, participant: String, name: String, replica: String) {
+        self.session = session
+        self.participant = participant
+        self.name = name
+        self.replica = replica
+    }
+}
+
 /// A grab as the catalog keeps it.
 public struct HeldGrab: Sendable, Hashable {
     public var session: String
@@ -356,12 +373,57 @@ extension SQLiteCatalog {
         }
     }
 
-    /// Extends every grab lease `replica` holds to `until`; returns how many.
+    /// Extends every lease `replica` holds (grabs and presence) to `until`; returns how many.
     @discardableResult
-    public func renewGrabs(replica: String, until: Date) throws(CatalogError) -> Int {
+    public func renewLeases(replica: String, until: Date) throws(CatalogError) -> Int {
         try write { db in
             try db.execute(sql: "UPDATE grabLease SET expiresAt = ? WHERE replica = ?", arguments: [until.millisecondsSince1970, replica])
-            return db.changesCount
+            let grabs = db.changesCount
+            try db.execute(sql: "UPDATE presence SET expiresAt = ? WHERE replica = ?", arguments: [until.millisecondsSince1970, replica])
+            return grabs + db.changesCount
+        }
+    }
+
+    /// Records that a participant has a socket on a replica, leased until `until`.
+    public func holdPresence(_ presence: Presence, until: Date) throws(CatalogError) {
+        try write { db in
+            try db.execute(sql: """
+                INSERT INTO presence (sessionId, participant, replica, name, expiresAt) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (sessionId, participant, replica) DO UPDATE SET name = excluded.name, expiresAt = excluded.expiresAt
+                """, arguments: [presence.session, presence.participant, presence.replica, presence.name, until.millisecondsSince1970])
+        }
+    }
+
+    /// Forgets that a participant has a socket on a replica.
+    public func dropPresence(session id: String, participant: String, replica: String) throws(CatalogError) {
+        try write { db in
+            try db.execute(
+                sql: "DELETE FROM presence WHERE sessionId = ? AND participant = ? AND replica = ?", arguments: [id, participant, replica])
+        }
+    }
+
+    /// The participants with a socket on any replica whose lease runs past `date`.
+    public func present(session id: String, at date: Date) throws(CatalogError) -> Set<String> {
+        try read { db in
+            Set(try String.fetchAll(
+                db, sql: "SELECT DISTINCT participant FROM presence WHERE sessionId = ? AND expiresAt > ?",
+                arguments: [id, date.millisecondsSince1970]))
+        }
+    }
+
+    /// Deletes and returns the presence whose lease ended before `date`, at most `limit`.
+    public func takeExpiredPresence(before date: Date, limit: Int) throws(CatalogError) -> [Presence] {
+        try write { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT sessionId, participant, name, replica FROM presence WHERE expiresAt < ? ORDER BY expiresAt LIMIT ?
+                """, arguments: [date.millisecondsSince1970, limit])
+            let taken = rows.map { Presence(session: $0["sessionId"], participant: $0["participant"], name: $0["name"], replica: $0["replica"]) }
+            for presence in taken {
+                try db.execute(
+                    sql: "DELETE FROM presence WHERE sessionId = ? AND participant = ? AND replica = ?",
+                    arguments: [presence.session, presence.participant, presence.replica])
+            }
+            return taken
         }
     }
 

@@ -159,10 +159,18 @@ public protocol CatalogBackend: Sendable {
     func appendEvent(session id: String, seq: Int64, body: String, views: String?, grab: GrabChange?) throws(CatalogError)
     /// Who holds each grabbed entity of a session (entity → participant).
     func grabs(session id: String) throws(CatalogError) -> [String: String]
-    /// Extends every grab lease `replica` holds to `until`; returns how many.
-    @discardableResult func renewGrabs(replica: String, until: Date) throws(CatalogError) -> Int
+    /// Extends every lease `replica` holds (grabs and presence) to `until`; returns how many.
+    @discardableResult func renewLeases(replica: String, until: Date) throws(CatalogError) -> Int
     /// The grabs whose lease ended before `date` (their replica stopped renewing them), oldest first, at most `limit`.
     func expiredGrabs(before date: Date, limit: Int) throws(CatalogError) -> [HeldGrab]
+    /// Records that `participant` has a socket on `replica`, leased until `until`.
+    func holdPresence(_ presence: Presence, until: Date) throws(CatalogError)
+    /// Forgets that `participant` has a socket on `replica`.
+    func dropPresence(session id: String, participant: String, replica: String) throws(CatalogError)
+    /// The participants with a socket on any replica whose lease runs past `date`.
+    func present(session id: String, at date: Date) throws(CatalogError) -> Set<String>
+    /// Deletes and returns the presence whose lease ended before `date`, at most `limit`.
+    func takeExpiredPresence(before date: Date, limit: Int) throws(CatalogError) -> [Presence]
     /// A session's logged events after `seq`.
     func events(session id: String, after seq: Int64) throws(CatalogError) -> [LoggedEvent]
     /// The bytes of a session's events after `seq`.

@@ -148,11 +148,52 @@ extension PostgresCatalog {
         }
     }
 
-    /// Extends every grab lease `replica` holds to `until`; returns how many.
+    /// Extends every lease `replica` holds (grabs and presence) to `until`; returns how many.
     @discardableResult
-    public func renewGrabs(replica: String, until: Date) throws(CatalogError) -> Int {
-        try write("cannot renew the grab leases of replica \(replica)") { tx in
-            try tx.execute(#"UPDATE "grabLease" SET "expiresAt" = \#(until.millisecondsSince1970) WHERE replica = \#(replica)"#)
+    public func renewLeases(replica: String, until: Date) throws(CatalogError) -> Int {
+        try write("cannot renew the leases of replica \(replica)") { tx in
+            let until = until.millisecondsSince1970
+            return try tx.execute(#"UPDATE "grabLease" SET "expiresAt" = \#(until) WHERE replica = \#(replica)"#)
+                + tx.execute(#"UPDATE presence SET "expiresAt" = \#(until) WHERE replica = \#(replica)"#)
+        }
+    }
+
+    /// Records that a participant has a socket on a replica, leased until `until`.
+    public func holdPresence(_ presence: Presence, until: Date) throws(CatalogError) {
+        try write("cannot record the presence of \(presence.participant) in session \(presence.session)") { tx in
+            try tx.execute(#"""
+                INSERT INTO presence ("sessionId", participant, replica, name, "expiresAt")
+                VALUES (\#(presence.session), \#(presence.participant), \#(presence.replica), \#(presence.name), \#(until.millisecondsSince1970))
+                ON CONFLICT ("sessionId", participant, replica) DO UPDATE SET name = excluded.name, "expiresAt" = excluded."expiresAt"
+                """#)
+        }
+    }
+
+    /// Forgets that a participant has a socket on a replica.
+    public func dropPresence(session id: String, participant: String, replica: String) throws(CatalogError) {
+        try write("cannot forget the presence of \(participant) in session \(id)") { tx in
+            try tx.execute(#"DELETE FROM presence WHERE "sessionId" = \#(id) AND participant = \#(participant) AND replica = \#(replica)"#)
+        }
+    }
+
+    /// The participants with a socket on any replica whose lease runs past `date`.
+    public func present(session id: String, at date: Date) throws(CatalogError) -> Set<String> {
+        try read("cannot read who is connected to session \(id)") { tx in
+            Set(try tx.values(#"""
+                SELECT DISTINCT participant FROM presence WHERE "sessionId" = \#(id) AND "expiresAt" > \#(date.millisecondsSince1970)
+                """#, as: String.self))
+        }
+    }
+
+    /// Deletes and returns the presence whose lease ended before `date`, at most `limit`.
+    public func takeExpiredPresence(before date: Date, limit: Int) throws(CatalogError) -> [Presence] {
+        try write("cannot read the ended presence leases") { tx in
+            try tx.rows(#"""
+                DELETE FROM presence WHERE ctid IN (
+                    SELECT ctid FROM presence WHERE "expiresAt" < \#(date.millisecondsSince1970) ORDER BY "expiresAt" LIMIT \#(limit)
+                    FOR UPDATE SKIP LOCKED)
+                RETURNING "sessionId", participant, name, replica
+                """#, as: (String, String, String, String).self).map { Presence(session: $0.0, participant: $0.1, name: $0.2, replica: $0.3) }
         }
     }
 

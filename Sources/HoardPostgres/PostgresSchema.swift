@@ -341,7 +341,7 @@ public enum PostgresSchema {
             #"CREATE TRIGGER "accessChange_reachInsert" AFTER INSERT ON "sessionBlob" FOR EACH ROW EXECUTE FUNCTION "accessChange_reach"()"#,
         ]),
         Migration(name: "pg1-kind-counts-by-statement", statements: kindCountsByStatement),
-        Migration(name: "v13-grab-leases", statements: [
+        Migration(name: "v13-leases", statements: [
             """
             CREATE TABLE "grabLease" (
                 "sessionId" text NOT NULL REFERENCES session ON DELETE CASCADE,
@@ -353,6 +353,17 @@ public enum PostgresSchema {
             """,
             #"CREATE INDEX "grabLease_on_replica" ON "grabLease" (replica)"#,
             #"CREATE INDEX "grabLease_on_expiresAt" ON "grabLease" ("expiresAt")"#,
+            """
+            CREATE TABLE presence (
+                "sessionId" text NOT NULL REFERENCES session ON DELETE CASCADE,
+                participant text NOT NULL,
+                replica text NOT NULL,
+                name text NOT NULL,
+                "expiresAt" bigint NOT NULL,
+                PRIMARY KEY ("sessionId", participant, replica))
+            """,
+            #"CREATE INDEX "presence_on_replica" ON presence (replica)"#,
+            #"CREATE INDEX "presence_on_expiresAt" ON presence ("expiresAt")"#,
         ]),
     ]
 }

@@ -50,7 +50,7 @@ import Testing
         } == .conflict)
         #expect(try catalog.grabs(session: id) == ["orc": "ana", "elf": "bo"])
         // A renews its leases; B does not: only B's grab has ended 20 seconds on.
-        #expect(try catalog.renewGrabs(replica: "A", until: start.addingTimeInterval(30)) == 1)
+        #expect(try catalog.renewLeases(replica: "A", until: start.addingTimeInterval(30)) == 1)
         #expect(try catalog.expiredGrabs(before: start.addingTimeInterval(5), limit: 10).isEmpty)
         #expect(try catalog.expiredGrabs(before: start.addingTimeInterval(20), limit: 10) == [
             HeldGrab(session: id, entity: "elf", participant: "bo")
@@ -58,7 +58,7 @@ import Testing
         // The host takes the elf over through A: one holder, leased by A; then it is released.
         try catalog.appendEvent(session: id, seq: 3, body: "{}", views: nil, grab: hold("elf", "gm", "A"))
         #expect(try catalog.grabs(session: id) == ["orc": "ana", "elf": "gm"])
-        #expect(try catalog.renewGrabs(replica: "A", until: start.addingTimeInterval(30)) == 2)
+        #expect(try catalog.renewLeases(replica: "A", until: start.addingTimeInterval(30)) == 2)
         #expect(try catalog.expiredGrabs(before: start.addingTimeInterval(20), limit: 10).isEmpty)
         try catalog.appendEvent(session: id, seq: 4, body: "{}", views: nil, grab: .drop(entity: "elf"))
         #expect(try catalog.grabs(session: id) == ["orc": "ana"])
@@ -67,6 +67,32 @@ import Testing
         #expect(try catalog.deleteSession(id: id))
         #expect(try catalog.grabs(session: id).isEmpty)
         #expect(try catalog.expiredGrabs(before: start.addingTimeInterval(40), limit: 10).isEmpty)
+    }
+
+    @Test(arguments: CatalogBackendKind.allCases)
+    func presenceIsLeasedPerReplicaAndTakenOnceWhenItEnds(_ kind: CatalogBackendKind) throws {
+        let table = try TableFixture(kind)
+        let (catalog, id) = (table.catalog, table.session.id)
+        let start = Date(timeIntervalSince1970: 2_000_000_000)
+        let at = { (seconds: Double) in start.addingTimeInterval(seconds) }
+        try catalog.holdPresence(Presence(session: id, participant: "ana", name: "Ana", replica: "A"), until: at(10))
+        try catalog.holdPresence(Presence(session: id, participant: "ana", name: "Ana", replica: "B"), until: at(10))
+        try catalog.holdPresence(Presence(session: id, participant: "bo", name: "Bo", replica: "B"), until: at(10))
+        #expect(try catalog.present(session: id, at: at(5)) == ["ana", "bo"])
+        // B stops renewing: at 20 s only Ana, through A, is connected; B's two leases are taken once.
+        #expect(try catalog.renewLeases(replica: "A", until: at(30)) == 1)
+        #expect(try catalog.present(session: id, at: at(20)) == ["ana"])
+        let taken = try catalog.takeExpiredPresence(before: at(20), limit: 10)
+        #expect(Set(taken) == [
+            Presence(session: id, participant: "ana", name: "Ana", replica: "B"), Presence(session: id, participant: "bo", name: "Bo", replica: "B"),
+        ])
+        #expect(try catalog.takeExpiredPresence(before: at(20), limit: 10).isEmpty)
+        try catalog.dropPresence(session: id, participant: "ana", replica: "A")
+        #expect(try catalog.present(session: id, at: at(0)).isEmpty)
+        // A session's presence goes with it.
+        try catalog.holdPresence(Presence(session: id, participant: "cy", name: "Cy", replica: "A"), until: at(10))
+        #expect(try catalog.deleteSession(id: id))
+        #expect(try catalog.takeExpiredPresence(before: at(40), limit: 10).isEmpty)
     }
 
     @Test(arguments: CatalogBackendKind.allCases)

@@ -41,6 +41,7 @@ struct ReplicaTests {
             configuration.hoard = hoard
             configuration.port = 0
             configuration.limits = .forTests
+            configure(name, &configuration)
             return configuration
         }
         let appA = try await buildApplication(configuration(first, "a"))
@@ -150,6 +151,37 @@ struct ReplicaTests {
                 port: b.port, session: session, token: bo, since: 0, send: [grab], until: 20, stop: "GRAB_DENIED", timeout: .seconds(10)))
             #expect(refused.contains { $0["code"] as? String == "GRAB_DENIED" }, "\(refused)")
             #expect(refused.filter { $0["type"] as? String == "grab" }.count == 1, "only Ana's grab: \(refused)")
+        }
+    }
+
+    /// Whichever replica is asked, a player connected to the other one is connected; when that replica stops
+    /// renewing its leases (it died), they leave, for everyone, once.
+    @Test func whoIsConnectedIsAnsweredForEveryReplicaAndAPlayerLeavesWithADeadOne() async throws {
+        try await Self.withReplicas(configure: { name, configuration in
+            configuration.grabLease = .seconds(2)
+            configuration.grabRenewal = name == "b" ? .seconds(3600) : .milliseconds(200)
+        }) { a, b, token in
+            let created = try await a.client.json(.post, "/v1/sessions", token: token, body: ["name": "Who", "map": [:]]).json
+            let session = try #require(created["id"] as? String)
+            let code = try #require(created["code"] as? String)
+            let joined = try await b.client.json(.post, "/v1/sessions/join", body: ["code": code, "name": "Ana"]).json
+            let (player, ana) = (try #require(joined["participantToken"] as? String), try #require(joined["participantId"] as? String))
+            func isConnected(through replica: Replica) async throws -> Bool {
+                let shown = try await replica.client.json(.get, "/v1/sessions/\(session)", token: token).json
+                let participants = shown["participants"] as? [[String: Any]] ?? []
+                return participants.first { $0["id"] as? String == ana }?["connected"] as? String == "yes"
+            }
+            // Ana stays on B; the host watches through A.
+            async let watched = LiveClient.exchange(
+                port: a.port, session: session, token: token, since: 0, until: 30, stop: #""event":"left""#, timeout: .seconds(30))
+            let anaStays = Task { try await LiveClient.exchange(port: b.port, session: session, token: player, until: 100, stop: "never", timeout: .seconds(60)) }
+            defer { anaStays.cancel() }
+            #expect(try await Fixture.eventually(seconds: 10) { try await isConnected(through: a) }, "A knows Ana is on B")
+            #expect(try await isConnected(through: b))
+            let presence = LiveClient.objects(try await watched).filter { $0["type"] as? String == "presence" }
+                .filter { ($0["participant"] as? [String: Any])?["id"] as? String == ana }.map { $0["event"] as? String }
+            #expect(presence == ["joined", "left"], "Ana joined, and left once B's lease ended: \(presence)")
+            #expect(try await !isConnected(through: a))
         }
     }
 

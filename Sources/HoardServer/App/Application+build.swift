@@ -39,7 +39,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         hoard: hoard, access: access, metrics: metrics, reader: reader, limiter: limiter, hub: hub, configuration: configuration)
     // Replicas sharing the catalog apply each other's session events as they commit.
     let follower = hoard.catalog.sessionEventFeed.map { SessionFollowService(feed: $0, hub: hub) as any Service }
-    let leases = GrabLeaseService(catalog: hoard.catalog, hub: hub, logger: logger, interval: configuration.grabRenewal)
+    let leases = LeaseService(catalog: hoard.catalog, hub: hub, logger: logger, interval: configuration.grabRenewal)
     let refresher = AccessRefreshService(
         index: access, logger: logger, interval: configuration.refreshInterval, checkInterval: configuration.accessCheckInterval)
     let serverName = "Hoard"

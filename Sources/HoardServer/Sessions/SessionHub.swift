@@ -15,8 +15,10 @@ import NIOConcurrencyHelpers
 /// table that was behind is decided again once the table has caught up, so two replicas never both grant one grab.
 ///
 /// A grab is a row in the catalog, logged with its event and leased by the replica that granted it
-/// (``GrabChange``); ``GrabLeaseService`` renews this replica's leases and releases the grabs whose lease ended, so a
-/// grab held through a replica that died (or a process killed before a restart) is released within a lease.
+/// (``GrabChange``); so is each participant's presence on a replica (``Presence``), which is what every replica answers
+/// "who is connected" from. ``LeaseService`` renews this replica's leases and ends those whose lease ended, so a grab
+/// held through a replica that died (or a process killed before a restart) is released within a lease, and a player
+/// who was connected only there leaves.
 ///
 /// A session's state is its base map (a blob) plus the ops logged after it; every ``foldEvery`` events, and when its
 /// last socket closes, the state is stored as a new base map (a *fold*) and the log is cut to the ``foldEvery``
@@ -248,8 +250,14 @@ actor SessionHub {
         let added = Connection(participantId: participantId, name: name, isHost: isHost, continuation: continuation, link: link)
         for text in backlog { _ = Self.deliver(text, to: added) }
         let alreadyHere = live.connections.values.contains { $0.participantId == participantId }
-        sessions[id]?.connections[connection] = added
+        // Joined, for everyone, when this is the participant's first socket on any replica.
+        var joins = false
         if !alreadyHere {
+            joins = try !catalog.present(session: id, at: Date()).contains(participantId)
+            try catalog.holdPresence(Presence(session: id, participant: participantId, name: name, replica: replica), until: leaseEnd())
+        }
+        sessions[id]?.connections[connection] = added
+        if joins {
             try publish(
                 session: id,
                 ["type": .string("presence"), "event": .string("joined"), "participant": Self.participant(participantId, name)])
@@ -301,9 +309,13 @@ actor SessionHub {
             for (entity, holder) in live.grabs where holder == gone.participantId {
                 try releaseGrab(session: id, entity: entity, held: holder, by: holder)
             }
-            try publish(
-                session: id,
-                ["type": .string("presence"), "event": .string("left"), "participant": Self.participant(gone.participantId, gone.name)])
+            try catalog.dropPresence(session: id, participant: gone.participantId, replica: replica)
+            // Left, for everyone, when it was their last socket on any replica.
+            if try !catalog.present(session: id, at: Date()).contains(gone.participantId) {
+                try publish(
+                    session: id,
+                    ["type": .string("presence"), "event": .string("left"), "participant": Self.participant(gone.participantId, gone.name)])
+            }
         } catch {
             logger.error("cannot log a presence event", metadata: ["session": "\(id)", "error": "\(error)"])
         }
@@ -803,9 +815,33 @@ actor SessionHub {
         }
     }
 
-    /// Who is connected now.
+    /// Who is connected now, to any replica.
     func connected(session id: String) -> Set<String> {
-        Set(sessions[id]?.connections.values.map(\.participantId) ?? [])
+        let here = Set(sessions[id]?.connections.values.map(\.participantId) ?? [])
+        do {
+            return here.union(try catalog.present(session: id, at: Date()))
+        } catch {
+            logger.warning("cannot read who is connected to other servers", metadata: ["session": "\(id)", "error": "\(error)"])
+            return here
+        }
+    }
+
+    /// A participant's presence on a replica whose lease ended (it died, or this process restarted): they leave, for
+    /// everyone, unless they are connected to a replica still (this one included: its lease is then held again).
+    func presenceExpired(_ presence: Presence) async throws {
+        guard try !catalog.present(session: presence.session, at: Date()).contains(presence.participant) else { return }
+        if let live = sessions[presence.session], let here = live.connections.values.first(where: { $0.participantId == presence.participant }) {
+            try catalog.holdPresence(
+                Presence(session: presence.session, participant: presence.participant, name: here.name, replica: replica), until: leaseEnd())
+            return
+        }
+        try await load(presence.session)
+        try publish(
+            session: presence.session,
+            ["type": .string("presence"), "event": .string("left"), "participant": Self.participant(presence.participant, presence.name)])
+        logger.info("a participant left with the server they were connected to", metadata: [
+            "session": "\(presence.session)", "participant": "\(presence.participant)",
+        ])
     }
 
     static func participant(_ id: String, _ name: String) -> JSONValue {
