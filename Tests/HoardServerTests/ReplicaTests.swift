@@ -58,6 +58,18 @@ struct ReplicaTests {
     struct Replica: Sendable {
         let client: any TestClientProtocol
         let port: Int
+
+        /// Makes a session with an empty map through this replica: its id and join code.
+        func createSession(_ name: String, token: String) async throws -> (id: String, code: String) {
+            let created = try await client.json(.post, "/v1/sessions", token: token, body: ["name": name, "map": [:]]).json
+            return (try #require(created["id"] as? String), try #require(created["code"] as? String))
+        }
+
+        /// Joins a session through this replica: the participant's token and id.
+        func join(code: String, as name: String) async throws -> (token: String, id: String) {
+            let joined = try await client.json(.post, "/v1/sessions/join", body: ["code": code, "name": name]).json
+            return (try #require(joined["participantToken"] as? String), try #require(joined["participantId"] as? String))
+        }
     }
 
     @Test func aBlobPutThroughOneReplicaIsReadThroughTheOtherAtOnce() async throws {
@@ -88,11 +100,8 @@ struct ReplicaTests {
 
     @Test func hostOpsOnOneReplicaReachAPlayerOnTheOtherInOrderWithNoGapOrRepeat() async throws {
         try await Self.withReplicas { a, b, token in
-            let created = try await a.client.json(.post, "/v1/sessions", token: token, body: ["name": "Split", "map": [:]]).json
-            let session = try #require(created["id"] as? String)
-            let code = try #require(created["code"] as? String)
-            let joined = try await b.client.json(.post, "/v1/sessions/join", body: ["code": code, "name": "Ana"]).json
-            let player = try #require(joined["participantToken"] as? String)
+            let (session, code) = try await a.createSession("Split", token: token)
+            let player = try await b.join(code: code, as: "Ana").token
             let count = 500
             // The player listens on B from the start; the host sends on A, each op paced by its echo.
             async let heard = LiveClient.exchange(
@@ -110,14 +119,8 @@ struct ReplicaTests {
 
     @Test func playersOnTwoReplicasGrabbingOneTokenSeeOneWinner() async throws {
         try await Self.withReplicas { a, b, token in
-            let created = try await a.client.json(.post, "/v1/sessions", token: token, body: ["name": "Grab", "map": [:]]).json
-            let session = try #require(created["id"] as? String)
-            let code = try #require(created["code"] as? String)
-            var players: [String] = []
-            for (replica, name) in [(a, "Ana"), (b, "Bo")] {
-                let joined = try await replica.client.json(.post, "/v1/sessions/join", body: ["code": code, "name": name]).json
-                players.append(try #require(joined["participantToken"] as? String))
-            }
+            let (session, code) = try await a.createSession("Grab", token: token)
+            let players = [try await a.join(code: code, as: "Ana").token, try await b.join(code: code, as: "Bo").token]
             let grab = #"{"type":"grab","entity":"goblin-1"}"#
             async let seenOnA = LiveClient.exchange(port: a.port, session: session, token: players[0], since: 0, send: [grab], until: 6, timeout: .seconds(10))
             async let seenOnB = LiveClient.exchange(port: b.port, session: session, token: players[1], since: 0, send: [grab], until: 6, timeout: .seconds(10))
@@ -133,10 +136,8 @@ struct ReplicaTests {
     /// a held token is refused.
     @Test func aReplicaThatLoadsASessionAfterAGrabKnowsItsHolder() async throws {
         try await Self.withReplicas { a, b, token in
-            let created = try await a.client.json(.post, "/v1/sessions", token: token, body: ["name": "Late", "map": [:]]).json
-            let session = try #require(created["id"] as? String)
-            let code = try #require(created["code"] as? String)
-            let ana = try #require(try await a.client.json(.post, "/v1/sessions/join", body: ["code": code, "name": "Ana"]).json["participantToken"] as? String)
+            let (session, code) = try await a.createSession("Late", token: token)
+            let ana = try await a.join(code: code, as: "Ana").token
             let grab = #"{"type":"grab","entity":"goblin-1"}"#
             // Ana keeps one socket open (her grab outlives the other) and grabs through another, on A.
             let anaStays = Task { try await LiveClient.exchange(port: a.port, session: session, token: ana, until: 100, stop: "never", timeout: .seconds(60)) }
@@ -146,7 +147,7 @@ struct ReplicaTests {
                 port: a.port, session: session, token: ana, since: 0, send: [grab], until: 20, stop: #""type":"grab""#, timeout: .seconds(10)))
             #expect(granted.contains { $0["type"] as? String == "grab" }, "\(granted)")
             // Bo joins through B only now (B reads the session then) and is refused the held token.
-            let bo = try #require(try await b.client.json(.post, "/v1/sessions/join", body: ["code": code, "name": "Bo"]).json["participantToken"] as? String)
+            let bo = try await b.join(code: code, as: "Bo").token
             let refused = LiveClient.objects(try await LiveClient.exchange(
                 port: b.port, session: session, token: bo, since: 0, send: [grab], until: 20, stop: "GRAB_DENIED", timeout: .seconds(10)))
             #expect(refused.contains { $0["code"] as? String == "GRAB_DENIED" }, "\(refused)")
@@ -161,11 +162,8 @@ struct ReplicaTests {
             configuration.grabLease = .seconds(2)
             configuration.grabRenewal = name == "b" ? .seconds(3600) : .milliseconds(200)
         }) { a, b, token in
-            let created = try await a.client.json(.post, "/v1/sessions", token: token, body: ["name": "Who", "map": [:]]).json
-            let session = try #require(created["id"] as? String)
-            let code = try #require(created["code"] as? String)
-            let joined = try await b.client.json(.post, "/v1/sessions/join", body: ["code": code, "name": "Ana"]).json
-            let (player, ana) = (try #require(joined["participantToken"] as? String), try #require(joined["participantId"] as? String))
+            let (session, code) = try await a.createSession("Who", token: token)
+            let (player, ana) = try await b.join(code: code, as: "Ana")
             func isConnected(through replica: Replica) async throws -> Bool {
                 let shown = try await replica.client.json(.get, "/v1/sessions/\(session)", token: token).json
                 let participants = shown["participants"] as? [[String: Any]] ?? []
@@ -192,12 +190,8 @@ struct ReplicaTests {
             configuration.grabLease = .seconds(1)
             configuration.grabRenewal = name == "b" ? .seconds(3600) : .milliseconds(200)
         }) { a, b, token in
-            let created = try await a.client.json(.post, "/v1/sessions", token: token, body: ["name": "Lease", "map": [:]]).json
-            let session = try #require(created["id"] as? String)
-            let code = try #require(created["code"] as? String)
-            let joined = try await b.client.json(.post, "/v1/sessions/join", body: ["code": code, "name": "Ana"]).json
-            let player = try #require(joined["participantToken"] as? String)
-            let ana = try #require(joined["participantId"] as? String)
+            let (session, code) = try await a.createSession("Lease", token: token)
+            let (player, ana) = try await b.join(code: code, as: "Ana")
             let grab = #"{"type":"grab","entity":"goblin-1"}"#
             async let seenByAna = LiveClient.exchange(
                 port: b.port, session: session, token: player, since: 0, send: [grab], until: 20, stop: #""type":"release""#,
