@@ -17,7 +17,8 @@ promise checked by name:
   kill-replica    kill -9 of replica A during blob uploads and live play through nginx: every upload answered 201 is
                   readable through B, an interrupted one is whole or absent; the host and the player reconnect through
                   nginx (to B) with since=<last seq> and lose nothing: every op once, in order, no gap; a grab held
-                  through A by a player who does not come back is released once A's lease on it ends (B releases it)
+                  through A by a player who does not come back is released once A's lease on it ends (B releases it),
+                  and that player leaves (once)
 
 Usage: python3 Harness/cluster.py HOARD_BINARY [CHECK ...] [--sqlite] [--keep] [--cluster DIR]
   --sqlite       one shared SQLite catalog file instead of PostgreSQL (live-across and postgres-down are skipped)
@@ -379,12 +380,17 @@ class Harness:
         for t in uploaders:
             t.join(60)
         wait_for(lambda: len(listener.ops()) >= count, 20)
-        # The lease A granted ends (15 s) and B releases the grab at its next round (5 s).
+        # The lease A granted ends (15 s) and B releases the grab at its next round (5 s); the grabber, connected to A
+        # only, leaves then too.
         released = wait_for(lambda: lantern("release"), 30) and round(time.time() - killed, 1)
+        left = lambda: [m for m in listener.grab_events() if m.get("type") == "presence" and m.get("event") == "left"
+                        and (m.get("participant") or {}).get("id") == grabber]
+        wait_for(left, 10)
         host.close(), listener.close()
         self.expect(lantern("grab") == [grabber] and lantern("release") == [grabber],
                     f"a grab held through the killed replica is released once, by its holder's lease ending: grabbed "
                     f"{lantern('grab')}, released {lantern('release')} {released} s after the kill")
+        self.expect(len(left()) == 1, f"the player who was on the killed replica only leaves once its lease ends ({len(left())} left events)")
         self.expect(host.unanswered() == [],
                     f"every op of the host is answered (event or ack) after reconnecting ({len(host.unanswered())} not)")
         got = listener.ops()
@@ -535,7 +541,7 @@ class Client:
                     self.last_seq = seq
                 if message.get("type") == "op":
                     self.op_ids.append(message.get("opId"))
-                if message.get("type") in ("grab", "release"):
+                if message.get("type") in ("grab", "release", "presence"):
                     self.grabs.append(message)
                 if message.get("opId") and message.get("type") in ("op", "ack"):
                     self.answered.add(message["opId"])
