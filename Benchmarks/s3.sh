@@ -5,7 +5,9 @@
 #   cold: every blob read once, one at a time, right after the upload (nothing cached yet: S3 answers each)
 #   hot:  wrk -t2 -c64 -d10s, a random 64 KiB blob per request (the cache answers; target: S3 >= 0.9x local files)
 #   import: the 300 MB pack imported into each, interleaved rounds: local files, S3, PostgreSQL (local files), and
-#           PostgreSQL + S3 (target: <= 3x the embedded default); a PostgreSQL from tools/postgres.sh
+#           PostgreSQL + S3 (target: <= 3x the embedded default); a PostgreSQL from tools/postgres.sh. Beside them the
+#           S3 service's floor: the blobs of one local import PUT into a new bucket by Benchmarks/s3-put.py, a plain
+#           signing client (no look-ups, no staging or catalog), 16 at a time as Hoard's import uploads them
 # Usage: Benchmarks/s3.sh [--hoard PATH] [--duration 10s] [--small N] [--rounds R] [--no-import]
 # Needs: scripts/setup.sh --bench --s3 (wrk, Swift's S3 API). Everything listens on 127.0.0.1 only.
 set -euo pipefail
@@ -118,20 +120,26 @@ if [ -n "$IMPORT" ]; then
   NOGEN="--plugin hoard.generate-lods=off"
   PG=$(HOARD_POSTGRES_DIR="$PGDIR" tools/postgres.sh start | tail -n 1)
   PGSERVER=${PG%/*}
-  echo "== import of $(du -h "$PACK" | cut -f1), $ROUNDS interleaved rounds: local files, S3, PostgreSQL, PostgreSQL + S3" \
-    "(a new bucket and database each run)"
+  "$HOARD" import "$PACK" --data-dir "$WORK/floor" $NOGEN > /dev/null
+  echo "== import of $(du -h "$PACK" | cut -f1), $ROUNDS interleaved rounds: local files, S3, PostgreSQL, PostgreSQL + S3," \
+    "the same blobs PUT by a plain client (a new bucket and database each run); load average $(cut -d' ' -f1-3 /proc/loadavg)"
   python3 Benchmarks/interleave.py --rounds "$ROUNDS" --warmup 0 --out "$WORK/import.json" \
     --prepare "sync; cat $PACK > /dev/null; psql -q '$PG' -c 'CREATE DATABASE import{n}'" \
     "local=$HOARD import $PACK --data-dir $WORK/i{n} $NOGEN > /dev/null" \
     "s3=$HOARD import $PACK --data-dir $WORK/i{n} $NOGEN --blob-store s3://import{n}/b --s3-endpoint $HOARD_TEST_S3_ENDPOINT > /dev/null" \
     "pg=$HOARD import $PACK --data-dir $WORK/i{n} $NOGEN --catalog $PGSERVER/import{n} > /dev/null" \
     "pg+s3=$HOARD import $PACK --data-dir $WORK/i{n} $NOGEN --catalog $PGSERVER/import{n} --blob-store s3://import{n}/b \
---s3-endpoint $HOARD_TEST_S3_ENDPOINT > /dev/null"
+--s3-endpoint $HOARD_TEST_S3_ENDPOINT > /dev/null" \
+    "s3-put=python3 Benchmarks/s3-put.py $HOARD_TEST_S3_ENDPOINT floor{n} $WORK/floor/blobs > /dev/null"
+  echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
   python3 - "$WORK/import.json" <<'PY'
 import json, sys
 results = json.load(open(sys.argv[1]))["results"]
 local = results["local"]["median"]
 for name in ("s3", "pg", "pg+s3"):
     print(f"import: {name} {results[name]['median']:.2f} s = {results[name]['median'] / local:.2f}x local files ({local:.2f} s)")
+floor = results["s3-put"]["median"]
+print(f"the S3 service's floor, the same blobs PUT by s3-put.py: {floor:.2f} s = {floor / local:.2f}x local files;"
+      f" PostgreSQL + S3 = {results['pg+s3']['median'] / floor:.2f}x the floor")
 PY
 fi

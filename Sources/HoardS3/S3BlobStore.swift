@@ -10,8 +10,9 @@ import NIOCore
 ///
 /// Staging stays local (``S3Configuration/stagingDirectory``): a blob is written and hashed there, and only bytes that
 /// hash to their digest are uploaded, so an object under a digest's key only ever holds that digest's bytes:
-/// - ``publish(_:)`` looks each blob up (HEAD) and uploads only the absent ones. Before an upload it hashes the staged
-///   bytes again and refuses to send them if they no longer match; the upload is signed with that same SHA-256
+/// - ``publish(_:)`` looks each blob up (HEAD) and uploads only the absent ones; a publish of many lists the bucket
+///   first and uploads those the listing shows absent without a HEAD (``absentByListing(_:)``). Before an upload it
+///   hashes the staged bytes again and refuses to send them if they no longer match; the upload is signed with that same SHA-256
 ///   (`x-amz-content-sha256`), which the service checks against what it receives. Above
 ///   ``S3Configuration/multipartThreshold`` it uploads in parts, hashing as it goes, and completes the upload only when
 ///   the whole hash matched (it aborts it otherwise). S3 makes an object visible only once its PUT or its
@@ -75,8 +76,9 @@ public struct S3BlobStore: BlobStore {
         let unique = blobs.filter { seen.insert($0.digest).inserted }
         let allSmall = unique.allSatisfy { $0.size <= configuration.smallBlob }
         let width = allSmall ? max(configuration.concurrency, configuration.smallBlobConcurrency) : configuration.concurrency
+        let absent = try await absentByListing(unique.map(\.digest))
         let uploaded = try await concurrentlyMap(unique, width: width) { blob in
-            try await publishOne(blob)
+            try await publishOne(blob, listedAbsent: absent.contains(blob.digest))
         }
         var summary = PublishSummary()
         for (blob, isNew) in zip(unique, uploaded) where isNew {
@@ -86,9 +88,10 @@ public struct S3BlobStore: BlobStore {
         return summary
     }
 
-    /// Uploads one blob unless present (then refreshes its date). Returns whether it was uploaded.
-    private func publishOne(_ blob: StagedBlob) async throws -> Bool {
-        if let present = try await client.head(key(of: blob.digest)) {
+    /// Uploads one blob unless present (then refreshes its date); `listedAbsent` skips the look-up. Returns whether it
+    /// was uploaded.
+    private func publishOne(_ blob: StagedBlob, listedAbsent: Bool) async throws -> Bool {
+        if !listedAbsent, let present = try await client.head(key(of: blob.digest)) {
             try await refresh(blob.digest, modified: modified(of: present), to: Date())
             return false
         }
@@ -104,6 +107,44 @@ public struct S3BlobStore: BlobStore {
             try await client.put(key(of: blob.digest), body: body, payloadHash: blob.digest.hex, metadata: touchedMetadata(Date()))
         }
         return true
+    }
+
+    /// Which of `digests` a listing of the bucket shows absent, so that a publish uploads them without a HEAD each
+    /// (on an empty bucket that was one request in two). The walk goes in key order, each page starting just before the
+    /// first digest not yet answered for: where the bucket holds few other keys among them, one page answers for up to
+    /// ``S3Configuration/listPageSize`` of them. Only for at least ``S3Configuration/listingMinimum`` digests, and it
+    /// stops at a page answering for fewer (a bucket holding many other blobs): a HEAD each is cheaper there.
+    ///
+    /// A listing only ever spares a HEAD. A blob it shows present is still looked up (and refreshed) as before; one it
+    /// shows absent is uploaded, and if it was there after all (a listing that lags a write), the upload stores the
+    /// same verified bytes under a new date, which is what a refresh would have done.
+    func absentByListing(_ digests: [Digest]) async throws -> Set<Digest> {
+        guard digests.count >= configuration.listingMinimum else { return [] }
+        // S3 lists in the byte order of the keys' UTF-8.
+        let wanted = digests.map { (key: key(of: $0), digest: $0) }.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        var absent = Set<Digest>()
+        var next = 0
+        while next < wanted.count {
+            let page = try await client.listPage(prefix: keyRoot + "/", startAfter: Self.keyJustBefore(wanted[next].key),
+                                                 continuation: nil, maxKeys: configuration.listPageSize)
+            let listed = Set(page.keys)
+            // A page answers for every key up to its last one; the last page for all the rest.
+            let last = page.next == nil ? nil : page.keys.last ?? ""
+            let first = next
+            while next < wanted.count, last.map({ !$0.utf8.lexicographicallyPrecedes(wanted[next].key.utf8) }) ?? true {
+                if !listed.contains(wanted[next].key) { absent.insert(wanted[next].digest) }
+                next += 1
+            }
+            if next - first < configuration.listingMinimum { break }
+        }
+        return absent
+    }
+
+    /// `key` with its last character one lower (a blob key ends in a hex digit): `start-after` it, a listing starts at
+    /// `key`.
+    static func keyJustBefore(_ key: String) -> String {
+        guard let last = key.unicodeScalars.last, last.value > 0, let lower = Unicode.Scalar(last.value - 1) else { return key }
+        return String(key.unicodeScalars.dropLast()) + String(lower)
     }
 
     /// A multipart upload, each part hashed (its own `x-amz-content-sha256`) and the whole hashed along the way; the
@@ -192,7 +233,8 @@ public struct S3BlobStore: BlobStore {
         var digests: [Digest] = []
         var continuation: String?
         repeat {
-            let page = try await client.listPage(prefix: keyRoot + "/", continuation: continuation, maxKeys: configuration.listPageSize)
+            let page = try await client.listPage(prefix: keyRoot + "/", startAfter: nil, continuation: continuation,
+                                                 maxKeys: configuration.listPageSize)
             for key in page.keys {
                 let parts = key.dropFirst(keyRoot.count + 1).split(separator: "/")
                 if parts.count == 2, parts[1].hasPrefix(parts[0]), let digest = Digest("sha256:" + parts[1]) { digests.append(digest) }

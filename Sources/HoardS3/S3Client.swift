@@ -141,9 +141,13 @@ public struct S3Client: Sendable {
         return true
     }
 
-    /// One page of ListObjectsV2 under `prefix`: the keys and the token for the next page (nil on the last).
-    public func listPage(prefix: String, continuation: String?, maxKeys: Int) async throws -> (keys: [String], next: String?) {
+    /// One page of ListObjectsV2 under `prefix`, of the keys after `startAfter` (ignored with a continuation): the keys
+    /// and the token for the next page (nil on the last).
+    public func listPage(prefix: String, startAfter: String? = nil, continuation: String?, maxKeys: Int) async throws
+        -> (keys: [String], next: String?)
+    {
         var query = [("list-type", "2"), ("prefix", prefix), ("max-keys", "\(maxKeys)")]
+        if let startAfter { query.append(("start-after", startAfter)) }
         if let continuation { query.append(("continuation-token", continuation)) }
         let response = try await send("GET", key: nil, query: query)
         guard response.status == .ok else { throw failure(response, doing: "list \(configuration.bucket)/\(prefix)") }

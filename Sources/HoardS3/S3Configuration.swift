@@ -22,6 +22,9 @@ public struct S3Configuration: Sendable {
     public var partSize: Int = 16 << 20
     /// Keys asked for per listing page (S3's maximum, 1,000, by default).
     public var listPageSize: Int = 1000
+    /// A publish of at least this many blobs lists the bucket where their keys fall and uploads those it shows absent
+    /// without looking each up first; a listing page that answers for fewer ends the listing (``S3BlobStore``).
+    public var listingMinimum: Int = 64
     /// Uploads or lookups run at once during a publish (each upload holds its blob in memory, up to
     /// ``multipartThreshold``).
     public var concurrency: Int = 4

@@ -47,8 +47,8 @@ private func makeS3Store(freshBucket: Bool = false, secret: String? = nil,
 }
 
 /// The S3 store with its ways to age a blob (its `touched` metadata) and damage one (a PUT behind its back).
-private func makeS3StoreUnderTest() async throws -> StoreUnderTest {
-    let store = try await makeS3Store()
+private func makeS3StoreUnderTest(adjust: (inout S3Configuration) -> Void = { _ in }) async throws -> StoreUnderTest {
+    let store = try await makeS3Store(adjust: adjust)
     return StoreUnderTest(
         store: store,
         setModified: { digest, date in try await store.setTouched(digest, to: date) },
@@ -64,6 +64,12 @@ struct TheS3StoreOnARealService {
     @Test(arguments: BlobStoreConformance.checks)
     func theS3StoreKeepsTheBlobStoreContract(_ check: BlobStoreCheck) async throws {
         try await check.run(on: makeS3StoreUnderTest())
+    }
+
+    /// The same contract when every publish lists the bucket first (``S3BlobStore/absentByListing(_:)``).
+    @Test(arguments: BlobStoreConformance.checks)
+    func theS3StoreKeepsTheBlobStoreContractWhenEveryPublishLists(_ check: BlobStoreCheck) async throws {
+        try await check.run(on: makeS3StoreUnderTest { $0.listingMinimum = 1 })
     }
 
     @Test func aBlobAboveTheThresholdGoesUpInPartsAndReadsBackWhole() async throws {
@@ -134,6 +140,41 @@ struct TheS3StoreOnARealService {
         let listed = try await store.allDigests()
         #expect(listed.count == 10)
         #expect(Set(listed) == Set(digests))
+    }
+
+    @Test func aPublishOfManyListsTheBucketAndLooksUpOnlyWhatTheListingShows() async throws {
+        // Pages of 3 keys and a listing from one blob on: the walk crosses several pages, jumping from key to key.
+        let store = try await makeS3Store { configuration in
+            configuration.listPageSize = 3
+            configuration.listingMinimum = 1
+        }
+        let subject = StoreUnderTest(store: store, setModified: { _, _ in }, corrupt: { _, _ in })
+        let all = (0..<12).map { pseudoRandomBytes(count: 60 + $0, seed: UInt64(300 + $0)) }
+        let digests = all.map { BlobHasher.digest(of: $0) }
+        #expect(try await store.absentByListing(digests) == Set(digests))
+        let before = [1, 4, 5, 9].map { all[$0] }
+        _ = try await subject.publish(before)
+        let present = Set(before.map { BlobHasher.digest(of: $0) })
+        #expect(try await store.absentByListing(digests) == Set(digests).subtracting(present))
+        // Below the minimum, nothing is listed: each blob is looked up.
+        let unlisted = try await makeS3Store { $0.listingMinimum = 13 }
+        #expect(try await unlisted.absentByListing(digests).isEmpty)
+
+        // A present blob is still looked up and refreshed; the absent ones are uploaded, and every blob reads back.
+        let aged = BlobHasher.digest(of: all[4])
+        try await store.setTouched(aged, to: Date(timeIntervalSinceNow: -86_400))
+        let (summary, published) = try await subject.publish(all)
+        #expect(published == digests)
+        #expect(summary.newBlobs == Set(digests).subtracting(present))
+        #expect(try #require(try await store.info(aged)).modified > Date(timeIntervalSinceNow: -60))
+        for (bytes, digest) in zip(all, digests) { #expect(try await store.read(digest, range: nil) == bytes) }
+        #expect(try await store.absentByListing(digests).isEmpty)
+    }
+
+    @Test func aKeyJustBeforeSortsBetweenItsNeighbours() {
+        #expect(S3BlobStore.keyJustBefore("v1/sha256/ab/ab0") == "v1/sha256/ab/ab/")
+        #expect(S3BlobStore.keyJustBefore("v1/sha256/ab/abf") == "v1/sha256/ab/abe")
+        #expect("v1/sha256/ab/abe".utf8.lexicographicallyPrecedes("v1/sha256/ab/abf".utf8))
     }
 
     @Test func aWrongSecretIsAClearErrorAtStart() async throws {
