@@ -15,9 +15,10 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct ReplicaTests {
     /// Two replicas over a new PostgreSQL database and a shared blob folder, with the sample packs imported through
-    /// the first and a host token; `body` gets both ports.
+    /// the first and a host token; `configureB` adjusts the second's configuration; `body` gets both.
     static func withReplicas(
-        url: String? = nil, _ body: @Sendable (_ a: Replica, _ b: Replica, _ hostToken: String) async throws -> Void
+        url: String? = nil, configureB: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: @Sendable (_ a: Replica, _ b: Replica, _ hostToken: String) async throws -> Void
     ) async throws {
         let url = try url ?? TestPostgres.newDatabase()
         let root = NSTemporaryDirectory() + "hoard-replicas-" + UUID().uuidString.lowercased()
@@ -43,19 +44,23 @@ struct ReplicaTests {
             return configuration
         }
         let appA = try await buildApplication(configuration(first, "a"))
-        let appB = try await buildApplication(configuration(second, "b"))
+        var configurationB = configuration(second, "b")
+        configureB(&configurationB)
+        let appB = try await buildApplication(configurationB)
         try await appA.test(.live) { clientA in
             try await appB.test(.live) { clientB in
                 try await body(
-                    Replica(client: clientA, port: try #require(clientA.port)), Replica(client: clientB, port: try #require(clientB.port)), hostToken)
+                    Replica(client: clientA, port: try #require(clientA.port), hoard: first),
+                    Replica(client: clientB, port: try #require(clientB.port), hoard: second), hostToken)
             }
         }
     }
 
-    /// One replica: its test client (over a real socket) and port.
+    /// One replica: its test client (over a real socket), port and repository.
     struct Replica: Sendable {
         let client: any TestClientProtocol
         let port: Int
+        let hoard: Hoard
     }
 
     @Test func aBlobPutThroughOneReplicaIsReadThroughTheOtherAtOnce() async throws {

@@ -19,8 +19,9 @@ import ServiceLifecycle
 /// triggers in the writer's own transaction, whichever process writes). ``catchUp()`` applies the rows after the
 /// last one applied, in sequence (commit) order, on the index's own thread, one catch-up at a time: a pack row is
 /// read again, a new version's blobs and a changed blob are evicted from the cache, a token is read again. A writer
-/// in this server calls it after its write and before answering; ``AccessRefreshService`` calls it every 250 ms for
-/// other processes' writes. When `catchUp()` returns, every change committed before it was called is applied.
+/// in this server calls it after its write and before answering; ``AccessRefreshService`` calls it for other processes'
+/// writes, on the catalog's notices (PostgreSQL) and every 250 ms (1 s with notices). When `catchUp()` returns, every
+/// change committed before it was called is applied.
 /// A cache fill that raced with an eviction is not kept (the eviction's generation changed).
 ///
 /// Participants and what sessions reach are also added in place by the server that writes them
@@ -431,33 +432,5 @@ struct OwnerCache {
     /// Up to `count` entries, young ones first.
     func sample(_ count: Int) -> [(key: Digest, value: BlobOwners)] {
         Array(young.prefix(count)) + Array(old.prefix(max(0, count - young.count)))
-    }
-}
-
-/// Applies other processes' catalog changes to the index (``AccessIndex/catchUp()``, every `interval`), checks the
-/// index against the catalog every `checkInterval`, and prunes the change log.
-struct AccessRefreshService: Service {
-    let index: AccessIndex
-    let logger: Logger
-    var interval: Duration = .milliseconds(250)
-    var checkInterval: Duration = .seconds(600)
-
-    func run() async throws {
-        let clock = ContinuousClock()
-        var nextCheck = clock.now.advanced(by: checkInterval)
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            try? await Task.sleep(for: interval)
-            do {
-                if try await index.catchUp() { logger.debug("access index caught up with the catalog's change log") }
-                if clock.now >= nextCheck {
-                    nextCheck = clock.now.advanced(by: checkInterval)
-                    let corrected = try await index.selfCheck()
-                    if corrected > 0 { logger.warning("access index self-check corrected entries", metadata: ["entries": "\(corrected)"]) }
-                    try await index.pruneChanges(olderThan: 3600)
-                }
-            } catch {
-                logger.error("cannot update the access index", metadata: ["error": "\(error)"])
-            }
-        }
     }
 }

@@ -39,7 +39,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     // Replicas sharing the catalog apply each other's session events as they commit.
     let follower = hoard.catalog.sessionEventFeed.map { SessionFollowService(feed: $0, hub: hub) as any Service }
     let refresher = AccessRefreshService(
-        index: access, logger: logger, interval: configuration.refreshInterval, checkInterval: configuration.accessCheckInterval)
+        index: access, logger: logger, feed: hoard.catalog.accessChangeFeed, interval: configuration.refreshInterval,
+        checkInterval: configuration.accessCheckInterval)
     let serverName = "Hoard"
     let hasFastPath = configuration.hasBlobFastPath
     let webSocketResponder = router.buildResponder()
