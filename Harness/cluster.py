@@ -16,13 +16,14 @@ promise checked by name:
                   the replica stays up; it works again once PostgreSQL is back (skipped with --sqlite)
   kill-replica    kill -9 of replica A during blob uploads and live play through nginx: every upload answered 201 is
                   readable through B, an interrupted one is whole or absent; the host and the player reconnect through
-                  nginx (to B) with since=<last seq> and lose nothing: every op once, in order, no gap
+                  nginx (to B) with since=<last seq> and lose nothing: every op once, in order, no gap; a grab held
+                  through A by a player who does not come back is released once A's lease on it ends (B releases it)
 
 Usage: python3 Harness/cluster.py HOARD_BINARY [CHECK ...] [--sqlite] [--keep] [--cluster DIR]
   --sqlite       one shared SQLite catalog file instead of PostgreSQL (live-across and postgres-down are skipped)
   --keep         leave the cluster running at the end
   --cluster DIR  check the cluster `scripts/cluster.sh up DIR` started instead of starting one (left running)
-Exit status 0 when every check passes. About a minute, the cluster's start included. Standard library only.
+Exit status 0 when every check passes. About a minute and a half, the cluster's start included. Standard library only.
 """
 import json, os, random, shutil, signal, subprocess, sys, tempfile, threading, time
 
@@ -354,6 +355,12 @@ class Harness:
         # the players who joined through one replica are known to the other.
         host = Client(self, session, self.member, on="a")
         listener = Client(self, session, self.viewer, on="a")
+        # A player on A grabs the lantern and is never heard from again once A dies.
+        grabber_token, grabber = self.join(c.a, session, "grabber on A")
+        grabber_ws = self.live(c.a, session, grabber_token)
+        grabber_ws.send(json.dumps({"type": "grab", "entity": "lantern"}))
+        lantern = lambda kind: [m.get("by") for m in listener.grab_events() if m.get("type") == kind and m.get("entity") == "lantern"]
+        wait_for(lambda: lantern("grab"), 10)
         ledger = Uploads()
         stop = threading.Event()
         uploaders = [threading.Thread(target=self.upload_loop, args=(ledger, stop, seed)) for seed in range(3)]
@@ -365,13 +372,19 @@ class Harness:
         time.sleep(2)
         os.kill(c.pid("a"), signal.SIGKILL)
         killed = time.time()
+        grabber_ws.close()
         sender.join(60)
         time.sleep(max(0, killed + 3 - time.time()))
         stop.set()
         for t in uploaders:
             t.join(60)
         wait_for(lambda: len(listener.ops()) >= count, 20)
+        # The lease A granted ends (15 s) and B releases the grab at its next round (5 s).
+        released = wait_for(lambda: lantern("release"), 30) and round(time.time() - killed, 1)
         host.close(), listener.close()
+        self.expect(lantern("grab") == [grabber] and lantern("release") == [grabber],
+                    f"a grab held through the killed replica is released once, by its holder's lease ending: grabbed "
+                    f"{lantern('grab')}, released {lantern('release')} {released} s after the kill")
         self.expect(host.unanswered() == [],
                     f"every op of the host is answered (event or ack) after reconnecting ({len(host.unanswered())} not)")
         got = listener.ops()
@@ -477,7 +490,7 @@ class Client:
     def __init__(self, harness, session, token, on):
         self.harness, self.session, self.token = harness, session, token
         self.lock = threading.Lock()
-        self.last_seq, self.op_ids, self.answered, self.gaps = None, [], set(), []
+        self.last_seq, self.op_ids, self.answered, self.gaps, self.grabs = None, [], set(), [], []
         self.sent, self.reconnections, self.replicas, self.trouble = [], 0, [], []
         self.closed = threading.Event()
         self.connect(want=harness.cluster.env["HOARD_CLUSTER_" + on.upper()].rsplit(":", 1)[1])
@@ -522,6 +535,8 @@ class Client:
                     self.last_seq = seq
                 if message.get("type") == "op":
                     self.op_ids.append(message.get("opId"))
+                if message.get("type") in ("grab", "release"):
+                    self.grabs.append(message)
                 if message.get("opId") and message.get("type") in ("op", "ack"):
                     self.answered.add(message["opId"])
 
@@ -559,6 +574,10 @@ class Client:
     def ops(self):
         with self.lock:
             return list(self.op_ids)
+
+    def grab_events(self):
+        with self.lock:
+            return list(self.grabs)
 
     def close(self):
         self.closed.set()

@@ -205,7 +205,7 @@ EOF
   local name port
   for name in a b; do
     port=$([[ $name == a ]] && echo "$port_a" || echo "$port_b")
-    "$hoard" serve --data-dir "$dir/$name" --port "$port" --log-level warning --catalog "$catalog" \
+    "$hoard" serve --data-dir "$dir/$name" --port "$port" --log-level warning --catalog "$catalog" --trusted-proxy 127.0.0.1 \
       --blob-store "$HOARD_BLOB_STORE" --s3-endpoint "$HOARD_S3_ENDPOINT" ${serve_options[@]+"${serve_options[@]}"} \
       >"$dir/$name.log" 2>&1 &
     echo $! >>"$dir/pids"

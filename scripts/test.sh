@@ -34,7 +34,7 @@ tools/postgres.sh stop
 tools/s3-server.sh stop "$s3dir"
 trap - EXIT
 
-printf '\033[1m==> several replicas: PostgreSQL, S3, two replicas and nginx on loopback (scripts/cluster.sh); blobs, packs, live ops and grabs across replicas, kill -9 of a replica, S3 and PostgreSQL stopped (about a minute)\033[0m\n' >&2
+printf '\033[1m==> several replicas: PostgreSQL, S3, two replicas and nginx on loopback (scripts/cluster.sh); blobs, packs, live ops and grabs across replicas, kill -9 of a replica, S3 and PostgreSQL stopped (about a minute and a half)\033[0m\n' >&2
 timeout 300 python3 Harness/cluster.py "$(swift build --show-bin-path)/hoard"
 
 printf '\033[1m==> checking command output against Schemas/\033[0m\n' >&2

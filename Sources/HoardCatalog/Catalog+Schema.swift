@@ -216,6 +216,17 @@ extension SQLiteCatalog {
                 END;
                 """)
         }
+        migrator.registerMigration("v13-grab-leases") { db in
+            // Who holds each grab, leased by the replica that granted it (``GrabChange``).
+            try db.create(table: "grabLease") { t in
+                t.column("sessionId", .text).notNull().references("session", onDelete: .cascade)
+                t.column("entity", .text).notNull()
+                t.column("participant", .text).notNull()
+                t.column("replica", .text).notNull().indexed()
+                t.column("expiresAt", .integer).notNull().indexed()
+                t.primaryKey(["sessionId", "entity"])
+            }
+        }
         return migrator
     }
 }

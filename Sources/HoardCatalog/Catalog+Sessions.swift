@@ -92,6 +92,34 @@ public struct SavedMapRecord: Codable, Sendable, Hashable, FetchableRecord, Muta
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
 
+/// What a session event does to the session's grabs (table `grabLease`, migration `v13-grab-leases`): a grab is a
+/// row leased by the replica that granted it, which renews the lease while it runs; a replica that dies stops
+/// renewing, and another releases the grab once the lease has ended.
+public enum GrabChange: Sendable, Hashable {
+    /// `participant` holds `entity` now (taking it over from any holder), leased by `replica` until `until`.
+    case hold(entity: String, participant: String, replica: String, until: Date)
+    /// Nobody holds `entity` now.
+    case drop(entity: String)
+}
+
+extension Date {
+    /// Whole milliseconds since 1970: how a grab lease's end is stored (`grabLease.expiresAt`).
+    public var millisecondsSince1970: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }
+}
+
+/// A grab as the catalog keeps it.
+public struct HeldGrab: Sendable, Hashable {
+    public var session: String
+    public var entity: String
+    public var participant: String
+
+    public init(session: String, entity: String, participant: String) {
+        self.session = session
+        self.entity = entity
+        self.participant = participant
+    }
+}
+
 /// One event of a session's log: its body (what the host is sent) and, when participants are sent something else,
 /// the views (JSON).
 public struct LoggedEvent: Sendable, Hashable {
@@ -300,11 +328,51 @@ extension SQLiteCatalog {
     /// Appends one event to a session's log and advances its last sequence number. `views` is what participants
     /// are sent instead of `body`, when not everyone is sent the same (JSON, as the server writes it). `seq` must
     /// follow the session's last: `conflict` otherwise, `notFound` without the session, and nothing is written.
-    public func appendEvent(session id: String, seq: Int64, body: String, views: String?) throws(CatalogError) {
+    public func appendEvent(session id: String, seq: Int64, body: String, views: String?, grab: GrabChange?) throws(CatalogError) {
         try write { db in
             try db.execute(sql: "UPDATE session SET lastSeq = ? WHERE id = ? AND lastSeq = ?", arguments: [seq, id, seq - 1])
             guard db.changesCount == 1 else { throw try Self.sequenceError(session: id, seq: seq, db) }
             try db.execute(sql: "INSERT INTO sessionEvent (sessionId, seq, body, views) VALUES (?, ?, ?, ?)", arguments: [id, seq, body, views])
+            switch grab {
+            case .hold(let entity, let participant, let replica, let until):
+                try db.execute(sql: """
+                    INSERT INTO grabLease (sessionId, entity, participant, replica, expiresAt) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (sessionId, entity) DO UPDATE SET participant = excluded.participant, replica = excluded.replica,
+                        expiresAt = excluded.expiresAt
+                    """, arguments: [id, entity, participant, replica, until.millisecondsSince1970])
+            case .drop(let entity):
+                try db.execute(sql: "DELETE FROM grabLease WHERE sessionId = ? AND entity = ?", arguments: [id, entity])
+            case nil:
+                break
+            }
+        }
+    }
+
+    /// Who holds each grabbed entity of a session.
+    public func grabs(session id: String) throws(CatalogError) -> [String: String] {
+        try read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT entity, participant FROM grabLease WHERE sessionId = ?", arguments: [id])
+            return Dictionary(rows.map { ($0["entity"], $0["participant"]) }) { $1 }
+        }
+    }
+
+    /// Extends every grab lease `replica` holds to `until`; returns how many.
+    @discardableResult
+    public func renewGrabs(replica: String, until: Date) throws(CatalogError) -> Int {
+        try write { db in
+            try db.execute(sql: "UPDATE grabLease SET expiresAt = ? WHERE replica = ?", arguments: [until.millisecondsSince1970, replica])
+            return db.changesCount
+        }
+    }
+
+    /// The grabs whose lease ended before `date`, oldest first, at most `limit`.
+    public func expiredGrabs(before date: Date, limit: Int) throws(CatalogError) -> [HeldGrab] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT sessionId, entity, participant FROM grabLease WHERE expiresAt < ? ORDER BY expiresAt LIMIT ?
+                """, arguments: [date.millisecondsSince1970, limit]).map {
+                HeldGrab(session: $0["sessionId"], entity: $0["entity"], participant: $0["participant"])
+            }
         }
     }
 

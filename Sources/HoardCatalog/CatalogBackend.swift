@@ -154,8 +154,15 @@ public protocol CatalogBackend: Sendable {
     /// Sets a session's join code; false when there is no such session.
     func setCode(_ code: String, session id: String) throws(CatalogError) -> Bool
     /// Logs a session's event at `seq`, which MUST be the session's last logged seq + 1: `conflict` otherwise
-    /// (another replica logged that seq first), and nothing is written.
-    func appendEvent(session id: String, seq: Int64, body: String, views: String?) throws(CatalogError)
+    /// (another replica logged that seq first), and nothing is written. `grab` is what the event does to the session's
+    /// grabs, written in the same transaction.
+    func appendEvent(session id: String, seq: Int64, body: String, views: String?, grab: GrabChange?) throws(CatalogError)
+    /// Who holds each grabbed entity of a session (entity → participant).
+    func grabs(session id: String) throws(CatalogError) -> [String: String]
+    /// Extends every grab lease `replica` holds to `until`; returns how many.
+    @discardableResult func renewGrabs(replica: String, until: Date) throws(CatalogError) -> Int
+    /// The grabs whose lease ended before `date` (their replica stopped renewing them), oldest first, at most `limit`.
+    func expiredGrabs(before date: Date, limit: Int) throws(CatalogError) -> [HeldGrab]
     /// A session's logged events after `seq`.
     func events(session id: String, after seq: Int64) throws(CatalogError) -> [LoggedEvent]
     /// The bytes of a session's events after `seq`.
@@ -237,6 +244,10 @@ extension CatalogBackend {
     public func redeemInvite(
         codeHash: String, label: String, secretHash: String) throws(CatalogError) -> (token: TokenRecord, group: String)? {
         try redeemInvite(codeHash: codeHash, label: label, secretHash: secretHash, now: Date())
+    }
+    /// Logs an event that does not change grabs.
+    public func appendEvent(session id: String, seq: Int64, body: String, views: String?) throws(CatalogError) {
+        try appendEvent(session: id, seq: seq, body: body, views: views, grab: nil)
     }
     /// Up to 10,000 access changes after `seq`.
     public func accessChanges(after seq: Int64) throws(CatalogError) -> (changes: [AccessChange], oldest: Int64?) {

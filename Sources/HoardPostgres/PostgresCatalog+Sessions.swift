@@ -115,7 +115,7 @@ extension PostgresCatalog {
     /// ``SessionEventLog/channel``, in one statement. `views` is what participants are sent instead of `body`, when
     /// not everyone is sent the same. `seq` must follow the session's last: `conflict` otherwise (another replica
     /// logged it), `notFound` without the session, and nothing is written.
-    public func appendEvent(session id: String, seq: Int64, body: String, views: String?) throws(CatalogError) {
+    public func appendEvent(session id: String, seq: Int64, body: String, views: String?, grab: GrabChange?) throws(CatalogError) {
         try write("cannot log event \(seq) of session \(id)") { tx in
             let logged = try tx.execute(#"""
                 WITH next AS (UPDATE session SET "lastSeq" = \#(seq) WHERE id = \#(id) AND "lastSeq" = \#(seq - 1) RETURNING id),
@@ -124,6 +124,45 @@ extension PostgresCatalog {
                 SELECT pg_notify(\#(SessionEventLog.channel), seq::text || ' ' || \#(id)) FROM event
                 """#)
             guard logged == 1 else { throw try Self.sequenceError(session: id, seq: seq, tx) }
+            switch grab {
+            case .hold(let entity, let participant, let replica, let until):
+                try tx.execute(#"""
+                    INSERT INTO "grabLease" ("sessionId", entity, participant, replica, "expiresAt")
+                    VALUES (\#(id), \#(entity), \#(participant), \#(replica), \#(until.millisecondsSince1970))
+                    ON CONFLICT ("sessionId", entity) DO UPDATE SET participant = excluded.participant, replica = excluded.replica,
+                        "expiresAt" = excluded."expiresAt"
+                    """#)
+            case .drop(let entity):
+                try tx.execute(#"DELETE FROM "grabLease" WHERE "sessionId" = \#(id) AND entity = \#(entity)"#)
+            case nil:
+                break
+            }
+        }
+    }
+
+    /// Who holds each grabbed entity of a session.
+    public func grabs(session id: String) throws(CatalogError) -> [String: String] {
+        try read("cannot read the grabs of session \(id)") { tx in
+            let rows = try tx.rows(#"SELECT entity, participant FROM "grabLease" WHERE "sessionId" = \#(id)"#, as: (String, String).self)
+            return Dictionary(rows.map { ($0.0, $0.1) }) { $1 }
+        }
+    }
+
+    /// Extends every grab lease `replica` holds to `until`; returns how many.
+    @discardableResult
+    public func renewGrabs(replica: String, until: Date) throws(CatalogError) -> Int {
+        try write("cannot renew the grab leases of replica \(replica)") { tx in
+            try tx.execute(#"UPDATE "grabLease" SET "expiresAt" = \#(until.millisecondsSince1970) WHERE replica = \#(replica)"#)
+        }
+    }
+
+    /// The grabs whose lease ended before `date`, oldest first, at most `limit`.
+    public func expiredGrabs(before date: Date, limit: Int) throws(CatalogError) -> [HeldGrab] {
+        try read("cannot read the ended grab leases") { tx in
+            try tx.rows(#"""
+                SELECT "sessionId", entity, participant FROM "grabLease" WHERE "expiresAt" < \#(date.millisecondsSince1970)
+                ORDER BY "expiresAt" LIMIT \#(limit)
+                """#, as: (String, String, String).self).map { HeldGrab(session: $0.0, entity: $0.1, participant: $0.2) }
         }
     }
 

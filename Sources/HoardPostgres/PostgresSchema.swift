@@ -341,6 +341,19 @@ public enum PostgresSchema {
             #"CREATE TRIGGER "accessChange_reachInsert" AFTER INSERT ON "sessionBlob" FOR EACH ROW EXECUTE FUNCTION "accessChange_reach"()"#,
         ]),
         Migration(name: "pg1-kind-counts-by-statement", statements: kindCountsByStatement),
+        Migration(name: "v13-grab-leases", statements: [
+            """
+            CREATE TABLE "grabLease" (
+                "sessionId" text NOT NULL REFERENCES session ON DELETE CASCADE,
+                entity text NOT NULL,
+                participant text NOT NULL,
+                replica text NOT NULL,
+                "expiresAt" bigint NOT NULL,
+                PRIMARY KEY ("sessionId", entity))
+            """,
+            #"CREATE INDEX "grabLease_on_replica" ON "grabLease" (replica)"#,
+            #"CREATE INDEX "grabLease_on_expiresAt" ON "grabLease" ("expiresAt")"#,
+        ]),
         Migration(name: "pg2-access-notify", statements: accessNotify),
     ]
 }

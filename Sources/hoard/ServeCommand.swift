@@ -47,6 +47,14 @@ struct ServeCommand: AsyncParsableCommand {
     var websocketPingInterval: Double = 10
     @Option(help: "Wrong join codes one address may send a minute; past that it is answered 429.") var failedJoinsPerMinute = 10
     @Option(help: "People who may join one session a minute; past that a join is answered 429.") var joinsPerSession = 60
+    @Option(
+        help: ArgumentHelp(
+            "A reverse proxy or load balancer whose X-Forwarded-For is believed (repeatable): an address or a block.",
+            discussion: """
+                Behind it, wrong join codes are counted per client (the address it forwarded for) and its own \
+                connections are not held to --max-connections-per-address. Without it, X-Forwarded-For is ignored.
+                """, valueName: "address[/bits]"))
+    var trustedProxy: [String] = []
     @Option(help: ArgumentHelp("Serve HTTPS with this certificate chain (PEM, leaf first, e.g. an ACME client's fullchain.pem).", valueName: "PEM"))
     var tlsCert: String?
     @Option(help: ArgumentHelp("The certificate's private key (PEM).", valueName: "PEM")) var tlsKey: String?
@@ -107,6 +115,11 @@ extension ServeCommand {
         configuration.limits.maxConnections = maxConnections
         configuration.limits.maxConnectionsPerAddress = maxConnectionsPerAddress
         configuration.failedJoinsPerMinute = failedJoinsPerMinute
+        do {
+            configuration.trustedProxies = try TrustedProxies(trustedProxy)
+        } catch {
+            throw ValidationError("--trusted-proxy \(error)")
+        }
         configuration.joinsPerSession = joinsPerSession
         switch (tlsCert, tlsKey) {
         case (nil, nil): break

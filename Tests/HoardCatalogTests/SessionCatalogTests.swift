@@ -35,6 +35,41 @@ import Testing
     }
 
     @Test(arguments: CatalogBackendKind.allCases)
+    func aGrabIsLeasedWithItsEventAndEndsWhenItsReplicaStopsRenewing(_ kind: CatalogBackendKind) throws {
+        let table = try TableFixture(kind)
+        let (catalog, id) = (table.catalog, table.session.id)
+        let start = Date(timeIntervalSince1970: 2_000_000_000)
+        let hold = { (entity: String, participant: String, replica: String) in
+            GrabChange.hold(entity: entity, participant: participant, replica: replica, until: start.addingTimeInterval(10))
+        }
+        try catalog.appendEvent(session: id, seq: 1, body: "{}", views: nil, grab: hold("orc", "ana", "A"))
+        try catalog.appendEvent(session: id, seq: 2, body: "{}", views: nil, grab: hold("elf", "bo", "B"))
+        // A refused event holds nothing.
+        #expect(errorCode { () throws(CatalogError) in
+            try catalog.appendEvent(session: id, seq: 2, body: "{}", views: nil, grab: hold("imp", "ana", "A"))
+        } == .conflict)
+        #expect(try catalog.grabs(session: id) == ["orc": "ana", "elf": "bo"])
+        // A renews its leases; B does not: only B's grab has ended 20 seconds on.
+        #expect(try catalog.renewGrabs(replica: "A", until: start.addingTimeInterval(30)) == 1)
+        #expect(try catalog.expiredGrabs(before: start.addingTimeInterval(5), limit: 10).isEmpty)
+        #expect(try catalog.expiredGrabs(before: start.addingTimeInterval(20), limit: 10) == [
+            HeldGrab(session: id, entity: "elf", participant: "bo")
+        ])
+        // The host takes the elf over through A: one holder, leased by A; then it is released.
+        try catalog.appendEvent(session: id, seq: 3, body: "{}", views: nil, grab: hold("elf", "gm", "A"))
+        #expect(try catalog.grabs(session: id) == ["orc": "ana", "elf": "gm"])
+        #expect(try catalog.renewGrabs(replica: "A", until: start.addingTimeInterval(30)) == 2)
+        #expect(try catalog.expiredGrabs(before: start.addingTimeInterval(20), limit: 10).isEmpty)
+        try catalog.appendEvent(session: id, seq: 4, body: "{}", views: nil, grab: .drop(entity: "elf"))
+        #expect(try catalog.grabs(session: id) == ["orc": "ana"])
+        #expect(try catalog.expiredGrabs(before: start.addingTimeInterval(40), limit: 10).map(\.entity) == ["orc"])
+        // A session's grabs go with it.
+        #expect(try catalog.deleteSession(id: id))
+        #expect(try catalog.grabs(session: id).isEmpty)
+        #expect(try catalog.expiredGrabs(before: start.addingTimeInterval(40), limit: 10).isEmpty)
+    }
+
+    @Test(arguments: CatalogBackendKind.allCases)
     func aMapIsSetOnlyAtTheNextSeqAndItsEventsBeforeAreForgotten(_ kind: CatalogBackendKind) throws {
         let table = try TableFixture(kind)
         let (catalog, id) = (table.catalog, table.session.id)

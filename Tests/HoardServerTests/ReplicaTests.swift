@@ -15,9 +15,10 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct ReplicaTests {
     /// Two replicas over a new PostgreSQL database and a shared blob folder, with the sample packs imported through
-    /// the first and a host token; `configureB` adjusts the second's configuration; `body` gets both.
+    /// the first and a host token; `configure` adjusts each one's configuration (given its name, `a` or `b`); `body`
+    /// gets both.
     static func withReplicas(
-        url: String? = nil, configureB: (inout ServerConfiguration) -> Void = { _ in },
+        url: String? = nil, configure: (_ replica: String, _ configuration: inout ServerConfiguration) -> Void = { _, _ in },
         _ body: @Sendable (_ a: Replica, _ b: Replica, _ hostToken: String) async throws -> Void
     ) async throws {
         let url = try url ?? TestPostgres.newDatabase()
@@ -41,12 +42,11 @@ struct ReplicaTests {
             configuration.hoard = hoard
             configuration.port = 0
             configuration.limits = .forTests
+            configure(name, &configuration)
             return configuration
         }
         let appA = try await buildApplication(configuration(first, "a"))
-        var configurationB = configuration(second, "b")
-        configureB(&configurationB)
-        let appB = try await buildApplication(configurationB)
+        let appB = try await buildApplication(configuration(second, "b"))
         try await appA.test(.live) { clientA in
             try await appB.test(.live) { clientB in
                 try await body(
@@ -129,6 +129,58 @@ struct ReplicaTests {
             #expect(winners[0].count == 1 && winners[1].count == 1, "exactly one grab event on each replica: \(winners)")
             #expect(winners[0] == winners[1], "both see the same winner")
             #expect(seen.joined().filter { $0["code"] as? String == "GRAB_DENIED" }.count == 1, "the other is refused")
+        }
+    }
+
+    /// A replica that reads a session after a grab was made elsewhere knows who holds what: a late player's grab of
+    /// a held token is refused.
+    @Test func aReplicaThatLoadsASessionAfterAGrabKnowsItsHolder() async throws {
+        try await Self.withReplicas { a, b, token in
+            let created = try await a.client.json(.post, "/v1/sessions", token: token, body: ["name": "Late", "map": [:]]).json
+            let session = try #require(created["id"] as? String)
+            let code = try #require(created["code"] as? String)
+            let ana = try #require(try await a.client.json(.post, "/v1/sessions/join", body: ["code": code, "name": "Ana"]).json["participantToken"] as? String)
+            let grab = #"{"type":"grab","entity":"goblin-1"}"#
+            // Ana keeps one socket open (her grab outlives the other) and grabs through another, on A.
+            let anaStays = Task { try await LiveClient.exchange(port: a.port, session: session, token: ana, until: 100, stop: "never", timeout: .seconds(60)) }
+            defer { anaStays.cancel() }
+            try await Task.sleep(for: .milliseconds(300))
+            let granted = LiveClient.objects(try await LiveClient.exchange(
+                port: a.port, session: session, token: ana, since: 0, send: [grab], until: 20, stop: #""type":"grab""#, timeout: .seconds(10)))
+            #expect(granted.contains { $0["type"] as? String == "grab" }, "\(granted)")
+            // Bo joins through B only now (B reads the session then) and is refused the held token.
+            let bo = try #require(try await b.client.json(.post, "/v1/sessions/join", body: ["code": code, "name": "Bo"]).json["participantToken"] as? String)
+            let refused = LiveClient.objects(try await LiveClient.exchange(
+                port: b.port, session: session, token: bo, since: 0, send: [grab], until: 20, stop: "GRAB_DENIED", timeout: .seconds(10)))
+            #expect(refused.contains { $0["code"] as? String == "GRAB_DENIED" }, "\(refused)")
+            #expect(refused.filter { $0["type"] as? String == "grab" }.count == 1, "only Ana's grab: \(refused)")
+        }
+    }
+
+    /// B stands for a replica that died: it stops renewing its leases (its sockets stay open, so nothing else releases
+    /// the grab). A releases the grab once B's lease has ended, and both replicas' players see it released once.
+    @Test func aGrabLeasedByAReplicaThatStopsRenewingIsReleasedByAnother() async throws {
+        try await Self.withReplicas(configure: { name, configuration in
+            configuration.grabLease = .seconds(1)
+            configuration.grabRenewal = name == "b" ? .seconds(3600) : .milliseconds(200)
+        }) { a, b, token in
+            let created = try await a.client.json(.post, "/v1/sessions", token: token, body: ["name": "Lease", "map": [:]]).json
+            let session = try #require(created["id"] as? String)
+            let code = try #require(created["code"] as? String)
+            let joined = try await b.client.json(.post, "/v1/sessions/join", body: ["code": code, "name": "Ana"]).json
+            let player = try #require(joined["participantToken"] as? String)
+            let ana = try #require(joined["participantId"] as? String)
+            let grab = #"{"type":"grab","entity":"goblin-1"}"#
+            async let seenByAna = LiveClient.exchange(
+                port: b.port, session: session, token: player, since: 0, send: [grab], until: 20, stop: #""type":"release""#,
+                timeout: .seconds(30))
+            async let seenByHost = LiveClient.exchange(
+                port: a.port, session: session, token: token, since: 0, until: 20, stop: #""type":"release""#, timeout: .seconds(30))
+            for events in try await [LiveClient.objects(seenByAna), LiveClient.objects(seenByHost)] {
+                let grabs = events.filter { ["grab", "release"].contains($0["type"] as? String) }
+                #expect(grabs.map { $0["type"] as? String } == ["grab", "release"], "\(events)")
+                #expect(grabs.allSatisfy { $0["by"] as? String == ana && $0["entity"] as? String == "goblin-1" }, "\(grabs)")
+            }
         }
     }
 

@@ -48,10 +48,12 @@ public struct ConnectionLimits: Sendable {
 }
 
 /// Open connections by address and in all, shared by every connection of a server: refuses what is over
-/// ``ConnectionLimits``, and says so in the log at most once per ``logInterval``, with how many it refused since.
+/// ``ConnectionLimits`` (a trusted proxy's connections count in all only), and says so in the log at most once per
+/// ``logInterval``, with how many it refused since.
 final class ConnectionCount: Sendable {
     let maxTotal: Int
     let maxPerAddress: Int
+    let proxies: TrustedProxies
     let logger: Logger
     static let logInterval: Duration = .seconds(10)
 
@@ -64,14 +66,16 @@ final class ConnectionCount: Sendable {
 
     private let state = NIOLockedValueBox(State())
 
-    init(limits: ConnectionLimits, logger: Logger) {
+    init(limits: ConnectionLimits, proxies: TrustedProxies = TrustedProxies(), logger: Logger) {
         maxTotal = limits.maxConnections ?? ConnectionLimits.defaultMaxConnections(descriptorLimit: ConnectionLimits.descriptorLimit)
         maxPerAddress = limits.maxConnectionsPerAddress
+        self.proxies = proxies
         self.logger = logger
     }
 
     /// Counts a connection from `address`; false (and nothing counted) when it would pass a cap.
     func admit(_ address: String) -> Bool {
+        let maxPerAddress = proxies.contains(address) ? Int.max : maxPerAddress
         let (admitted, message): (Bool, String?) = state.withLockedValue { state in
             let fromAddress = state.byAddress[address, default: 0]
             let reason: String

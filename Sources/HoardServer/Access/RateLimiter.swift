@@ -1,5 +1,6 @@
 import Foundation
 import HoardCatalog
+import HTTPTypes
 import Hummingbird
 import NIOConcurrencyHelpers
 
@@ -73,15 +74,19 @@ final class RateLimiter: Sendable {
 
 /// A limit on wrong join codes per address: `POST /v1/sessions/join` answers 429, with `Retry-After`, to an address
 /// that sent ``perMinute`` unknown codes in the current window, before it looks the code up. Join codes have 40
-/// bits; without it one client tried about 2,900 a second. Counted in the ``RateLimiter``'s windows.
+/// bits; without it one client tried about 2,900 a second. Counted in the ``RateLimiter``'s windows, per client:
+/// behind a trusted proxy, the address it forwarded for.
 struct FailedJoins: RouterMiddleware {
     typealias Context = HoardRequestContext
     let perMinute: Int
     let limiter: RateLimiter
+    var proxies = TrustedProxies()
+    static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.method == .post, request.uri.path == "/v1/sessions/join" else { return try await next(request, context) }
-        let key = "a \(context.channel.remoteAddress?.ipAddress ?? "local")"
+        let peer = context.channel.remoteAddress?.ipAddress ?? "local"
+        let key = "a \(proxies.client(peer: peer, forwardedFor: request.headers[values: Self.forwardedFor]))"
         guard limiter.tally(key, 0) < perMinute else {
             throw APIError.rateLimited(
                 "this address sent \(perMinute) unknown join codes this minute; check the code with the host and retry later",

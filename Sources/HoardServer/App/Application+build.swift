@@ -27,7 +27,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         perMinute: configuration.uploadsPerMinute, perParticipant: configuration.uploadsPerParticipant,
         joinsPerSession: configuration.joinsPerSession, windowSeconds: configuration.limitWindowSeconds)
 
-    let hub = SessionHub(catalog: hoard.catalog, storage: StoredTables(hoard: hoard), access: access, logger: logger)
+    let hub = SessionHub(
+        catalog: hoard.catalog, storage: StoredTables(hoard: hoard), access: access, logger: logger, grabLease: configuration.grabLease)
     // A participant removed, a session ended or a session made through another server sharing the catalog: its sockets
     // close here too, and its table is loaded here so that its players may fetch its art through this server.
     access.onSessionChanges { changes in Task { await hub.follow(changes) } }
@@ -38,6 +39,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         hoard: hoard, access: access, metrics: metrics, reader: reader, limiter: limiter, hub: hub, configuration: configuration)
     // Replicas sharing the catalog apply each other's session events as they commit.
     let follower = hoard.catalog.sessionEventFeed.map { SessionFollowService(feed: $0, hub: hub) as any Service }
+    let leases = GrabLeaseService(catalog: hoard.catalog, hub: hub, logger: logger, interval: configuration.grabRenewal)
     let refresher = AccessRefreshService(
         index: access, logger: logger, feed: hoard.catalog.accessChangeFeed, interval: configuration.refreshInterval,
         checkInterval: configuration.accessCheckInterval)
@@ -50,7 +52,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
             maxFrameSize: LiveRoutes.maxMessage, autoPing: .enabled(timePeriod: configuration.webSocketPingInterval), closeTimeout: LiveRoutes.closeTimeout,
             validateUTF8: true))
     let upgradeCheck = UpgradeAnswerer.liveCheck(access: access, catalog: hoard.catalog)
-    let connections = ConnectionCount(limits: configuration.limits, logger: logger)
+    let connections = ConnectionCount(limits: configuration.limits, proxies: configuration.trustedProxies, logger: logger)
     let server = HTTPServerBuilder { responder -> any ServerChildChannel in
         let inner = HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: channel)
         func guarded(_ inner: some ServerChildChannel) -> any ServerChildChannel {
@@ -71,7 +73,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         server: server,
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: serverName, backlog: configuration.backlog),
-        services: [refresher] + (follower.map { [$0] } ?? []) + metricsService(configuration, metrics: metrics, logger: logger) + (reloader.map { [$0] } ?? []),
+        services: [refresher, leases] + (follower.map { [$0] } ?? []) + metricsService(configuration, metrics: metrics, logger: logger) + (reloader.map { [$0] } ?? []),
         onServerRunning: { channel in
             logger.info("Hoard is serving", metadata: [
                 "url": "\(configuration.certificates == nil ? "http" : "https")://\(configuration.host):\(channel.localAddress?.port ?? configuration.port)",
@@ -108,7 +110,7 @@ func buildRouter(
     let router = Router(context: HoardRequestContext.self)
     let endpoints = Endpoints(router: router)
     router.add(middleware: HoardMiddleware(access: access, metrics: metrics, endpoints: endpoints))
-    router.add(middleware: FailedJoins(perMinute: configuration.failedJoinsPerMinute, limiter: limiter))
+    router.add(middleware: FailedJoins(perMinute: configuration.failedJoinsPerMinute, limiter: limiter, proxies: configuration.trustedProxies))
     endpoints.on(.get, "/healthz") { _, _ in try JSONBody.response(["status": "ok"]) }
     let hasMetricsAddress = configuration.metricsAddress != nil
     endpoints.on(.get, "/metrics") { request, context in

@@ -49,6 +49,11 @@ public struct ServerConfiguration: Sendable {
     /// How often the access index reads the catalog's change log for other processes' changes (one indexed query);
     /// nil: every 250 ms, or every second when the catalog also sends notices of them (PostgreSQL).
     public var refreshInterval: Duration?
+    /// How long a grab stays leased to the server that granted it without being renewed: a grab held through a
+    /// server that died is released this long after, at most (plus ``grabRenewal``).
+    public var grabLease: Duration = .seconds(15)
+    /// How often a server renews its grab leases and releases the grabs whose lease ended.
+    public var grabRenewal: Duration = .seconds(5)
     /// How often the access index compares itself with the catalog in the background.
     public var accessCheckInterval: Duration = .seconds(600)
     /// Most blobs whose owners the access index keeps in memory (234 bytes each, measured); others are looked up.
@@ -72,6 +77,8 @@ public struct ServerConfiguration: Sendable {
     /// Wrong join codes one address may send a minute before it is answered 429 (a code has 40 bits: at this rate
     /// one address guesses one in 2^40 in a hundred thousand years).
     public var failedJoinsPerMinute: Int = 10
+    /// The reverse proxies whose `X-Forwarded-For` is believed (``TrustedProxies``); none by default.
+    public var trustedProxies = TrustedProxies()
     /// How often live sockets are pinged; one that has not answered a ping when the next is due is closed.
     public var webSocketPingInterval: Duration = .seconds(10)
     /// The TLS certificate and key served; nil serves plain HTTP. Under TLS hot blobs are sent from memory

@@ -14,6 +14,10 @@ import NIOConcurrencyHelpers
 /// events others log, which the catalog's ``SessionEventFeed`` delivers (``receive(session:event:)``). An op decided on a
 /// table that was behind is decided again once the table has caught up, so two replicas never both grant one grab.
 ///
+/// A grab is a row in the catalog, logged with its event and leased by the replica that granted it
+/// (``GrabChange``); ``GrabLeaseService`` renews this replica's leases and releases the grabs whose lease ended, so a
+/// grab held through a replica that died (or a process killed before a restart) is released within a lease.
+///
 /// A session's state is its base map (a blob) plus the ops logged after it; every ``foldEvery`` events, and when its
 /// last socket closes, the state is stored as a new base map (a *fold*) and the log is cut to the ``foldEvery``
 /// events before the base, so a join never replays more than that and a reconnection can still continue exactly.
@@ -60,6 +64,9 @@ actor SessionHub {
     static let socketsPerParticipant = 8
     /// Events after which the log is folded into a new base map.
     static let foldEvery: Int64 = 500
+    /// How long after a glimpse's end a replica that did not send it ends it, should its sender have died: by then the
+    /// sender's end has arrived and there is nothing left to end.
+    static let glimpseGrace: Duration = .seconds(2)
     /// Client op ids remembered per participant.
     static let recentOpLimit = 256
 
@@ -69,17 +76,27 @@ actor SessionHub {
     /// share one text (a view of a very large map is megabytes).
     private var snapshots: [String: String] = [:]
 
+    /// This hub's name in the grab leases it holds (one per process).
+    nonisolated let replica: String
+    /// How long a grab's lease lasts after it is granted or renewed.
+    nonisolated let grabLease: Duration
+
     private let catalog: Catalog
     private let logger: Logger
     private let storage: any TableStorage
     private let access: AccessIndex
     private var sessions: [String: Live] = [:]
 
-    init(catalog: Catalog, storage: any TableStorage, access: AccessIndex, logger: Logger) {
+    init(
+        catalog: Catalog, storage: any TableStorage, access: AccessIndex, logger: Logger, replica: String = UUID().uuidString.lowercased(),
+        grabLease: Duration = .seconds(15)
+    ) {
         self.catalog = catalog
         self.storage = storage
         self.access = access
         self.logger = logger
+        self.replica = replica
+        self.grabLease = grabLease
     }
 
     // MARK: Loading
@@ -96,6 +113,10 @@ actor SessionHub {
             guard let current = try catalog.session(id: id) else { throw APIError.notFound("no session \(id)") }
             guard current.mapDigest == record.mapDigest, current.baseSeq == record.baseSeq else { continue }
             var live = Live(lastSeq: current.baseSeq, baseSeq: current.baseSeq, table: Table(map: map))
+            // The grabs as of now; the log after the base takes them on to where it ends (a grab or release logged
+            // after this read is in it).
+            live.grabs = try catalog.grabs(session: id)
+            var glimpses: [(token: String, to: [String], seconds: Int)] = []
             // The log's tail before the base is not applied again, but its op ids are remembered.
             for event in try catalog.events(session: id, after: 0) {
                 if event.seq <= current.baseSeq {
@@ -107,10 +128,11 @@ actor SessionHub {
                     continue
                 }
                 live.lastSeq = event.seq
-                guard let body = try? JSONValue(parsing: Data(event.body.utf8)), body["type"]?.stringValue == "op",
-                    let opJSON = body["op"], let op = try? TableOp(json: opJSON)
-                else { continue }
+                guard let body = try? JSONValue(parsing: Data(event.body.utf8)) else { continue }
+                Self.applyGrab(body, to: &live)
+                guard body["type"]?.stringValue == "op", let opJSON = body["op"], let op = try? TableOp(json: opJSON) else { continue }
                 _ = try? live.table.apply(op, by: .host)
+                if case .glimpse(let token, let to, let seconds) = op { glimpses.append((token, to, seconds)) }
                 if let opId = body["opId"]?.stringValue, let from = body["from"]?.stringValue { Self.remember(opId, from, in: &live) }
             }
             live.lastSeq = max(live.lastSeq, current.lastSeq)
@@ -121,8 +143,13 @@ actor SessionHub {
                 Task { await feed.follow(session: id, after: seq) }
             }
             try updateVisibleArt(id)
-            // Glimpses whose timers died with the previous process end now.
-            for token in live.table.glimpses.keys { Task { await self.endGlimpse(session: id, token: token, numbers: nil) } }
+            // A glimpse in the log may still be timed by the replica that sent it: it ends here too, as a fallback, after
+            // its span and ``glimpseGrace``. One whose start is folded away (its timer died with a previous process)
+            // ends now.
+            for glimpse in glimpses { startGlimpse(session: id, token: glimpse.token, to: glimpse.to, seconds: glimpse.seconds, grace: Self.glimpseGrace) }
+            for token in live.table.glimpses.keys where !glimpses.contains(where: { $0.token == token }) {
+                Task { await self.endGlimpse(session: id, token: token, numbers: nil) }
+            }
             return live
         }
         throw APIError.internalError("the session \(id) kept changing while it was loaded")
@@ -134,6 +161,16 @@ actor SessionHub {
             for id in try catalog.sessionIds() { _ = try? await load(id) }
         } catch {
             logger.error("cannot list the sessions", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Takes a logged `grab` or `release` into the table's grabs.
+    private static func applyGrab(_ body: JSONValue, to live: inout Live) {
+        guard let entity = body["entity"]?.stringValue else { return }
+        switch body["type"]?.stringValue {
+        case "grab": live.grabs[entity] = body["by"]?.stringValue
+        case "release": live.grabs[entity] = nil
+        default: break
         }
     }
 
@@ -262,8 +299,7 @@ actor SessionHub {
         guard !live.connections.values.contains(where: { $0.participantId == gone.participantId }) else { return }
         do {
             for (entity, holder) in live.grabs where holder == gone.participantId {
-                sessions[id]?.grabs[entity] = nil
-                try publish(session: id, ["type": .string("release"), "entity": .string(entity), "by": .string(gone.participantId)])
+                try releaseGrab(session: id, entity: entity, held: holder, by: holder)
             }
             try publish(
                 session: id,
@@ -404,9 +440,9 @@ actor SessionHub {
 
     // MARK: Glimpses
 
-    /// Ends a glimpse on the server's clock: after `seconds`, the token is hidden again from those it was shown to,
-    /// unless a later glimpse showed it to them again.
-    private func startGlimpse(session id: String, token: String, to: [String], seconds: Int) {
+    /// Ends a glimpse on the server's clock: after `seconds` (and `grace`), the token is hidden again from those it was
+    /// shown to, unless a later glimpse showed it to them again or it has ended already.
+    private func startGlimpse(session id: String, token: String, to: [String], seconds: Int, grace: Duration = .zero) {
         var numbers: [String: Int] = [:]
         for participant in to {
             let key = token + "\u{0}" + participant
@@ -415,7 +451,7 @@ actor SessionHub {
             numbers[participant] = number
         }
         Task {
-            try? await Task.sleep(for: .seconds(seconds))
+            try? await Task.sleep(for: .seconds(seconds) + grace)
             await self.endGlimpse(session: id, token: token, numbers: numbers)
         }
     }
@@ -464,14 +500,17 @@ actor SessionHub {
     /// not depend on the table), unless `orTakenThrow`: then it throws ``SequenceTaken`` for its caller to decide again.
     @discardableResult
     func publish(
-        session id: String, _ event: [String: JSONValue], views: [(Audience, [String: JSONValue]?)]? = nil, orTakenThrow: Bool = false
+        session id: String, _ event: [String: JSONValue], views: [(Audience, [String: JSONValue]?)]? = nil, orTakenThrow: Bool = false,
+        grab: GrabChange? = nil
     ) throws -> Int64 {
-        if orTakenThrow { return try publishOnce(session: id, event, views: views) }
-        return try decided(session: id) { try publishOnce(session: id, event, views: views) }
+        if orTakenThrow { return try publishOnce(session: id, event, views: views, grab: grab) }
+        return try decided(session: id) { try publishOnce(session: id, event, views: views, grab: grab) }
     }
 
-    /// ``publish(session:_:views:orTakenThrow:)`` at the number after the table's.
-    private func publishOnce(session id: String, _ event: [String: JSONValue], views: [(Audience, [String: JSONValue]?)]?) throws -> Int64 {
+    /// ``publish(session:_:views:orTakenThrow:grab:)`` at the number after the table's.
+    private func publishOnce(
+        session id: String, _ event: [String: JSONValue], views: [(Audience, [String: JSONValue]?)]?, grab: GrabChange?
+    ) throws -> Int64 {
         guard let live = sessions[id] else { throw APIError.notFound("no session \(id)") }
         let seq = live.lastSeq + 1
         let number = JSONValue.number(Double(seq))
@@ -486,7 +525,7 @@ actor SessionHub {
             stored = String(decoding: try CanonicalJSON.encode(JSONValue.array(entries)), as: UTF8.self)
         }
         do {
-            try catalog.appendEvent(session: id, seq: seq, body: text, views: stored)
+            try catalog.appendEvent(session: id, seq: seq, body: text, views: stored, grab: grab)
         } catch {
             if error.code == .conflict { throw SequenceTaken() }
             throw error
@@ -549,12 +588,16 @@ actor SessionHub {
             }
             switch type {
             case "op":
-                if let opJSON = body?["op"], let op = try? TableOp(json: opJSON) { _ = try? sessions[id]?.table.apply(op, by: .host) }
+                if let opJSON = body?["op"], let op = try? TableOp(json: opJSON) {
+                    _ = try? sessions[id]?.table.apply(op, by: .host)
+                    // Ended by its sender; here too if its sender dies first.
+                    if case .glimpse(let token, let to, let seconds) = op {
+                        startGlimpse(session: id, token: token, to: to, seconds: seconds, grace: Self.glimpseGrace)
+                    }
+                }
                 if let opId = body?["opId"]?.stringValue, let from = body?["from"]?.stringValue { Self.remember(opId, from, in: &sessions[id]!) }
-            case "grab":
-                if let entity = body?["entity"]?.stringValue { sessions[id]?.grabs[entity] = body?["by"]?.stringValue }
-            case "release":
-                if let entity = body?["entity"]?.stringValue { sessions[id]?.grabs[entity] = nil }
+            case "grab", "release":
+                if let body { Self.applyGrab(body, to: &sessions[id]!) }
             case "upload":
                 if let digest = body?["digest"]?.stringValue.flatMap(Digest.init), let by = body?["by"]?.stringValue {
                     sessions[id]?.uploads[digest] = by
@@ -580,7 +623,7 @@ actor SessionHub {
         if let live = sessions[id], live.lastSeq - live.baseSeq >= Self.foldEvery { fold(id) }
     }
 
-    /// Reads a session again (base map and log) in the background, keeping its sockets and grabs, and sends every
+    /// Reads a session again (base map, grabs and log) in the background, keeping its sockets, and sends every
     /// socket a `snapshot` of its view: for a map another replica replaced, or a log that moved past this table.
     private func reload(_ id: String) {
         guard let live = sessions[id], !live.isReloading else { return }
@@ -597,7 +640,6 @@ actor SessionHub {
                 return
             }
             sessions[id]?.connections.merge(live.connections) { current, _ in current }
-            sessions[id]?.grabs.merge(live.grabs) { current, _ in current }
             guard let fresh = sessions[id] else { return }
             var slow: [UUID] = []
             for (key, connection) in fresh.connections {
@@ -700,15 +742,23 @@ actor SessionHub {
                 if holder == participant { return nil }
                 if !isHost { return "GRAB_DENIED" }
             }
+            // Held before it is sent: a socket dropped while it is sent releases what its participant holds.
             sessions[id]?.grabs[entity] = participant
             do {
-                try publish(session: id, ["type": .string("grab"), "entity": .string(entity), "by": .string(participant)], orTakenThrow: true)
+                try publish(
+                    session: id, ["type": .string("grab"), "entity": .string(entity), "by": .string(participant)], orTakenThrow: true,
+                    grab: .hold(entity: entity, participant: participant, replica: replica, until: leaseEnd()))
             } catch {
                 sessions[id]?.grabs[entity] = holder
                 throw error
             }
             return nil
         }
+    }
+
+    /// When this hub's grabs stop being leased: `grabLease` from now.
+    nonisolated func leaseEnd() -> Date {
+        Date().addingTimeInterval(Double(grabLease.components.seconds) + Double(grabLease.components.attoseconds) / 1e18)
     }
 
     /// Only the holder or the host releases.
@@ -718,14 +768,38 @@ actor SessionHub {
         return try decided(session: id) { () throws -> String? in
             guard let holder = sessions[id]?.grabs[entity] else { return nil }
             guard holder == participant || isHost else { return "NOT_HOLDER" }
+            try releaseGrab(session: id, entity: entity, held: holder, by: participant)
+            return nil
+        }
+    }
+
+    /// Releases a grab whose lease ended: its replica stopped renewing it (it died, or this process restarted). Nothing
+    /// happens when the grab has changed hands or been released since.
+    func releaseExpired(_ grab: HeldGrab) async throws {
+        try await load(grab.session)
+        try decided(session: grab.session) {
+            guard sessions[grab.session]?.grabs[grab.entity] == grab.participant else { return }
+            try releaseGrab(session: grab.session, entity: grab.entity, held: grab.participant, by: grab.participant)
+        }
+        logger.info("released a grab whose lease ended", metadata: [
+            "session": "\(grab.session)", "entity": "\(grab.entity)", "participant": "\(grab.participant)",
+        ])
+    }
+
+    /// Logs the release of `entity` while `holder` holds it, by `participant`; when another replica logged an event
+    /// first, decided again on the table caught up (the grab may have changed hands: then nothing is released).
+    private func releaseGrab(session id: String, entity: String, held holder: String, by participant: String) throws {
+        try decided(session: id) {
+            guard sessions[id]?.grabs[entity] == holder else { return }
             sessions[id]?.grabs[entity] = nil
             do {
-                try publish(session: id, ["type": .string("release"), "entity": .string(entity), "by": .string(participant)], orTakenThrow: true)
+                try publish(
+                    session: id, ["type": .string("release"), "entity": .string(entity), "by": .string(participant)], orTakenThrow: true,
+                    grab: .drop(entity: entity))
             } catch {
                 sessions[id]?.grabs[entity] = holder
                 throw error
             }
-            return nil
         }
     }
 
