@@ -305,20 +305,21 @@ public final class AccessIndex: Sendable {
         if let known = state.withLockedValue({ $0.knownTokens[token] }) { return known }
         let hash = Hoard.hashToken(token)
         if let principal = known(token, hash: hash) { return principal }
-        guard catchUpOnMiss() else { return nil }
+        // Looked up again even when this catch-up applied nothing: a notice's catch-up may have just applied the token.
+        catchUpOnMiss()
         return known(token, hash: hash)
     }
 
     /// Reads the change log for something another server may have written a moment ago (a token, a pack), at most
-    /// once per ``missCatchUpInterval``: true when it applied changes.
-    private func catchUpOnMiss() -> Bool {
+    /// once per ``missCatchUpInterval``. When it reads the log, it waits for a catch-up in progress too.
+    private func catchUpOnMiss() {
         let now = NIODeadline.now()
         let due = lastMissCatchUp.withLockedValue { last in
             guard now - last >= Self.missCatchUpInterval else { return false }
             last = now
             return true
         }
-        return due && (try? catchUpBlocking()) == true
+        if due { _ = try? catchUpBlocking() }
     }
 
     /// How often something the index does not hold may make it read the change log.
@@ -357,7 +358,7 @@ public final class AccessIndex: Sendable {
         let fetched = (try? catalog.blobOwners(missing)) ?? [:]
         // A blob of a pack this index has not heard of: the pack was made a moment ago, through another server.
         let packs = Set(fetched.values.flatMap(\.packs))
-        if !packs.isEmpty, state.withLockedValue({ state in packs.contains { state.packs[$0] == nil } }) { _ = catchUpOnMiss() }
+        if !packs.isEmpty, state.withLockedValue({ state in packs.contains { state.packs[$0] == nil } }) { catchUpOnMiss() }
         return state.withLockedValue { state in
             let keep = state.generation == generation
             for (index, digest) in digests.enumerated() where answers[index] == nil {
