@@ -201,6 +201,18 @@ public protocol CatalogBackend: Sendable {
     /// The events other processes log in sessions, for a catalog several replicas share; nil when this process is the
     /// catalog's only writer of session events (SQLite).
     var sessionEventFeed: (any SessionEventFeed)? { get }
+    /// Wake-ups when other processes append to the access change log, for a catalog several replicas share; nil when
+    /// there are none (SQLite: polling the log is enough).
+    var accessChangeFeed: (any AccessChangeFeed)? { get }
+}
+
+/// Says when other processes appended to the access change log (``CatalogBackend/accessChanges(after:limit:)``), so a
+/// replica reads it at once rather than at its next poll. The log is the truth; a call only says "read it". Calls
+/// come while the catalog's ``CatalogBackend/sessionEventFeed`` runs (one connection carries both).
+public protocol AccessChangeFeed: Sendable {
+    /// Calls `handler` after each commit that appended to the log, and each time the feed (re)connects (for what was
+    /// appended while it was away). Calls may come in bursts and must return at once. Replaces an earlier handler.
+    func onAccessChange(_ handler: @escaping @Sendable () -> Void) async
 }
 
 /// Session events other replicas log, as they commit: how replicas of one catalog keep their live tables the same.
@@ -230,6 +242,8 @@ extension CatalogBackend {
     public func collectionLock() throws(CatalogError) -> CatalogLock? { nil }
     /// No other process logs session events.
     public var sessionEventFeed: (any SessionEventFeed)? { nil }
+    /// No other process changes access.
+    public var accessChangeFeed: (any AccessChangeFeed)? { nil }
     /// Creates a group without a quota.
     @discardableResult public func createGroup(named name: String) throws(CatalogError) -> GroupRecord {
         try createGroup(named: name, quotaBytes: nil)

@@ -22,13 +22,17 @@ public final class PostgresCatalog: Sendable {
     let logger: Logger
     /// What other replicas log in sessions: a LISTEN on its own connection, run by the server.
     public let sessionEventFeed: (any SessionEventFeed)?
+    /// When other replicas change access: notices on the same connection, while the session event feed runs.
+    public let accessChangeFeed: (any AccessChangeFeed)?
 
     /// Connects to `database`, migrating its schema when it lacks migrations; at most `connections` at once.
     public init(_ database: PostgresCatalogDatabase, connections: Int = 8) throws(PostgresCatalogError) {
         self.database = database
         self.logger = database.logger
         self.pool = PostgresPool(database, size: connections)
-        self.sessionEventFeed = SessionEventListener(database: database)
+        let listener = SessionEventListener(database: database)
+        self.sessionEventFeed = listener
+        self.accessChangeFeed = listener
         try pool.migrate()
     }
 

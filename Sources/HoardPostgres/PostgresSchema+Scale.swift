@@ -116,6 +116,26 @@ extension PostgresSchema {
         """,
     ]
 
+    /// Migration `pg2-access-notify` (PostgreSQL's own): every statement that appends to the access change log sends
+    /// `NOTIFY hoard_access_changes` (no payload, so one notice a transaction), delivered at commit: replicas LISTEN and
+    /// read the log at once instead of at their next poll.
+    static let accessNotify: [String] = [
+        """
+        CREATE FUNCTION "accessChange_notify"() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM pg_notify('\(accessChangeChannel)', '');
+            RETURN NULL;
+        END $$
+        """,
+        """
+        CREATE TRIGGER "accessChange_notify" AFTER INSERT ON "accessChange"
+            FOR EACH STATEMENT EXECUTE FUNCTION "accessChange_notify"()
+        """,
+    ]
+
+    /// The channel a commit that appended to the access change log notifies (`pg2-access-notify`).
+    public static let accessChangeChannel = "hoard_access_changes"
+
     /// The advisory lock the access change log takes (an arbitrary constant: "access" in ASCII).
     static let accessChangeLock: Int64 = 0x61_6363_6573_73
 

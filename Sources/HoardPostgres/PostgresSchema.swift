@@ -26,7 +26,7 @@ import PostgresNIO
 ///
 /// A released migration MUST NOT be edited, here as there; a new SQLite migration gets a twin here with its name.
 /// Migrations named `pg…` are PostgreSQL's own: they change how the schema keeps what SQLite's keeps (the same tables,
-/// columns, indexes and trigger names), never what it keeps.
+/// columns, indexes and trigger names), never what it keeps, or add notices to other replicas (triggers `…_notify`).
 public enum PostgresSchema {
     /// One migration: a stable name (the SQLite migration's) and its statements, run in order.
     public struct Migration: Sendable {
@@ -365,5 +365,6 @@ public enum PostgresSchema {
             #"CREATE INDEX "presence_on_replica" ON presence (replica)"#,
             #"CREATE INDEX "presence_on_expiresAt" ON presence ("expiresAt")"#,
         ]),
+        Migration(name: "pg2-access-notify", statements: accessNotify),
     ]
 }

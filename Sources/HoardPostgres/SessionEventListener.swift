@@ -10,6 +10,9 @@ import PostgresNIO
 /// sends a notice. A notice for a session not followed, or for a number already delivered, costs no query. When the
 /// connection breaks (the server restarts, the backend is terminated), ``run(retryDelay:deliver:)`` connects again and
 /// catches up. Each followed session's events are delivered in order, each once.
+///
+/// The same connection LISTENs for the access change log's notices (``PostgresSchema/accessChangeChannel``): each one,
+/// and each (re)connection once both LISTENs are in force, calls the handler given to ``onAccessChange(_:)``.
 public actor SessionEventListener {
     /// The database it reads and listens to.
     public let database: PostgresCatalogDatabase
@@ -17,6 +20,8 @@ public actor SessionEventListener {
     private var wake: AsyncStream<Notice>.Continuation?
     /// How many connections ``run(retryDelay:deliver:)`` has opened (1 while the first one lives).
     public private(set) var connectionCount = 0
+    /// Told of access change notices (``onAccessChange(_:)``).
+    private var accessChanged: (@Sendable () -> Void)?
 
     /// A listener that will deliver, for each session in `positions`, the events after its sequence number.
     public init(database: PostgresCatalogDatabase, following positions: [String: Int64] = [:]) {
@@ -76,32 +81,44 @@ public actor SessionEventListener {
         let (notices, wake) = AsyncStream.makeStream(of: Notice.self)
         let displayURL = database.displayURL
         try await connection.listen(on: SessionEventLog.channel) { notifications in
-            // LISTEN is in force from here: every commit after this point sends a notice.
-            self.wake = wake
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    defer { wake.finish() }
-                    do {
-                        for try await notification in notifications {
-                            if let notice = Notice(payload: notification.payload) { wake.yield(notice) }
+            try await connection.listen(on: PostgresSchema.accessChangeChannel) { accessNotices in
+                // LISTEN is in force from here: every commit after this point sends a notice.
+                self.wake = wake
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        defer { wake.finish() }
+                        do {
+                            for try await notification in notifications {
+                                if let notice = Notice(payload: notification.payload) { wake.yield(notice) }
+                            }
+                        } catch {
+                            throw PostgresCatalogError(
+                                .unreachable, "the connection to \(displayURL) broke",
+                                cause: PostgresCatalogDatabase.words(error))
                         }
-                    } catch {
-                        throw PostgresCatalogError(
-                            .unreachable, "the connection to \(displayURL) broke",
-                            cause: PostgresCatalogDatabase.words(error))
+                        throw PostgresCatalogError(.unreachable, "the connection to \(displayURL) closed")
                     }
-                    throw PostgresCatalogError(.unreachable, "the connection to \(displayURL) closed")
+                    group.addTask {
+                        // Ends with the connection, as the session notices do (their task says why).
+                        for try await _ in accessNotices { await self.announceAccessChange() }
+                    }
+                    announceAccessChange()
+                    for session in positions.keys { try await read(session, through: log, deliver: deliver) }
+                    for await notice in notices {
+                        guard let position = positions[notice.session], (notice.seq ?? .max) > position else { continue }
+                        try await read(notice.session, through: log, deliver: deliver)
+                    }
+                    // The notices ended: the connection broke (the child's error says so) or the task was cancelled.
+                    try await group.next()
+                    group.cancelAll()
                 }
-                for session in positions.keys { try await read(session, through: log, deliver: deliver) }
-                for await notice in notices {
-                    guard let position = positions[notice.session], (notice.seq ?? .max) > position else { continue }
-                    try await read(notice.session, through: log, deliver: deliver)
-                }
-                // The notices ended: the connection broke (the child's error says so) or the task was cancelled.
-                try await group.next()
-                group.cancelAll()
             }
         }
+    }
+
+    /// Tells the access change handler, if any, that the log may have grown.
+    private func announceAccessChange() {
+        accessChanged?()
     }
 
     /// Delivers a followed session's events after its position, and advances it. A gap in the numbers means the
@@ -133,6 +150,14 @@ public actor SessionEventListener {
             guard let space = payload.firstIndex(of: " "), let seq = Int64(payload[..<space]) else { return nil }
             self.init(session: String(payload[payload.index(after: space)...]), seq: seq)
         }
+    }
+}
+
+extension SessionEventListener: AccessChangeFeed {
+    /// Calls `handler` on each access change notice and after each (re)connection, while ``run(retryDelay:deliver:)``
+    /// runs.
+    public func onAccessChange(_ handler: @escaping @Sendable () -> Void) {
+        accessChanged = handler
     }
 }
 

@@ -150,8 +150,9 @@ struct Shape {
             AND indexname NOT LIKE '%\\_pkey' AND indexname NOT LIKE '%\\_key'
             """, logger: logger)
         for try await name in indexNames.decode(String.self) { indexes.insert(name) }
+        // PostgreSQL's own notices to other replicas (`…_notify`) have no SQLite twin: one process needs none.
         let triggerNames = try await connection.query(
-            "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal", logger: logger)
+            #"SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND tgname NOT LIKE '%\_notify'"#, logger: logger)
         for try await name in triggerNames.decode(String.self) { triggers.insert(name) }
     }
 

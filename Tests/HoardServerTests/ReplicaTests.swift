@@ -15,7 +15,8 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct ReplicaTests {
     /// Two replicas over a new PostgreSQL database and a shared blob folder, with the sample packs imported through
-    /// the first and a host token; `body` gets both ports.
+    /// the first and a host token; `configure` adjusts each one's configuration (given its name, `a` or `b`); `body`
+    /// gets both.
     static func withReplicas(
         url: String? = nil, configure: (_ replica: String, _ configuration: inout ServerConfiguration) -> Void = { _, _ in },
         _ body: @Sendable (_ a: Replica, _ b: Replica, _ hostToken: String) async throws -> Void
@@ -49,15 +50,17 @@ struct ReplicaTests {
         try await appA.test(.live) { clientA in
             try await appB.test(.live) { clientB in
                 try await body(
-                    Replica(client: clientA, port: try #require(clientA.port)), Replica(client: clientB, port: try #require(clientB.port)), hostToken)
+                    Replica(client: clientA, port: try #require(clientA.port), hoard: first),
+                    Replica(client: clientB, port: try #require(clientB.port), hoard: second), hostToken)
             }
         }
     }
 
-    /// One replica: its test client (over a real socket) and port.
+    /// One replica: its test client (over a real socket), port and repository.
     struct Replica: Sendable {
         let client: any TestClientProtocol
         let port: Int
+        let hoard: Hoard
 
         /// Makes a session with an empty map through this replica: its id and join code.
         func createSession(_ name: String, token: String) async throws -> (id: String, code: String) {

@@ -19,8 +19,9 @@ import ServiceLifecycle
 /// triggers in the writer's own transaction, whichever process writes). ``catchUp()`` applies the rows after the
 /// last one applied, in sequence (commit) order, on the index's own thread, one catch-up at a time: a pack row is
 /// read again, a new version's blobs and a changed blob are evicted from the cache, a token is read again. A writer
-/// in this server calls it after its write and before answering; ``AccessRefreshService`` calls it every 250 ms for
-/// other processes' writes. When `catchUp()` returns, every change committed before it was called is applied.
+/// in this server calls it after its write and before answering; ``AccessRefreshService`` calls it for other processes'
+/// writes, on the catalog's notices (PostgreSQL) and every 250 ms (1 s with notices). When `catchUp()` returns, every
+/// change committed before it was called is applied.
 /// A cache fill that raced with an eviction is not kept (the eviction's generation changed).
 ///
 /// Participants and what sessions reach are also added in place by the server that writes them
@@ -304,20 +305,21 @@ public final class AccessIndex: Sendable {
         if let known = state.withLockedValue({ $0.knownTokens[token] }) { return known }
         let hash = Hoard.hashToken(token)
         if let principal = known(token, hash: hash) { return principal }
-        guard catchUpOnMiss() else { return nil }
+        // Looked up again even when this catch-up applied nothing: a notice's catch-up may have just applied the token.
+        catchUpOnMiss()
         return known(token, hash: hash)
     }
 
     /// Reads the change log for something another server may have written a moment ago (a token, a pack), at most
-    /// once per ``missCatchUpInterval``: true when it applied changes.
-    private func catchUpOnMiss() -> Bool {
+    /// once per ``missCatchUpInterval``. When it reads the log, it waits for a catch-up in progress too.
+    private func catchUpOnMiss() {
         let now = NIODeadline.now()
         let due = lastMissCatchUp.withLockedValue { last in
             guard now - last >= Self.missCatchUpInterval else { return false }
             last = now
             return true
         }
-        return due && (try? catchUpBlocking()) == true
+        if due { _ = try? catchUpBlocking() }
     }
 
     /// How often something the index does not hold may make it read the change log.
@@ -356,7 +358,7 @@ public final class AccessIndex: Sendable {
         let fetched = (try? catalog.blobOwners(missing)) ?? [:]
         // A blob of a pack this index has not heard of: the pack was made a moment ago, through another server.
         let packs = Set(fetched.values.flatMap(\.packs))
-        if !packs.isEmpty, state.withLockedValue({ state in packs.contains { state.packs[$0] == nil } }) { _ = catchUpOnMiss() }
+        if !packs.isEmpty, state.withLockedValue({ state in packs.contains { state.packs[$0] == nil } }) { catchUpOnMiss() }
         return state.withLockedValue { state in
             let keep = state.generation == generation
             for (index, digest) in digests.enumerated() where answers[index] == nil {
@@ -431,33 +433,5 @@ struct OwnerCache {
     /// Up to `count` entries, young ones first.
     func sample(_ count: Int) -> [(key: Digest, value: BlobOwners)] {
         Array(young.prefix(count)) + Array(old.prefix(max(0, count - young.count)))
-    }
-}
-
-/// Applies other processes' catalog changes to the index (``AccessIndex/catchUp()``, every `interval`), checks the
-/// index against the catalog every `checkInterval`, and prunes the change log.
-struct AccessRefreshService: Service {
-    let index: AccessIndex
-    let logger: Logger
-    var interval: Duration = .milliseconds(250)
-    var checkInterval: Duration = .seconds(600)
-
-    func run() async throws {
-        let clock = ContinuousClock()
-        var nextCheck = clock.now.advanced(by: checkInterval)
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            try? await Task.sleep(for: interval)
-            do {
-                if try await index.catchUp() { logger.debug("access index caught up with the catalog's change log") }
-                if clock.now >= nextCheck {
-                    nextCheck = clock.now.advanced(by: checkInterval)
-                    let corrected = try await index.selfCheck()
-                    if corrected > 0 { logger.warning("access index self-check corrected entries", metadata: ["entries": "\(corrected)"]) }
-                    try await index.pruneChanges(olderThan: 3600)
-                }
-            } catch {
-                logger.error("cannot update the access index", metadata: ["error": "\(error)"])
-            }
-        }
     }
 }

@@ -41,7 +41,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let follower = hoard.catalog.sessionEventFeed.map { SessionFollowService(feed: $0, hub: hub) as any Service }
     let leases = LeaseService(catalog: hoard.catalog, hub: hub, logger: logger, interval: configuration.grabRenewal)
     let refresher = AccessRefreshService(
-        index: access, logger: logger, interval: configuration.refreshInterval, checkInterval: configuration.accessCheckInterval)
+        index: access, logger: logger, feed: hoard.catalog.accessChangeFeed, interval: configuration.refreshInterval,
+        checkInterval: configuration.accessCheckInterval)
     let serverName = "Hoard"
     let hasFastPath = configuration.hasBlobFastPath
     let webSocketResponder = router.buildResponder()

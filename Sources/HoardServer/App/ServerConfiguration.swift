@@ -46,8 +46,9 @@ public struct ServerConfiguration: Sendable {
     public var maxParticipants: Int = 500
     /// The length of the windows those per-minute limits count in, in seconds (tests lengthen it).
     public var limitWindowSeconds: Double = 60
-    /// How often the access index reads the catalog's change log for other processes' changes (one indexed query).
-    public var refreshInterval: Duration = .milliseconds(250)
+    /// How often the access index reads the catalog's change log for other processes' changes (one indexed query);
+    /// nil: every 250 ms, or every second when the catalog also sends notices of them (PostgreSQL).
+    public var refreshInterval: Duration?
     /// How long a grab stays leased to the server that granted it without being renewed: a grab held through a
     /// server that died is released this long after, at most (plus ``grabRenewal``).
     public var grabLease: Duration = .seconds(15)
