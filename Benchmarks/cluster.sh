@@ -8,14 +8,17 @@
 #   live:  Benchmarks/live.py with its 200 participants split over the two replicas (the host on a): p99 < 50 ms,
 #          nothing lost or reordered.
 # On 2 cores the two replicas, nginx and wrk share the same two cores: these figures show overhead, not scale.
-# Usage: Benchmarks/cluster.sh [--hoard PATH] [--duration 10s] [--small N] [--no-live] [--sqlite] [-- SERVE OPTIONS]
+# Usage: Benchmarks/cluster.sh [--hoard PATH] [--duration 10s] [--small N] [--no-live] [--sqlite] [--same-cores]
+#                              [-- SERVE OPTIONS]
 #   --sqlite      the replicas share a SQLite catalog file instead of PostgreSQL (no live run: it needs notices)
+#   --same-cores  both sides get the same network threads: a and b one each (--threads 1), and the single replica
+#                 is a third one, c, on the same catalog and bucket with two (--threads 2)
 #   -- OPTIONS    passed to every `hoard serve` (e.g. -- --no-blob-fast-path)
 # Needs: scripts/setup.sh --bench --cluster (nginx, wrk, Swift's S3 API). Everything listens on 127.0.0.1 only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-HOARD="" DURATION=10s SMALL=256 LIVE=yes SQLITE="" SERVE=()
+HOARD="" DURATION=10s SMALL=256 LIVE=yes SQLITE="" SAME_CORES="" SERVE=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --hoard) HOARD=$2; shift 2 ;;
@@ -23,8 +26,9 @@ while [ $# -gt 0 ]; do
     --small) SMALL=$2; shift 2 ;;
     --no-live) LIVE=""; shift ;;
     --sqlite) SQLITE=--sqlite LIVE=""; shift ;;
+    --same-cores) SAME_CORES=yes; shift ;;
     --) shift; SERVE=("$@"); break ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -38,24 +42,38 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/hoard-cluster-bench.XXXXXX")
 chmod 755 "$WORK"  # PostgreSQL runs as the postgres user when we are root
 cleanup() {
   [ -f "$WORK/one/nginx.pid" ] && kill "$(cat "$WORK/one/nginx.pid")" 2>/dev/null || true
+  [ -f "$WORK/c.pid" ] && kill "$(cat "$WORK/c.pid")" 2>/dev/null || true
   scripts/cluster.sh down "$WORK/cluster" >/dev/null 2>&1 || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT
 
-scripts/cluster.sh up --hoard "$HOARD" $SQLITE "$WORK/cluster" -- --joins-per-session 1000 ${SERVE[@]+"${SERVE[@]}"} \
-  >/dev/null 2>"$WORK/up.log" || { cat "$WORK/up.log" >&2; exit 1; }
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+TWO_THREADS=() SIDES="nginx in front of two replicas, of one"
+[ -n "$SAME_CORES" ] && TWO_THREADS=(--threads 1) SIDES="nginx in front of two replicas of one thread each, of one of two threads"
+scripts/cluster.sh up --hoard "$HOARD" $SQLITE "$WORK/cluster" -- --joins-per-session 1000 ${TWO_THREADS[@]+"${TWO_THREADS[@]}"} \
+  ${SERVE[@]+"${SERVE[@]}"} >/dev/null 2>"$WORK/up.log" || { cat "$WORK/up.log" >&2; exit 1; }
 . "$WORK/cluster/cluster.env"
-ONE_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+SINGLE=$HOARD_CLUSTER_A
+if [ -n "$SAME_CORES" ]; then
+  SINGLE="http://127.0.0.1:$(free_port)"
+  "$HOARD" serve --data-dir "$WORK/c" --port "${SINGLE##*:}" --log-level warning --catalog "$HOARD_CATALOG" \
+    --trusted-proxy 127.0.0.1 --blob-store "$HOARD_BLOB_STORE" --s3-endpoint "$HOARD_S3_ENDPOINT" --joins-per-session 1000 \
+    --threads 2 ${SERVE[@]+"${SERVE[@]}"} >"$WORK/c.log" 2>&1 &
+  echo $! > "$WORK/c.pid"
+  for _ in $(seq 100); do curl -fs "$SINGLE/healthz" >/dev/null && break; sleep 0.2; done
+  curl -fs "$SINGLE/healthz" >/dev/null || { echo "replica c did not start:" >&2; cat "$WORK/c.log" >&2; exit 1; }
+fi
+ONE_PORT=$(free_port)
 mkdir -p "$WORK/one/nginx-temp"
-scripts/cluster.sh nginx-conf "$WORK/one" "$ONE_PORT" "${HOARD_CLUSTER_A##*:}" > "$WORK/one/nginx.conf"
+scripts/cluster.sh nginx-conf "$WORK/one" "$ONE_PORT" "${SINGLE##*:}" > "$WORK/one/nginx.conf"
 nginx -c "$WORK/one/nginx.conf" -p "$WORK/one" -e "$WORK/one/nginx-error.log"
 ONE="http://127.0.0.1:$ONE_PORT"
 
-# Random blobs PUT through nginx, then each read once from each replica directly: both local caches are warm.
-python3 - "$HOARD_CLUSTER_URL" "$HOARD_CLUSTER_A" "$HOARD_CLUSTER_B" "$HOARD_CLUSTER_TOKEN" "$WORK" "$SMALL" <<'PY'
+# Random blobs PUT through nginx, then each read once from each replica directly: every local cache is warm.
+python3 - "$HOARD_CLUSTER_URL" "$HOARD_CLUSTER_A" "$HOARD_CLUSTER_B" "$HOARD_CLUSTER_TOKEN" "$WORK" "$SMALL" "$SINGLE" <<'PY'
 import hashlib, http.client, random, sys
-front, a, b, token, work, small = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6])
+front, a, b, token, work, small, single = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6]), sys.argv[7]
 connection = lambda base: http.client.HTTPConnection("127.0.0.1", int(base.rsplit(":", 1)[1]))
 random.seed(7)
 blobs = [random.randbytes(64 << 10) for _ in range(small)]
@@ -65,7 +83,7 @@ for data, digest in zip(blobs, digests):
     conn.request("PUT", "/v1/blobs/" + digest, body=data, headers={"Authorization": "Bearer " + token})
     response = conn.getresponse(); response.read()
     assert response.status in (200, 201), response.status
-for base in (a, b):
+for base in sorted({a, b, single}):
     conn = connection(base)
     for data, digest in zip(blobs, digests):
         conn.request("GET", "/v1/blobs/" + digest, headers={"Authorization": "Bearer " + token})
@@ -112,7 +130,7 @@ print(f"{sys.argv[2]}: {rps:.0f} req/s, p99 {p99ms:.2f} ms, every answer 200 wit
 open(sys.argv[1] + ".rps", "w").write(str(rps))
 PY
 }
-echo "== wrk -t2 -c64 -d$DURATION, $SMALL blobs of 64 KiB, interleaved: nginx in front of two replicas, of one" \
+echo "== wrk -t2 -c64 -d$DURATION, $SMALL blobs of 64 KiB, interleaved: $SIDES" \
   "($([ -n "$SQLITE" ] && echo "a SQLite catalog" || echo PostgreSQL)${SERVE[*]:+; serve ${SERVE[*]}})"
 run two "$HOARD_CLUSTER_URL"; run one "$ONE"; run two "$HOARD_CLUSTER_URL"; run one "$ONE"
 python3 -c "print(f'64 KiB through nginx, two replicas / one: {float(open(\"$WORK/two.wrk.rps\").read()) / float(open(\"$WORK/one.wrk.rps\").read()):.2f}x (second round; target >= 0.95x)')"

@@ -373,10 +373,18 @@ extension SQLiteCatalog {
         }
     }
 
-    /// Extends every lease `replica` holds (grabs and presence) to `until`; returns how many.
+    /// Extends every lease `replica` holds (grabs and presence) to `until`; returns how many. A replica that holds none
+    /// writes nothing: an idle server never waits for the file's write lock in the background (a foreground write
+    /// queued behind it would wait twice the busy timeout).
     @discardableResult
     public func renewLeases(replica: String, until: Date) throws(CatalogError) -> Int {
-        try write { db in
+        let holds = try read { db in
+            try Bool.fetchOne(db, sql: """
+                SELECT EXISTS (SELECT 1 FROM grabLease WHERE replica = ?) OR EXISTS (SELECT 1 FROM presence WHERE replica = ?)
+                """, arguments: [replica, replica]) ?? false
+        }
+        guard holds else { return 0 }
+        return try write { db in
             try db.execute(sql: "UPDATE grabLease SET expiresAt = ? WHERE replica = ?", arguments: [until.millisecondsSince1970, replica])
             let grabs = db.changesCount
             try db.execute(sql: "UPDATE presence SET expiresAt = ? WHERE replica = ?", arguments: [until.millisecondsSince1970, replica])
@@ -411,9 +419,14 @@ extension SQLiteCatalog {
         }
     }
 
-    /// Deletes and returns the presence whose lease ended before `date`, at most `limit`.
+    /// Deletes and returns the presence whose lease ended before `date`, at most `limit`; writes only when there is one.
     public func takeExpiredPresence(before date: Date, limit: Int) throws(CatalogError) -> [Presence] {
-        try write { db in
+        let any = try read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM presence WHERE expiresAt < ?)", arguments: [date.millisecondsSince1970])
+                ?? false
+        }
+        guard any else { return [] }
+        return try write { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT sessionId, participant, name, replica FROM presence WHERE expiresAt < ? ORDER BY expiresAt LIMIT ?
                 """, arguments: [date.millisecondsSince1970, limit])
