@@ -32,6 +32,8 @@ struct AccessRefreshService: Service {
         for await _ in notices {
             do {
                 if try await index.catchUp() { logger.debug("access index caught up on a notice") }
+            } catch is CancellationError {
+                return  // shutting down: nothing went wrong
             } catch {
                 logger.error("cannot update the access index", metadata: ["error": "\(error)"])
             }
@@ -53,6 +55,8 @@ struct AccessRefreshService: Service {
                     if corrected > 0 { logger.warning("access index self-check corrected entries", metadata: ["entries": "\(corrected)"]) }
                     try await index.pruneChanges(olderThan: 3600)
                 }
+            } catch is CancellationError {
+                return  // shutting down: nothing went wrong
             } catch {
                 logger.error("cannot update the access index", metadata: ["error": "\(error)"])
             }

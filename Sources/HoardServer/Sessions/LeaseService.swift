@@ -45,6 +45,8 @@ struct LeaseService: Service {
                     ])
                 }
             }
+        } catch is CancellationError {
+            return  // shutting down
         } catch {
             logger.error("cannot renew this server's leases", metadata: ["error": "\(error)"])
         }
