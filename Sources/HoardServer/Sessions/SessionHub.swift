@@ -770,7 +770,7 @@ actor SessionHub {
 
     /// When this hub's grabs stop being leased: `grabLease` from now.
     nonisolated func leaseEnd() -> Date {
-        Date().addingTimeInterval(Double(grabLease.components.seconds) + Double(grabLease.components.attoseconds) / 1e18)
+        Date().addingTimeInterval(LiveRates.seconds(grabLease))
     }
 
     /// Only the holder or the host releases.
@@ -789,20 +789,19 @@ actor SessionHub {
     /// happens when the grab has changed hands or been released since.
     func releaseExpired(_ grab: HeldGrab) async throws {
         try await load(grab.session)
-        try decided(session: grab.session) {
-            guard sessions[grab.session]?.grabs[grab.entity] == grab.participant else { return }
-            try releaseGrab(session: grab.session, entity: grab.entity, held: grab.participant, by: grab.participant)
-        }
+        guard try releaseGrab(session: grab.session, entity: grab.entity, held: grab.participant, by: grab.participant) else { return }
         logger.info("released a grab whose lease ended", metadata: [
             "session": "\(grab.session)", "entity": "\(grab.entity)", "participant": "\(grab.participant)",
         ])
     }
 
     /// Logs the release of `entity` while `holder` holds it, by `participant`; when another replica logged an event
-    /// first, decided again on the table caught up (the grab may have changed hands: then nothing is released).
-    private func releaseGrab(session id: String, entity: String, held holder: String, by participant: String) throws {
+    /// first, decided again on the table caught up (the grab may have changed hands: then nothing is released). Returns
+    /// whether it released.
+    @discardableResult
+    private func releaseGrab(session id: String, entity: String, held holder: String, by participant: String) throws -> Bool {
         try decided(session: id) {
-            guard sessions[id]?.grabs[entity] == holder else { return }
+            guard sessions[id]?.grabs[entity] == holder else { return false }
             sessions[id]?.grabs[entity] = nil
             do {
                 try publish(
@@ -812,6 +811,7 @@ actor SessionHub {
                 sessions[id]?.grabs[entity] = holder
                 throw error
             }
+            return true
         }
     }
 
