@@ -24,7 +24,8 @@ import PackageDescription
 //   core      HoardCore       the vocabulary every step shares (digests, kinds, entry paths, JSON, picture headers,
 //                             metadata stripping, the live table, the plugin protocols, the digest hasher); no I/O,
 //                             one dependency (swift-crypto, for SHA-256)
-//   plugins   HoardPlugins    out-of-process plugins (naming conventions, processors) behind HoardCore's protocols
+//   plugins   HoardPlugins    out-of-process plugins (naming conventions, processors) behind HoardCore's protocols;
+//                             `ChildProcess`, the one way Hoard and its tests start programs (posix_spawn)
 //   imaging   HoardImaging    derived pictures (lower LODs, previews) through libvips (the only libvips user)
 //   C shims   CArchive        libarchive, found by pkg-config
 //             CVips           libvips, loaded with dlopen on first use
@@ -150,7 +151,7 @@ let package = Package(
             dependencies: ["HoardCore", "HoardPostgres", .product(name: "PostgresNIO", package: "postgres-nio")],
             path: "Tests/HoardTestSupport"),
         .testTarget(name: "HoardCoreTests", dependencies: ["HoardCore", "HoardTestSupport"]),
-        .testTarget(name: "HoardArchiveTests", dependencies: ["HoardArchive"]),
+        .testTarget(name: "HoardArchiveTests", dependencies: ["HoardArchive", "HoardPlugins"]),
         .testTarget(name: "HoardStoreTests", dependencies: ["HoardStore", "BlobStoreConformance"]),
         // The blob store contract as a list of checks, run against every backend by its own test target.
         .target(name: "BlobStoreConformance", dependencies: ["HoardStore"], path: "Tests/BlobStoreConformance"),
@@ -161,19 +162,20 @@ let package = Package(
             "HoardPostgres", "HoardCatalog", "HoardTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "HoardRepositoryTests", dependencies: ["HoardRepository", "HoardTestSupport"]),
-        .testTarget(name: "HoardImagingTests", dependencies: ["HoardImaging", "HoardRepository", "HoardTestSupport"]),
+        .testTarget(name: "HoardRepositoryTests", dependencies: ["HoardRepository", "HoardPlugins", "HoardTestSupport"]),
+        .testTarget(name: "HoardImagingTests", dependencies: ["HoardImaging", "HoardPlugins", "HoardRepository", "HoardTestSupport"]),
         .testTarget(name: "HoardPluginsTests", dependencies: ["HoardPlugins", "HoardRepository"]),
         .testTarget(
             name: "HoardServerTests",
             dependencies: [
-                "HoardServer", "HoardClient", "HoardClientNIO", "HoardTestSupport", "HoardS3", "HoardPostgres",
+                "HoardServer", "HoardClient", "HoardClientNIO", "HoardPlugins", "HoardTestSupport", "HoardS3", "HoardPostgres",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        .testTarget(name: "hoardTests", dependencies: ["hoard", "HoardCore", "HoardCatalog", "HoardPostgres", "HoardTestSupport"]),
+        .testTarget(
+            name: "hoardTests", dependencies: ["hoard", "HoardCore", "HoardCatalog", "HoardPlugins", "HoardPostgres", "HoardTestSupport"]),
         .testTarget(
             name: "HoardClientTests",
             dependencies: [

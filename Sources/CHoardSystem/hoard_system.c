@@ -41,7 +41,14 @@ void hoard_limit_malloc_arenas(int count) {
 #endif
 }
 
-int hoard_spawn(const char *path, char *const argv[], char *const envp[], const char *directory, int input, int output) {
+static int hoard_spawn_stream(posix_spawn_file_actions_t *actions, int descriptor, int target, int flags) {
+    if (descriptor == HOARD_SPAWN_INHERIT) return 0;
+    if (descriptor == HOARD_SPAWN_NULL) return posix_spawn_file_actions_addopen(actions, target, "/dev/null", flags, 0);
+    return posix_spawn_file_actions_adddup2(actions, descriptor, target);
+}
+
+int hoard_spawn(const char *path, char *const argv[], char *const envp[], const char *directory, int input, int output,
+                int errors) {
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attributes;
     int status = posix_spawn_file_actions_init(&actions);
@@ -52,10 +59,10 @@ int hoard_spawn(const char *path, char *const argv[], char *const envp[], const 
         errno = status;
         return -1;
     }
-    if (status == 0) status = posix_spawn_file_actions_adddup2(&actions, input, 0);
-    if (status == 0) status = posix_spawn_file_actions_adddup2(&actions, output, 1);
-    if (status == 0) status = posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    if (status == 0) status = posix_spawn_file_actions_addchdir_np(&actions, directory);
+    if (status == 0) status = hoard_spawn_stream(&actions, input, 0, O_RDONLY);
+    if (status == 0) status = hoard_spawn_stream(&actions, output, 1, O_WRONLY);
+    if (status == 0) status = hoard_spawn_stream(&actions, errors, 2, O_WRONLY);
+    if (status == 0 && directory != NULL) status = posix_spawn_file_actions_addchdir_np(&actions, directory);
 #if defined(__linux__)
     if (status == 0) status = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
 #elif defined(__APPLE__)

@@ -32,18 +32,15 @@ public final class PluginChannel: @unchecked Sendable {
 
     /// A started process and the thread that reads its lines.
     private final class Running: @unchecked Sendable {
-        let pid: pid_t
-        let input: FileHandle
+        let child: ChildProcess
         let lines = DispatchSemaphore(value: 0)
         let state = NSLock()
         var queue: [[UInt8]] = []
         var isClosed = false
         var isOverlong = false
-        private var isReaped = false
 
-        init(pid: pid_t, input: FileHandle) {
-            self.pid = pid
-            self.input = input
+        init(child: ChildProcess) {
+            self.child = child
         }
 
         /// Reads lines from `fd` until it closes; each complete line is queued and signalled.
@@ -84,17 +81,10 @@ public final class PluginChannel: @unchecked Sendable {
             }
         }
 
-        /// Kills the process and waits for it; only the first call does anything (after the wait its pid may be reused).
+        /// Kills the process and waits for it; only the first call signals it (after the wait its pid may be reused).
         func terminate() {
-            guard state.withLock({ () -> Bool in
-                defer { isReaped = true }
-                return !isReaped
-            }) else { return }
-            // A process that has already ended stays ours until it is waited for, so the kill cannot reach another.
-            _ = kill(pid, SIGKILL)
-            try? input.close()
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+            try? child.input?.close()
+            child.terminate(SIGKILL)
         }
     }
 
@@ -157,43 +147,23 @@ public final class PluginChannel: @unchecked Sendable {
     }
 
     private func start() throws -> Running {
-        let usesPath = !manifest.command[0].contains("/")
-        let executable = usesPath ? "/usr/bin/env" : manifest.command[0].hasPrefix("/") ? manifest.command[0] : folder + "/" + manifest.command[0]
-        let arguments = [executable] + (usesPath ? [manifest.command[0]] : []) + manifest.command.dropFirst()
-        let environment = ["PATH=" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"), "LANG=C.UTF-8"]
-        func failure(_ what: String) -> PluginError {
-            PluginError(.handshake, "cannot start plugin \(manifest.id) (\(manifest.command.joined(separator: " ")))",
-                        cause: "\(what): \(String(cString: strerror(errno)))")
+        let name = manifest.command[0]
+        let executable = name.contains("/") && !name.hasPrefix("/") ? folder + "/" + name : name
+        let environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "LANG": "C.UTF-8"]
+        let child: ChildProcess
+        do {
+            child = try ChildProcess.start(
+                [executable] + manifest.command.dropFirst(), environment: environment, directory: folder,
+                input: .pipe, output: .pipe, errors: .discard)
+        } catch let error as ChildProcess.LaunchError {
+            throw PluginError(.handshake, "cannot start plugin \(manifest.id) (\(manifest.command.joined(separator: " ")))",
+                              cause: error.reason)
         }
-        // Both pipes close on exec: the child gets only the copies made its standard input and output.
-        var toChild: [Int32] = [-1, -1]
-        var fromChild: [Int32] = [-1, -1]
-        guard pipe(&toChild) == 0 else { throw failure("pipe") }
-        guard pipe(&fromChild) == 0 else {
-            let error = failure("pipe")
-            toChild.forEach { close($0) }
-            throw error
-        }
-        for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        let pid = withCStrings(arguments) { argv in
-            withCStrings(environment) { envp in
-                hoard_spawn(executable, argv, envp, folder, toChild[0], fromChild[1])
-            }
-        }
-        let spawnError = errno
-        close(toChild[0])
-        close(fromChild[1])
-        guard pid > 0 else {
-            close(toChild[1])
-            close(fromChild[0])
-            errno = spawnError
-            throw failure("posix_spawn")
-        }
-        let running = Running(pid: pid_t(pid), input: FileHandle(fileDescriptor: toChild[1], closeOnDealloc: true))
-        let fd = fromChild[0]
+        let running = Running(child: child)
+        guard let output = child.output else { preconditionFailure("the plugin's output is a pipe") }
         let reader = Thread {
-            running.readLines(from: fd)
-            close(fd)
+            running.readLines(from: output.fileDescriptor)
+            try? output.close()
         }
         reader.stackSize = 1 << 20
         reader.start()
@@ -213,7 +183,7 @@ public final class PluginChannel: @unchecked Sendable {
         var line = try JSONEncoder().encode(Request(id: nextID, method: method, params: params))
         line.append(0x0A)
         do {
-            try running.input.write(contentsOf: line)
+            try running.child.input?.write(contentsOf: line)
         } catch {
             throw PluginError(.crashed, "plugin \(manifest.id) closed its input", cause: "\(error)")
         }
@@ -236,15 +206,5 @@ public final class PluginChannel: @unchecked Sendable {
         }
         if let failure = response.error { return .failure(failure) }
         return .answer(response.result)
-    }
-}
-
-/// Calls `body` with `strings` as a NULL-terminated array of C strings, valid during the call.
-private func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> T) -> T {
-    let pointers = strings.map { strdup($0) } + [nil]
-    defer { pointers.forEach { free($0) } }
-    return pointers.withUnsafeBufferPointer { buffer in
-        guard let base = buffer.baseAddress else { preconditionFailure("the array holds at least its terminator") }
-        return body(base)
     }
 }

@@ -207,7 +207,7 @@ final class PostgresPool: Sendable {
                 }
             case .wait:
                 available.lock()
-                available.wait(until: Date().addingTimeInterval(0.05))
+                _ = available.wait(until: Date().addingTimeInterval(0.05))
                 available.unlock()
             }
         }

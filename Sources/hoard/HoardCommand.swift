@@ -52,7 +52,10 @@ struct DataOptions: ParsableArguments {
             "Where the catalog lives: DIR/catalog.sqlite (the default), another SQLite file, or postgres://USER[:PASSWORD]@HOST:PORT/DB, "
                 + "which several replicas may share (or $HOARD_CATALOG).",
             valueName: "URL|PATH"))
-    var catalog: String? = ProcessInfo.processInfo.environment["HOARD_CATALOG"]
+    var givenCatalog: String?
+
+    /// --catalog, else $HOARD_CATALOG.
+    var catalog: String? { givenCatalog ?? ProcessInfo.processInfo.environment["HOARD_CATALOG"] }
 
     @Option(
         name: .customLong("blob-store"),
@@ -60,17 +63,26 @@ struct DataOptions: ParsableArguments {
             "Where blobs live: DIR/blobs (the default), or s3://BUCKET[/PREFIX] in S3-compatible object storage, with "
                 + "--s3-endpoint, --s3-region and AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or $HOARD_BLOB_STORE).",
             valueName: "URL"))
-    var blobStore: String? = ProcessInfo.processInfo.environment["HOARD_BLOB_STORE"]
+    var givenBlobStore: String?
+
+    /// --blob-store, else $HOARD_BLOB_STORE.
+    var blobStore: String? { givenBlobStore ?? ProcessInfo.processInfo.environment["HOARD_BLOB_STORE"] }
 
     @Option(
         name: .customLong("s3-endpoint"),
         help: ArgumentHelp("The S3 service's URL, e.g. http://127.0.0.1:9000 (default: AWS's for the region; or $HOARD_S3_ENDPOINT).", valueName: "URL"))
-    var s3Endpoint: String? = ProcessInfo.processInfo.environment["HOARD_S3_ENDPOINT"]
+    var givenS3Endpoint: String?
+
+    /// --s3-endpoint, else $HOARD_S3_ENDPOINT.
+    var s3Endpoint: String? { givenS3Endpoint ?? ProcessInfo.processInfo.environment["HOARD_S3_ENDPOINT"] }
 
     @Option(
         name: .customLong("s3-region"),
         help: ArgumentHelp("The S3 signing region (default: us-east-1; or $HOARD_S3_REGION).", valueName: "REGION"))
-    var s3Region: String? = ProcessInfo.processInfo.environment["HOARD_S3_REGION"]
+    var givenS3Region: String?
+
+    /// --s3-region, else $HOARD_S3_REGION.
+    var s3Region: String? { givenS3Region ?? ProcessInfo.processInfo.environment["HOARD_S3_REGION"] }
 
     @Option(
         name: .customLong("blob-cache"),

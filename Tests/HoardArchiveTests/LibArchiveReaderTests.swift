@@ -1,4 +1,5 @@
 import Foundation
+import HoardPlugins
 import HoardCore
 import Testing
 @testable import HoardArchive
@@ -33,11 +34,8 @@ struct LibArchiveReaderTests {
         try FileManager.default.createDirectory(atPath: directory + "/src/tokens", withIntermediateDirectories: true)
         let bytes = Data((0..<5000).map { UInt8($0 % 251) })
         try bytes.write(to: URL(fileURLWithPath: directory + "/src/tokens/goblin.png"))
-        let tar = Process()
-        tar.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        tar.arguments = ["tar", "-czf", directory + "/pack.tar.gz", "-C", directory + "/src", "tokens"]
-        try tar.run()
-        tar.waitUntilExit()
+        let tar = try ChildProcess.run(["tar", "-czf", directory + "/pack.tar.gz", "-C", directory + "/src", "tokens"])
+        try #require(tar.status == 0, "\(tar.errorText)")
         #expect(try Self.contents(directory + "/pack.tar.gz") == ["tokens/goblin.png": 5000])
     }
 

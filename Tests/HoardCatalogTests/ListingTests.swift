@@ -35,7 +35,8 @@ import Testing
             seen += page.assets
             guard let next = page.next else { return seen }
             #expect(page.assets.count == query.limit)
-            query.after = try #require(AssetCursor(token: next.token))
+            let cursor: AssetCursor = try #require(AssetCursor(token: next.token))
+            query.after = cursor
         }
         Issue.record("the cursor never reached the end")
         return seen

@@ -1,4 +1,5 @@
 import Foundation
+import HoardPlugins
 import HoardStore
 import HoardTestSupport
 
@@ -25,15 +26,7 @@ enum TestPictures {
                 for e in json.load(sys.stdin):
                     z.writestr(zipfile.ZipInfo(e["name"], (2024, 1, 1, 0, 0, 0)), base64.b64decode(e["data"]))
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, path]
-        let input = Pipe()
-        process.standardInput = input
-        try process.run()
-        input.fileHandleForWriting.write(spec)
-        try input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw ProblemMessage("python3 could not write \(path)") }
+        let outcome = try ChildProcess.run(["python3", "-c", script, path], input: spec)
+        guard outcome.status == 0 else { throw ProblemMessage("python3 could not write \(path): \(outcome.errorText)") }
     }
 }

@@ -71,16 +71,9 @@ struct PluginFixtures {
                     data = png(*map(int, spec.split(":")[1:])) if spec.startswith("png:") else spec.encode()
                     z.writestr(zipfile.ZipInfo(name, (2024, 1, 1, 0, 0, 0)), data)
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, path]
-        let input = Pipe()
-        process.standardInput = input
-        try process.run()
-        input.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: entries.map { [$0.0, $0.1] }))
-        try input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw ProblemMessage("python3 could not write \(path)") }
+        let spec = try JSONSerialization.data(withJSONObject: entries.map { [$0.0, $0.1] })
+        let outcome = try ChildProcess.run(["python3", "-c", script, path], input: spec)
+        guard outcome.status == 0 else { throw ProblemMessage("python3 could not write \(path): \(outcome.errorText)") }
         return path
     }
 

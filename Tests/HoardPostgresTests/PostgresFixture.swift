@@ -25,7 +25,7 @@ enum PostgresFixture {
     /// A new database with the catalog's schema.
     static func migratedDatabase() async throws -> PostgresCatalogDatabase {
         let database = try await emptyDatabase()
-        try await withConnection(database) { connection in
+        _ = try await withConnection(database) { connection in
             try PostgresSchema.migrate(connection, logger: logger)
         }
         return database

@@ -1,4 +1,5 @@
 import Foundation
+import HoardPlugins
 import HoardCore
 import HoardRepository
 import Testing
@@ -70,7 +71,7 @@ struct ConcurrentImportTests {
 /// Another process holding the catalog's write lock (`BEGIN EXCLUSIVE`) for a while: SQLite answers "busy" to
 /// every other writer until it lets go.
 struct CatalogHolder {
-    let process = Process()
+    let process: ChildProcess
 
     /// Starts the holder and returns once it holds the lock.
     init(catalog: String, seconds: Double) throws {
@@ -82,14 +83,10 @@ struct CatalogHolder {
             time.sleep(float(sys.argv[2]))
             db.execute("ROLLBACK")
             """
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, catalog, String(seconds)]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        process = try ChildProcess.start(["python3", "-c", script, catalog, String(seconds)], output: .pipe)
+        let line = String(decoding: process.output?.availableData ?? Data(), as: UTF8.self)
         guard line.hasPrefix("locked") else { throw ProblemMessage("the catalog holder did not take the lock: \(line)") }
     }
 
-    func wait() { process.waitUntilExit() }
+    func wait() { process.wait() }
 }

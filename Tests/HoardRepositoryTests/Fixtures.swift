@@ -1,4 +1,5 @@
 import Foundation
+import HoardPlugins
 import HoardCatalog
 import HoardRepository
 import HoardStore
@@ -27,25 +28,9 @@ enum Fixtures {
     /// Runs a command and returns its standard output; throws when it exits non-zero.
     @discardableResult
     static func run(_ arguments: [String], input: Data? = nil) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(input) }
-        try stdin.fileHandleForWriting.close()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ProblemMessage("\(arguments.joined(separator: " ")) failed: \(String(decoding: err, as: UTF8.self))")
-        }
-        return String(decoding: out, as: UTF8.self)
+        let outcome = try ChildProcess.run(arguments, input: input)
+        guard outcome.status == 0 else { throw ProblemMessage("\(arguments.joined(separator: " ")) failed: \(outcome.errorText)") }
+        return outcome.outputText
     }
 
     /// The hostile corpus, generated once per test run by tools/make-hostile.py, removed when the process exits.

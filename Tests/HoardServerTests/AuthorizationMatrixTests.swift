@@ -191,7 +191,7 @@ import Testing
             """, [archive])
         var options = Importer.Options()
         options.group = "red"
-        try await fixture.hoard.importPack(at: archive, options: options)
+        _ = try await fixture.hoard.importPack(at: archive, options: options)
         let asset = try #require(try fixture.hoard.catalog.assets(pack: "relics").first)
         let variant = try #require(asset.variants.first?.digest)
         let fresh = Array("bytes nobody has stored yet \(UUID())".utf8)

@@ -1,4 +1,5 @@
 import Foundation
+import HoardPlugins
 import HoardServer
 import Testing
 
@@ -18,25 +19,13 @@ import Testing
 
     /// Parses a YAML file with PyYAML (python3 -c …) and returns it as JSON objects.
     static func loadYAML(_ path: String) throws -> Any {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
+        let outcome = try ChildProcess.run([
             "python3", "-c", "import yaml, json, sys; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))", path,
-        ]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        // Read before waiting, so a large document cannot fill the pipe and block the child.
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure("cannot parse \(path) with python3 and PyYAML (exit \(process.terminationStatus)): "
-                + String(decoding: message, as: UTF8.self))
+        ])
+        guard outcome.status == 0 else {
+            throw Failure("cannot parse \(path) with python3 and PyYAML (exit \(outcome.status)): \(outcome.errorText)")
         }
-        return try JSONSerialization.jsonObject(with: data)
+        return try JSONSerialization.jsonObject(with: outcome.output)
     }
 
     /// The parsed openapi.yaml.

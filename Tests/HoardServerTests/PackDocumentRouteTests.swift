@@ -1,4 +1,5 @@
 import Foundation
+import HoardPlugins
 import HTTPTypes
 import HoardServer
 import HoardTestSupport
@@ -29,11 +30,9 @@ import Testing
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try Data(bytes).write(to: URL(fileURLWithPath: path))
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import shutil, sys; shutil.make_archive(sys.argv[1], 'zip', sys.argv[2])", directory + "/out", directory + "/src"]
-        try process.run()
-        process.waitUntilExit()
+        let script = "import shutil, sys; shutil.make_archive(sys.argv[1], 'zip', sys.argv[2])"
+        let outcome = try ChildProcess.run(["python3", "-c", script, directory + "/out", directory + "/src"])
+        try #require(outcome.status == 0, "\(outcome.errorText)")
         return try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory + "/out.zip")))
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HoardPlugins
 import HoardClient
 import HoardClientNIO
 import HoardCore
@@ -22,16 +23,11 @@ import FoundationNetworking
         init(in directory: String, name: String) throws {
             certificate = "\(directory)/\(name).pem"
             key = "\(directory)/\(name)-key.pem"
-            let openssl = Process()
-            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            openssl.arguments = [
+            let outcome = try ChildProcess.run([
                 "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
                 "-subj", "/CN=\(name)", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key, "-out", certificate,
-            ]
-            openssl.standardError = FileHandle.nullDevice
-            try openssl.run()
-            openssl.waitUntilExit()
-            guard openssl.terminationStatus == 0 else { throw CertificateError("openssl failed: \(openssl.terminationStatus)") }
+            ])
+            guard outcome.status == 0 else { throw CertificateError("openssl failed (\(outcome.status)): \(outcome.errorText)") }
         }
     }
 

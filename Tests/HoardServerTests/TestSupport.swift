@@ -1,4 +1,5 @@
 import Foundation
+import HoardPlugins
 import HTTPTypes
 import HoardCatalog
 import HoardCore
@@ -228,16 +229,8 @@ enum Python {
     /// Runs python3 with these arguments, its output discarded.
     static func run(_ arguments: [String]) throws {
         struct Failed: Error, CustomStringConvertible { var description: String }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw Failed(description: String(decoding: message, as: UTF8.self)) }
+        let outcome = try ChildProcess.run(["python3"] + arguments)
+        guard outcome.status == 0 else { throw Failed(description: outcome.errorText) }
     }
 
     /// Writes a stored zip pack `name` 1.0.0 with one 64×64 token PNG padded by `padding` random bytes (a private

@@ -138,11 +138,11 @@ private func contents(of directory: String) throws -> [String] {
         let digest = try await publish(Array("real".utf8), to: store)
         let base = "\(root)/v1/sha256"
         // A note in a shard, a blob name in the wrong shard, and a folder that is not a shard.
-        FileManager.default.createFile(atPath: "\(base)/\(digest.hex.prefix(2))/README", contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: "\(base)/\(digest.hex.prefix(2))/README", contents: Data("x".utf8))
         let wrongShard = digest.hex.hasPrefix("00") ? "01" : "00"
         let stray = String(repeating: "f", count: 64)
         try FileManager.default.createDirectory(atPath: "\(base)/\(wrongShard)", withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: "\(base)/\(wrongShard)/\(stray)", contents: Data("y".utf8))
+        _ = FileManager.default.createFile(atPath: "\(base)/\(wrongShard)/\(stray)", contents: Data("y".utf8))
         try FileManager.default.createDirectory(atPath: "\(base)/tmp", withIntermediateDirectories: true)
         #expect(try await store.allDigests() == [digest])
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HoardPlugins
 import Testing
 
 /// `hoard import` of a bundle: one result per inner archive, and the packs' documents in `hoard packs`.
@@ -15,11 +16,9 @@ struct BundleCommandTests {
         try Self.sample("dungeon-basics.zip").write(to: URL(fileURLWithPath: source + "/dungeon-basics.zip"))
         try Self.sample("scifi-outpost.zip").write(to: URL(fileURLWithPath: source + "/scifi-outpost.zip"))
         try Data("Thanks for buying!\n".utf8).write(to: URL(fileURLWithPath: source + "/README.txt"))
-        let zip = Process()
-        zip.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        zip.arguments = ["python3", "-c", "import shutil, sys; shutil.make_archive(sys.argv[1], 'zip', sys.argv[2])", directory + "/store", source]
-        try zip.run()
-        zip.waitUntilExit()
+        let script = "import shutil, sys; shutil.make_archive(sys.argv[1], 'zip', sys.argv[2])"
+        let zip = try ChildProcess.run(["python3", "-c", script, directory + "/store", source])
+        try #require(zip.status == 0, "\(zip.errorText)")
         let result = try CLI.run(["import", directory + "/store.zip", "--data-dir", directory + "/data", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let results = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])

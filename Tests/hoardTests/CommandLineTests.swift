@@ -1,4 +1,5 @@
 import Foundation
+import HoardPlugins
 import Testing
 
 /// Runs the real `hoard` binary built next to the test bundle.
@@ -17,20 +18,8 @@ struct CLI {
     }
 
     static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
+        let outcome = try ChildProcess.run([binary] + arguments, environment: environment)
+        return Result(status: outcome.status, stdout: outcome.outputText, stderr: outcome.errorText)
     }
 
     static func temporaryDirectory() throws -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import HoardPlugins
 import HoardCore
 import HoardTestSupport
 import Testing
@@ -84,13 +85,8 @@ struct S3CommandTests {
 
 extension CLI {
     /// Starts a long-running command (a server); its output goes to this process's.
-    static func start(_ arguments: [String], environment: [String: String]) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        process.environment = environment
-        try process.run()
-        return process
+    static func start(_ arguments: [String], environment: [String: String]) throws -> ChildProcess {
+        try ChildProcess.start([binary] + arguments, environment: environment)
     }
 
     /// A GET over loopback, retried for 30 s while nothing answers (a server starting).

@@ -19,10 +19,17 @@ void hoard_fix_mmap_threshold(int bytes);
 /// eight per core), each keeping its freed space. Does nothing elsewhere.
 void hoard_limit_malloc_arenas(int count);
 
-/// Starts the program at `path` with `argv` and `envp` (both NULL-terminated) in `directory`: its standard input is
-/// `input`, its output `output`, its errors go to /dev/null, and no other descriptor of this process reaches it.
-/// `posix_spawn` directly: Foundation's `Process.run()` was seen to crash (a `memmove` inside it) while the process
-/// held more than 1,024 descriptors. Returns the child's pid, or -1 with errno set.
-int hoard_spawn(const char *path, char *const argv[], char *const envp[], const char *directory, int input, int output);
+/// For `hoard_spawn`'s `input`, `output` and `errors`: the child gets this process's own descriptor.
+#define HOARD_SPAWN_INHERIT (-1)
+/// For `hoard_spawn`'s `input`, `output` and `errors`: the child gets /dev/null.
+#define HOARD_SPAWN_NULL (-2)
+
+/// Starts the program at `path` with `argv` and `envp` (both NULL-terminated) in `directory` (NULL: this process's):
+/// its standard input, output and errors are `input`, `output` and `errors` (a descriptor, `HOARD_SPAWN_INHERIT` or
+/// `HOARD_SPAWN_NULL`), and no other descriptor of this process reaches it. `posix_spawn` directly: Foundation's
+/// `Process.run()` was seen to crash (a `memmove` inside it) while the process held more than 1,024 descriptors, and
+/// once while tests launched programs from several threads. Returns the child's pid, or -1 with errno set.
+int hoard_spawn(const char *path, char *const argv[], char *const envp[], const char *directory, int input, int output,
+                int errors);
 
 #endif

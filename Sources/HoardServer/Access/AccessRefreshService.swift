@@ -16,7 +16,7 @@ struct AccessRefreshService: Service {
     var checkInterval: Duration = .seconds(600)
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 if let feed { group.addTask { await follow(feed) } }
                 await poll()

@@ -92,7 +92,7 @@ final class BadRequestAnswerer: ChannelDuplexHandler, RemovableChannelHandler {
         let head = HTTPResponseHead(version: .http1_1, status: status, headers: ["Connection": "close", "Content-Length": "0"])
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         let closesInput = !isInRequest
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
             // The WebSocket upgrade handler, still waiting for a first request, gives up quietly on this (and logs an
             // error on a closed channel).
             if closesInput { context.fireUserInboundEventTriggered(ChannelEvent.inputClosed) }

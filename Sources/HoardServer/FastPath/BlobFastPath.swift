@@ -224,7 +224,7 @@ final class BlobFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             let options = context.channel.syncOptions
             try? options?.setOption(Self.cork, value: 1)
             let sent = context.eventLoop.makePromise(of: Void.self)
-            sent.futureResult.whenComplete { _ in
+            sent.futureResult.assumeIsolated().whenComplete { _ in
                 try? options?.setOption(Self.cork, value: 0)
                 try? region.fileHandle.close()
             }

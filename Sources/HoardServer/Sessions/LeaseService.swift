@@ -45,8 +45,8 @@ struct LeaseService: Service {
                     ])
                 }
             }
-        } catch is CancellationError {
-            return  // shutting down
+        } catch where Task.isCancelled {
+            return  // shutting down: a catalog call cut short is not a failure to report
         } catch {
             logger.error("cannot renew this server's leases", metadata: ["error": "\(error)"])
         }

@@ -8,7 +8,7 @@ struct SessionFollowService: Service {
 
     func run() async throws {
         let (feed, hub) = (feed, hub)
-        try await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await feed.run { session, event in await hub.receive(session: session, event: event) }
         }
     }
