@@ -4,6 +4,7 @@
 #   Fuzz/run.sh TARGET [SECONDS]     fuzz one target for SECONDS (default 30), starting from Fuzz/corpus/TARGET
 #   Fuzz/run.sh all [SECONDS]        every target in turn
 #   Fuzz/run.sh regressions          replay every input in Fuzz/regressions/ (and the seed corpora) once
+#   Fuzz/run.sh build                build every target, run none
 #
 # Targets: naming, image-header, entry-gate, map-references, live-message, maptool-token.
 # A target is a harness in Fuzz/Targets/ (plus FuzzInput.swift) and the package's modules it imports. SwiftPM builds
@@ -124,8 +125,19 @@ replay() {
 }
 
 case "${1:-}" in
-all) for target in "${targets[@]}"; do fuzz "$target" "${2:-30}"; done ;;
+all)
+  # Built first, then fuzzed two at a time (libFuzzer uses one core each); a crash in any fails the run.
+  for target in "${targets[@]}"; do build "$target"; done
+  running=0
+  for target in "${targets[@]}"; do
+    if [ "$running" -ge "${FUZZ_JOBS:-2}" ]; then wait -n; running=$((running - 1)); fi
+    fuzz "$target" "${2:-30}" > "$out/fuzz-$target.log" 2>&1 && cat "$out/fuzz-$target.log" || { cat "$out/fuzz-$target.log"; exit 1; } &
+    running=$((running + 1))
+  done
+  while [ "$running" -gt 0 ]; do wait -n; running=$((running - 1)); done
+  ;;
+build) for target in "${targets[@]}"; do build "$target"; done ;;
 regressions) for target in "${targets[@]}"; do replay "$target"; done ;;
-"") sed -n '2,15p' "$0"; exit 2 ;;
+"") sed -n '2,16p' "$0"; exit 2 ;;
 *) fuzz "$1" "${2:-30}" ;;
 esac

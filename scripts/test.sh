@@ -1,13 +1,65 @@
 #!/usr/bin/env bash
-# The whole test suite: install what is missing, check line lengths, build, run every Swift test, check real output
-# against the JSON Schemas in Schemas/, drive the web page in headless Chromium, fuzz the API with schemathesis, then
-# run the cluster, crash, live-abuse, fault and fuzz harnesses (Harness/, Fuzz/).
+# The whole test suite: install what is missing, check line lengths, build once, run every Swift test, check real
+# output against the JSON Schemas in Schemas/, drive the web page in headless Chromium, fuzz the API with schemathesis,
+# then run the cluster, crash, live-abuse, slowloris, fault and fuzz harnesses (Harness/, Fuzz/).
+#
+#   scripts/test.sh            everything (CI runs this); each stage's time is printed at the end
+#   scripts/test.sh --quick    line lengths, the build and the Swift tests only: the loop while working
+#
+# One build serves everything: a release build with testing enabled (`-enable-testing`), which the Swift tests run
+# and the harnesses start (their bounds are stated for a release build). The libFuzzer targets need a build of their
+# own (sanitizers); it runs in the background while stages that mostly wait (the cluster, schemathesis, crashes) run,
+# and the stages whose bounds are timings (faults, the catalog, live abuse, slowloris) run after it, alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh --browser --s3 --cluster
+
+quick=no
+case "${1:-}" in
+--quick) quick=yes ;;
+"") ;;
+*) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
+esac
+
+started=$SECONDS
+stage_name=""
+stage_start=$SECONDS
+timings=()
+# Starts a stage: closes the one before (its time is kept for the summary) and prints the new one's name.
+stage() {
+  [ -n "$stage_name" ] && timings+=("$(printf '%5ds  %s' $((SECONDS - stage_start)) "$stage_name")")
+  stage_name="$1"
+  stage_start=$SECONDS
+  [ -n "$stage_name" ] && printf '\033[1m==> %s\033[0m\n' "$stage_name" >&2
+  return 0
+}
+summary() {
+  stage ""
+  printf '\033[1m==> stage times (%d s in all)\033[0m\n' $((SECONDS - started)) >&2
+  printf '%s\n' "${timings[@]}" >&2
+}
+
+if [ "$quick" = yes ]; then scripts/setup.sh --s3; else scripts/setup.sh --browser --s3 --cluster; fi
 . scripts/env.sh
 
-printf '\033[1m==> swift-format lint: no Swift line longer than the lineLength of .swift-format (seconds)\033[0m\n' >&2
+# Services the Swift tests need start at once and come up while the build runs: a throwaway PostgreSQL for
+# HoardPostgresTests (tools/postgres.sh) and a real S3 service for HoardS3Tests (tools/s3-server.sh: OpenStack Swift's
+# S3 API, which checks signatures); without them those tests fail, never skip. Stopped when the script ends.
+s3dir="$(mktemp -d)"
+work="$(mktemp -d)"
+fuzz_pid=""
+cleanup() {
+  [ -n "$fuzz_pid" ] && kill "$fuzz_pid" 2>/dev/null
+  tools/postgres.sh stop
+  tools/s3-server.sh stop "$s3dir"
+  rm -rf "$work"
+}
+trap cleanup EXIT
+HOARD_TEST_POSTGRES="$(tools/postgres.sh start)"
+export HOARD_TEST_POSTGRES
+tools/s3-server.sh start "$s3dir" >"$work/s3.env" 2>"$work/s3.log" &
+s3_pid=$!
+
+stage "swift-format lint: no Swift line longer than the lineLength of .swift-format"
 # Only line length is enforced: the step fails on a [LineLength] finding or on a file swift-format cannot parse
 # (a message without a rule name); its other findings (indentation, blank lines, …) are the formatter's taste.
 command -v swift-format >/dev/null || { echo "swift-format not found (it comes with Swift 6 toolchains)" >&2; exit 1; }
@@ -17,31 +69,38 @@ if grep -E ': (error|warning): (\[LineLength\]|[^[])' <<<"$lint"; then
   exit 1
 fi
 
-printf '\033[1m==> building and running the tests\033[0m\n' >&2
-swift build --build-tests
-# HoardPostgresTests run against a real PostgreSQL on a loopback port (tools/postgres.sh), HoardS3Tests against a
-# real S3 service (tools/s3-server.sh: OpenStack Swift's S3 API, which checks signatures); without them they fail,
-# never skip. Both are stopped when the script ends, whatever happens.
-HOARD_TEST_POSTGRES="$(tools/postgres.sh start)"
-export HOARD_TEST_POSTGRES
-s3dir="$(mktemp -d)"
-trap 'tools/postgres.sh stop; tools/s3-server.sh stop "$s3dir"' EXIT
-printf '\033[1m==> starting the S3 service for HoardS3Tests (tools/s3-server.sh, about 10 s)\033[0m\n' >&2
-s3env="$(tools/s3-server.sh start "$s3dir")"
-eval "$s3env"
-swift test --skip-build
+stage "building (release, testing enabled), then no compiler warning in Sources/, Tests/ or Fuzz/"
+build=(swift build -c release -Xswiftc -enable-testing)
+set +e
+"${build[@]}" --build-tests 2>&1 | tee "$work/build.log" | grep --line-buffered -E '(error|warning): |Build complete' >&2
+built=${PIPESTATUS[0]}
+set -e
+[ "$built" -eq 0 ] || { tail -n 40 "$work/build.log" >&2; exit 1; }
+tools/check-warnings.sh "$work/build.log"
+tools/check-warnings.sh --self-test
+hoard="$("${build[@]}" --show-bin-path)/hoard"
+
+stage "the Swift tests (PostgreSQL and S3 on loopback)"
+wait "$s3_pid" || { cat "$work/s3.log" >&2; exit 1; }
+eval "$(cat "$work/s3.env")"
+swift test -c release -Xswiftc -enable-testing --skip-build
 tools/postgres.sh stop
 tools/s3-server.sh stop "$s3dir"
-trap - EXIT
+if [ "$quick" = yes ]; then
+  summary
+  exit 0
+fi
 
-printf '\033[1m==> several replicas: PostgreSQL, S3, two replicas and nginx on loopback (scripts/cluster.sh); blobs, packs, live ops and grabs across replicas, kill -9 of a replica, S3 and PostgreSQL stopped (about a minute and a half)\033[0m\n' >&2
-timeout 300 python3 Harness/cluster.py "$(swift build --show-bin-path)/hoard"
+# The fuzz targets' own build (sanitizers), in the background while the next stages mostly wait on sockets,
+# restarts and leases.
+Fuzz/run.sh build >"$work/fuzz-build.log" 2>&1 &
+fuzz_pid=$!
 
-printf '\033[1m==> checking command output against Schemas/\033[0m\n' >&2
+stage "several replicas: PostgreSQL, S3, two replicas and nginx on loopback (scripts/cluster.sh); kill -9 of a replica"
+timeout 300 python3 Harness/cluster.py "$hoard"
+
+stage "checking command output against Schemas/"
 python3 -c "import jsonschema" 2>/dev/null || python3 -m pip install -q jsonschema
-work="$(mktemp -d)"
-trap 'rm -rf "$work"; tools/postgres.sh stop' EXIT
-hoard="$(swift build --show-bin-path)/hoard"
 "$hoard" import Packs/*.zip --data-dir "$work/data" --json > "$work/import.json"
 "$hoard" assets --data-dir "$work/data" --json > "$work/assets.json"
 python3 tools/check-schemas.py "$work/data" "$work/import.json" "$work/assets.json"
@@ -50,32 +109,36 @@ python3 -c 'import json, sys, jsonschema; jsonschema.validate(json.load(open(sys
   "$work/plugins.json" Schemas/plugin-list.schema.json
 echo "schema checks passed"
 
-printf '\033[1m==> the catalog at 1,000 and 10,000 assets: listing and search must not grow with it (about 90 s)\033[0m\n' >&2
-python3 Benchmarks/catalog.py "$hoard" --sizes 1000,10000 --pack-size 1000 --requests 20 --check-flat 5
-
-printf '\033[1m==> the web page in headless Chromium (screenshots in artefacts/browser/)\033[0m\n' >&2
-python3 Tests/browser/test_web.py "$hoard"
-
-printf '\033[1m==> the live table in headless Chromium: a host and two players (screenshots in artefacts/browser/)\033[0m\n' >&2
-python3 Tests/browser/test_table.py "$hoard"
-
-printf '\033[1m==> schemathesis against a live server (zero 5xx, zero schema violations)\033[0m\n' >&2
+stage "schemathesis against a live server (zero 5xx, zero schema violations)"
 tools/schemathesis.sh "$hoard"
 
-printf '\033[1m==> crash safety: SIGKILL the server 50 times under load, then verify (about 70 s)\033[0m\n' >&2
+stage "crash safety: SIGKILL the server 50 times under load, then verify"
 python3 Harness/crash.py "$hoard" --kills 50 --max-seconds 300
 
-printf '\033[1m==> the live channel under abuse, against a release build: fragment floods, silent sockets, dropped readers, floods, SIGTERM (about 40 s)\033[0m\n' >&2
-# Its bounds are the issue's, stated for a release build (a debug build's flood p99 is three times its quiet one).
-swift build -c release --product hoard
-timeout 300 python3 Harness/live_abuse.py "$(swift build -c release --show-bin-path)/hoard"
+stage "waiting for the fuzz targets' build"
+wait "$fuzz_pid" || { tail -n 40 "$work/fuzz-build.log" >&2; exit 1; }
+fuzz_pid=""
 
-printf '\033[1m==> slowloris: 20,000 half-open connections are closed at the head timeout; /healthz answers within a second (about 30 s)\033[0m\n' >&2
-timeout 300 python3 Harness/slowloris.py "$(swift build -c release --show-bin-path)/hoard"
-
-printf '\033[1m==> fault injection: full disk, read-only data directory, busy catalog\033[0m\n' >&2
+stage "fault injection: full disk, read-only data directory, busy catalog"
 python3 Harness/fault.py "$hoard"   # full disk and read-only only where it may mount a tmpfs (root)
 
-printf '\033[1m==> fuzzing: replay the kept crashes and seeds, then 20 s per target\033[0m\n' >&2
+stage "the web page in headless Chromium (screenshots in artefacts/browser/)"
+python3 Tests/browser/test_web.py "$hoard"
+
+stage "the live table in headless Chromium: a host and two players (screenshots in artefacts/browser/)"
+python3 Tests/browser/test_table.py "$hoard"
+
+stage "the catalog at 1,000 and 10,000 assets: listing and search must not grow with it"
+python3 Benchmarks/catalog.py "$hoard" --sizes 1000,10000 --pack-size 1000 --requests 20 --check-flat 5
+
+stage "the live channel under abuse: fragment floods, silent sockets, dropped readers, floods, SIGTERM"
+timeout 300 python3 Harness/live_abuse.py "$hoard"
+
+stage "slowloris: 20,000 half-open connections are closed at the head timeout; /healthz answers within a second"
+timeout 300 python3 Harness/slowloris.py "$hoard"
+
+stage "fuzzing: replay the kept crashes and seeds, then 20 s per target"
 Fuzz/run.sh regressions
 Fuzz/run.sh all 20
+
+summary
