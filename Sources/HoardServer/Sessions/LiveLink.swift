@@ -33,6 +33,9 @@ final class LiveLink: Sendable {
 
     var queuedBytes: Int { state.withLockedValue { $0.queued } }
     var isDropped: Bool { state.withLockedValue { $0.isDropped } }
+    /// Whether nothing it sends may be applied any more: it was dropped, or the server ended it (its participant was
+    /// removed, its session ended). A removal is a barrier: an op read after it is not applied.
+    var isGone: Bool { state.withLockedValue { $0.isDropped || $0.ending != nil } }
     /// Why the server ended it, when it did (its stream finished for that reason, not for being slow).
     var ending: Ending? { state.withLockedValue { $0.ending } }
 

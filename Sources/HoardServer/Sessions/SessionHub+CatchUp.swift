@@ -104,7 +104,7 @@ extension SessionHub {
                     _ = try? sessions[id]?.table.apply(op, by: .host)
                     // Ended by its sender; here too if its sender dies first.
                     if case .glimpse(let token, let to, let seconds) = op {
-                        startGlimpse(session: id, token: token, to: to, seconds: seconds, grace: Self.glimpseGrace)
+                        startGlimpse(session: id, token: token, to: to, until: Self.glimpseEnd(body ?? .null, seconds), grace: Self.glimpseGrace)
                     }
                 }
                 if let opId = body?["opId"]?.stringValue, let from = body?["from"]?.stringValue { Self.remember(opId, from, in: &sessions[id]!) }
@@ -112,7 +112,7 @@ extension SessionHub {
                 if let body { Self.applyGrab(body, to: &sessions[id]!) }
             case "upload":
                 if let digest = body?["digest"]?.stringValue.flatMap(Digest.init), let by = body?["by"]?.stringValue {
-                    sessions[id]?.uploads[digest] = by
+                    sessions[id]?.uploads[digest, default: []].insert(by)
                 }
             default:
                 break

@@ -18,9 +18,10 @@ extension SessionHub {
     /// First request wins; the host may take over; everyone sees the one outcome. Returns an error code when refused.
     func grab(session id: String, entity: String, by participant: String, isHost: Bool, link: LiveLink? = nil) async throws -> String? {
         try await load(id)
-        if link?.isDropped == true { return nil }
+        if link?.isGone == true { return nil }
         return try decided(session: id) { () throws -> String? in
             guard let state = sessions[id] else { throw APIError.notFound("no session \(id)") }
+            if !isHost, !Self.sees(participant, entity, on: state.table) { return Table.refusal("entity", entity, of: participant).code.rawValue }
             let holder = state.grabs[entity]
             if let holder {
                 if holder == participant { return nil }
@@ -29,8 +30,9 @@ extension SessionHub {
             // Held before it is sent: a socket dropped while it is sent releases what its participant holds.
             sessions[id]?.grabs[entity] = participant
             do {
+                let event: [String: JSONValue] = ["type": .string("grab"), "entity": .string(entity), "by": .string(participant)]
                 try publish(
-                    session: id, ["type": .string("grab"), "entity": .string(entity), "by": .string(participant)], orTakenThrow: true,
+                    session: id, event, views: Self.audience(of: entity, on: state.table).map { [($0, event)] }, orTakenThrow: true,
                     grab: .hold(entity: entity, participant: participant, replica: replica, until: leaseEnd()))
             } catch {
                 sessions[id]?.grabs[entity] = holder
@@ -48,8 +50,11 @@ extension SessionHub {
     /// Only the holder or the host releases.
     func release(session id: String, entity: String, by participant: String, isHost: Bool, link: LiveLink? = nil) async throws -> String? {
         try await load(id)
-        if link?.isDropped == true { return nil }
+        if link?.isGone == true { return nil }
         return try decided(session: id) { () throws -> String? in
+            if !isHost, let table = sessions[id]?.table, !Self.sees(participant, entity, on: table) {
+                return Table.refusal("entity", entity, of: participant).code.rawValue
+            }
             guard let holder = sessions[id]?.grabs[entity] else { return nil }
             guard holder == participant || isHost else { return "NOT_HOLDER" }
             try releaseGrab(session: id, entity: entity, held: holder, by: participant)
@@ -75,15 +80,27 @@ extension SessionHub {
         try decided(session: id) {
             guard sessions[id]?.grabs[entity] == holder else { return false }
             sessions[id]?.grabs[entity] = nil
+            let event: [String: JSONValue] = ["type": .string("release"), "entity": .string(entity), "by": .string(participant)]
             do {
                 try publish(
-                    session: id, ["type": .string("release"), "entity": .string(entity), "by": .string(participant)], orTakenThrow: true,
-                    grab: .drop(entity: entity))
+                    session: id, event, views: sessions[id].flatMap { Self.audience(of: entity, on: $0.table) }.map { [($0, event)] },
+                    orTakenThrow: true, grab: .drop(entity: entity))
             } catch {
                 sessions[id]?.grabs[entity] = holder
                 throw error
             }
             return true
         }
+    }
+
+    /// Whether a participant may grab or release `entity`: it is on the table and they see it. A hidden entity and an
+    /// absent one are refused alike (``Table/refusal(_:_:of:)``), so a grab tells a player nothing they cannot see.
+    static func sees(_ participant: String, _ entity: String, on table: Table) -> Bool {
+        table.audience(ofEntity: entity)?.contains(participant) ?? false
+    }
+
+    /// Who is sent a grab or release of `entity`: those who see it (nil: everyone, for what is not on the table).
+    static func audience(of entity: String, on table: Table) -> Audience? {
+        table.audience(ofEntity: entity).flatMap { $0 == .everyone ? nil : $0 }
     }
 }

@@ -25,7 +25,7 @@ extension SessionHub {
         manifest: ([Digest]) throws -> [String: JSONValue], link: LiveLink? = nil
     ) async throws -> Outcome {
         try await load(id)
-        if link?.isDropped == true { return .ignored }
+        if link?.isGone == true { return .ignored }
         return try decided(session: id) {
             try applyNow(session: id, op: op, opId: opId, from: participantId, as: actor, manifest: manifest)
         }
@@ -73,6 +73,14 @@ extension SessionHub {
         }
         var event: [String: JSONValue] = ["type": .string("op"), "from": .string(participantId), "op": change.op.json]
         if let opId { event["opId"] = .string(opId) }
+        // A glimpse is logged with its end on this server's clock: every replica, and this one after a restart, ends it
+        // then, and its art is fetchable until then only.
+        var glimpseEnd: Date?
+        if case .glimpse(_, _, let seconds) = change.op {
+            let end = Date().addingTimeInterval(Double(seconds))
+            event["until"] = .number((end.timeIntervalSince1970 * 1000).rounded())
+            glimpseEnd = end
+        }
         let views = change.views?.map { view in
             (view.audience, view.op.map { op -> [String: JSONValue] in event.merging(["op": op.json]) { $1 } })
         }
@@ -89,8 +97,10 @@ extension SessionHub {
             throw error
         }
         if let opId { Self.remember(opId, participantId, in: &sessions[id]!) }
+        if case .glimpse(let token, let to, _) = change.op, let glimpseEnd {
+            startGlimpse(session: id, token: token, to: to, until: glimpseEnd)
+        }
         if change.changesVisibility { try updateVisibleArt(id) }
-        if case .glimpse(let token, let to, let seconds) = change.op { startGlimpse(session: id, token: token, to: to, seconds: seconds) }
         if let live = sessions[id], live.lastSeq - live.baseSeq >= Self.foldEvery { fold(id) }
         return .applied(seq: seq)
     }

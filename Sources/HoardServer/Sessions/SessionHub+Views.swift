@@ -51,7 +51,7 @@ extension SessionHub {
 
     /// `{"map":…,"mapDigest":…,"seq":…,"type":"snapshot"}` of a viewer's view now.
     func snapshot(_ id: String, _ live: Live, for viewer: Table.Actor) throws -> String {
-        let key = "\(id) \(live.lastSeq) " + live.table.unseen(by: viewer).joined(separator: "\u{0}") + (viewer == .host ? " host" : "")
+        let key = "\(id.utf8.count):\(id) \(live.lastSeq) " + live.table.viewKey(for: viewer)
         if let known = snapshots[key] { return known }
         let document = try views.document(session: id, seq: live.lastSeq, table: live.table, viewer: viewer)
         let text = "{\"map\":" + document.text + ",\"mapDigest\":\"\(document.digest)\",\"seq\":\(live.lastSeq),\"type\":\"snapshot\"}"

@@ -42,8 +42,9 @@ actor SessionHub {
         var grabs: [String: String] = [:]
         /// Client op ids recently applied, per participant: a resent op is applied once.
         var recentOps: [String: [String]] = [:]
-        /// Pictures participants uploaded into the session → who (they and the host see them until shown).
-        var uploads: [Digest: String] = [:]
+        /// Pictures participants uploaded into the session → who uploaded each (they and the host see it until shown):
+        /// two players uploading the same picture both keep it.
+        var uploads: [Digest: Set<String>] = [:]
         /// Whether a fold is being stored.
         var isFolding = false
         /// Whether the state is being read again (another replica replaced the map, or the log moved past it).
@@ -51,9 +52,18 @@ actor SessionHub {
         /// For each piece of art the table has shown, the blobs that show it (an asset's descriptor, variants and
         /// renditions): asked of the catalog once per digest.
         var blobsOfArt: [Digest: Set<Digest>] = [:]
-        /// The latest glimpse of each token by each participant (`token NUL participant` → a number), so that the end
-        /// of an earlier glimpse does not cut a later one short.
-        var glimpseNumbers: [String: Int] = [:]
+        /// The latest glimpse of each token by each participant (a number), so that the end of an earlier glimpse does
+        /// not cut a later one short.
+        var glimpseNumbers: [GlimpseKey: Int] = [:]
+        /// When each glimpse ends on the server's clock (logged with its op as `until`): its art is fetchable by those
+        /// glimpsing it until then only, whatever happens to the timer that ends it on the table.
+        var glimpseEnds: [GlimpseKey: Date] = [:]
+    }
+
+    /// A token and a participant glimpsing it: a key of two strings kept apart (ids are the client's strings).
+    struct GlimpseKey: Hashable {
+        var token: String
+        var participant: String
     }
 
     /// Messages a slow reader may have waiting before it is disconnected.
@@ -106,7 +116,12 @@ actor SessionHub {
         for _ in 0..<3 {
             if let live = sessions[id] { return live }
             guard let record = try catalog.session(id: id) else { throw APIError.notFound("no session \(id)") }
-            let map = try await storage.map(record.mapDigest)
+            // A map stored by an older server that no longer passes the door is not read: its session answers why.
+            let map: JSONValue
+            switch MapCheck.admitted(try await storage.map(record.mapDigest)) {
+            case .success(let admitted): map = admitted
+            case .failure(let problem): throw APIError.unloadableSession(id, problem.message)
+            }
             if let live = sessions[id] { return live }
             // Read again after the wait: the log is read now, and must continue the base that was read.
             guard let current = try catalog.session(id: id) else { throw APIError.notFound("no session \(id)") }
@@ -115,7 +130,7 @@ actor SessionHub {
             // The grabs as of now; the log after the base takes them on to where it ends (a grab or release logged
             // after this read is in it).
             live.grabs = try catalog.grabs(session: id)
-            var glimpses: [(token: String, to: [String], seconds: Int)] = []
+            var glimpses: [(token: String, to: [String], until: Date)] = []
             // The log's tail before the base is not applied again, but its op ids are remembered.
             for event in try catalog.events(session: id, after: 0) {
                 if event.seq <= current.baseSeq {
@@ -131,21 +146,28 @@ actor SessionHub {
                 Self.applyGrab(body, to: &live)
                 guard body["type"]?.stringValue == "op", let opJSON = body["op"], let op = try? TableOp(json: opJSON) else { continue }
                 _ = try? live.table.apply(op, by: .host)
-                if case .glimpse(let token, let to, let seconds) = op { glimpses.append((token, to, seconds)) }
+                if case .glimpse(let token, let to, let seconds) = op { glimpses.append((token, to, Self.glimpseEnd(body, seconds))) }
                 if let opId = body["opId"]?.stringValue, let from = body["from"]?.stringValue { Self.remember(opId, from, in: &live) }
             }
             live.lastSeq = max(live.lastSeq, current.lastSeq)
-            for upload in try catalog.participantUploads(session: id) { live.uploads[upload.digest] = upload.participant }
+            for upload in try catalog.participantUploads(session: id) { live.uploads[upload.digest, default: []].insert(upload.participant) }
+            // The catalog keeps one uploader per picture; the log names the others who uploaded it since its base.
+            for event in try catalog.events(session: id, after: 0) {
+                guard let body = try? JSONValue(parsing: Data(event.body.utf8)), body["type"]?.stringValue == "upload",
+                    let digest = body["digest"]?.stringValue.flatMap(Digest.init), let by = body["by"]?.stringValue
+                else { continue }
+                live.uploads[digest, default: []].insert(by)
+            }
             sessions[id] = live
             if let feed = catalog.sessionEventFeed {
                 let seq = live.lastSeq
                 Task { await feed.follow(session: id, after: seq) }
             }
+            // A glimpse in the log may still be timed by the replica that sent it: it ends here too, as a fallback, at
+            // the end it was logged with and ``glimpseGrace``. One whose start is folded away (its timer died with a
+            // previous process) ends now.
+            for glimpse in glimpses { startGlimpse(session: id, token: glimpse.token, to: glimpse.to, until: glimpse.until, grace: Self.glimpseGrace) }
             try updateVisibleArt(id)
-            // A glimpse in the log may still be timed by the replica that sent it: it ends here too, as a fallback, after
-            // its span and ``glimpseGrace``. One whose start is folded away (its timer died with a previous process)
-            // ends now.
-            for glimpse in glimpses { startGlimpse(session: id, token: glimpse.token, to: glimpse.to, seconds: glimpse.seconds, grace: Self.glimpseGrace) }
             for token in live.table.glimpses.keys where !glimpses.contains(where: { $0.token == token }) {
                 Task { await self.endGlimpse(session: id, token: token, numbers: nil) }
             }
@@ -157,7 +179,14 @@ actor SessionHub {
     /// Loads every session so that what participants may fetch is known before the first request (at start-up).
     func loadAll() async {
         do {
-            for id in try catalog.sessionIds() { _ = try? await load(id) }
+            // One session that cannot be loaded never keeps the others (or the server) from starting.
+            for id in try catalog.sessionIds() {
+                do {
+                    try await load(id)
+                } catch {
+                    logger.error("cannot load a session; it answers with this error", metadata: ["session": "\(id)", "error": "\(error)"])
+                }
+            }
         } catch {
             logger.error("cannot list the sessions", metadata: ["error": "\(error)"])
         }
@@ -173,7 +202,7 @@ actor SessionHub {
     /// reached, such as the art of a token removed while hidden or of a replaced map, answers 404 to them.
     func updateVisibleArt(_ id: String) throws {
         guard let live = sessions[id] else { return }
-        let audiences = live.table.artAudiences(extra: live.uploads.mapValues { Audience.only([$0]) })
+        let audiences = live.table.withoutGlimpses.artAudiences(extra: live.uploads.mapValues { Audience.only($0) })
         let unknown = Set(audiences.keys).subtracting(live.blobsOfArt.keys)
         if !unknown.isEmpty {
             let found = try catalog.art(of: unknown)
@@ -184,6 +213,17 @@ actor SessionHub {
         for (digest, audience) in audiences {
             for blob in blobsOfArt[digest] ?? [digest] { visible[blob] = visible[blob].map { $0.union(audience) } ?? audience }
         }
-        access.setVisibleArt(session: id, visible)
+        // A glimpse's art is theirs until its end, enforced on each read (a glimpse with no known end has ended).
+        var until: [Digest: [String: Date]] = [:]
+        for (token, seers) in live.table.glimpses {
+            let art = live.table.art(ofToken: token)
+            for seer in seers {
+                let end = live.glimpseEnds[GlimpseKey(token: token, participant: seer)] ?? .distantPast
+                for digest in art {
+                    for blob in blobsOfArt[digest] ?? [digest] { until[blob, default: [:]][seer] = max(until[blob]?[seer] ?? .distantPast, end) }
+                }
+            }
+        }
+        access.setVisibleArt(session: id, visible, until: until)
     }
 }
