@@ -269,7 +269,8 @@ struct TableSecretsTests {
                 Self.op(##"{"kind":"stroke","stroke":{"id":"r\##(index)","color":"#0000ff","width":0.5,"points":[[1,1],[2,2]]}}"##)
             }
             async let flood = table.live(ana, send: strokes, until: 400, timeout: .seconds(5))
-            try await Task.sleep(for: .milliseconds(150))
+            // Removed while her ops are flowing: once the table shows one of them.
+            for _ in 0..<500 where !(try await table.show(host).text.contains("#0000ff")) { try await Task.sleep(for: .milliseconds(5)) }
             let removed = try await table.client.json(.delete, "/v1/sessions/\(table.session)/participants/\(anaId)", token: host)
             #expect(removed.status == .noContent)
             _ = try await flood
@@ -290,10 +291,36 @@ struct TableSecretsTests {
             let (bo, boId) = try await table.join("Bo")
             _ = try await table.live(
                 host, send: [Self.op(#"{"kind":"reveal","token":"ogre","to":["\#(boId)"],"seconds":2}"#)], until: 3, stop: "reveal")
-            #expect(try await table.status("/v1/blobs/\(table.art[1])", bo) == .ok, "glimpsed: readable")
             try await Task.sleep(for: .milliseconds(3_000))
             #expect(try await table.status("/v1/blobs/\(table.art[1])", bo) == .notFound, "the glimpse ended a second ago")
             #expect(try await table.status("/v1/assets/\(table.art[1])", bo) == .notFound)
+        }
+    }
+
+    @Test func aGlimpseLoggedBeforeARestartEndsAtItsOwnEndNotLater() async throws {
+        let fixture = try await SessionFixture()
+        defer { fixture.remove() }
+        let art = Array(try fixture.assets("token").prefix(3))
+        let first = try await buildApplication(fixture.configuration)
+        let (session, bo, started) = try await first.test(.live) { client in
+            let created = try await client.json(.post, "/v1/sessions", token: fixture.hostToken, body: ["name": "Crypt", "map": FogSocketTests.foggy(art)])
+            let session = try #require(created.json["id"] as? String)
+            let code = try #require(created.json["code"] as? String)
+            let joined = try await client.json(.post, "/v1/sessions/join", body: ["code": code, "name": "Bo"])
+            let bo = try #require(joined.json["participantToken"] as? String)
+            let boId = try #require(joined.json["participantId"] as? String)
+            let started = Date()
+            _ = try await LiveClient.exchange(
+                port: try #require(client.port), session: session, token: fixture.hostToken,
+                send: [Self.op(#"{"kind":"reveal","token":"ogre","to":["\#(boId)"],"seconds":3}"#)], until: 3, stop: "reveal")
+            return (session, bo, started)
+        }
+        let second = try await buildApplication(fixture.configuration)
+        try await second.test(.live) { client in
+            _ = try await client.json(.get, "/v1/sessions/\(session)", token: fixture.hostToken)
+            try await Task.sleep(for: .seconds(max(0, 3.6 - Date().timeIntervalSince(started))))
+            let status = try await client.execute(uri: "/v1/blobs/\(art[1])", method: .get, headers: [.authorization: "Bearer \(bo)"]) { $0.status }
+            #expect(status == .notFound, "the glimpse ended at its own end, 3 s after it began, restart or not")
         }
     }
 

@@ -10,12 +10,13 @@ public enum MapCheck {
     /// kept as `p:<participant>:<id>`.
     public static let maxStoredId = 256
 
-    /// The map as it is stored (a per-tile floor as a palette and rectangles, strokes without an id given one), or
-    /// the reason it is refused.
+    /// The map as it is stored, or the reason it is refused: a per-tile floor as a palette and rectangles, strokes
+    /// without an id given one, then written as the table reads it back (the host's view), so the map a session is
+    /// created with and the map its host is shown are the same bytes.
     public static func admitted(_ map: JSONValue) -> Result<JSONValue, MapProblem> {
         let stored = withStrokeIds(MapPalette.upgraded(map, anySchema: true))
         if let problem = problem(in: stored) { return .failure(MapProblem(message: problem)) }
-        return .success(stored)
+        return .success(Table(map: stored).map)
     }
 
     /// What is wrong with a map in its stored form; nil when nothing is.
