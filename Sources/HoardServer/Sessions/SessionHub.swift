@@ -132,17 +132,23 @@ actor SessionHub {
             live.grabs = try catalog.grabs(session: id)
             var glimpses: [(token: String, to: [String], until: Date)] = []
             // The log's tail before the base is not applied again, but its op ids are remembered.
+            // The catalog keeps one uploader per picture; the log names the others who uploaded it since its base.
+            var uploaders: [Digest: Set<String>] = [:]
             for event in try catalog.events(session: id, after: 0) {
+                let parsed = try? JSONValue(parsing: Data(event.body.utf8))
+                if let body = parsed, body["type"]?.stringValue == "upload", let digest = body["digest"]?.stringValue.flatMap(Digest.init),
+                    let by = body["by"]?.stringValue
+                {
+                    uploaders[digest, default: []].insert(by)
+                }
                 if event.seq <= current.baseSeq {
-                    if let body = try? JSONValue(parsing: Data(event.body.utf8)), let opId = body["opId"]?.stringValue,
-                        let from = body["from"]?.stringValue
-                    {
+                    if let body = parsed, let opId = body["opId"]?.stringValue, let from = body["from"]?.stringValue {
                         Self.remember(opId, from, in: &live)
                     }
                     continue
                 }
                 live.lastSeq = event.seq
-                guard let body = try? JSONValue(parsing: Data(event.body.utf8)) else { continue }
+                guard let body = parsed else { continue }
                 Self.applyGrab(body, to: &live)
                 guard body["type"]?.stringValue == "op", let opJSON = body["op"], let op = try? TableOp(json: opJSON) else { continue }
                 _ = try? live.table.apply(op, by: .host)
@@ -150,13 +156,9 @@ actor SessionHub {
                 if let opId = body["opId"]?.stringValue, let from = body["from"]?.stringValue { Self.remember(opId, from, in: &live) }
             }
             live.lastSeq = max(live.lastSeq, current.lastSeq)
-            for upload in try catalog.participantUploads(session: id) { live.uploads[upload.digest, default: []].insert(upload.participant) }
-            // The catalog keeps one uploader per picture; the log names the others who uploaded it since its base.
-            for event in try catalog.events(session: id, after: 0) {
-                guard let body = try? JSONValue(parsing: Data(event.body.utf8)), body["type"]?.stringValue == "upload",
-                    let digest = body["digest"]?.stringValue.flatMap(Digest.init), let by = body["by"]?.stringValue
-                else { continue }
-                live.uploads[digest, default: []].insert(by)
+            // Only pictures still uploaded in the session (a deleted one's log entries name nobody now).
+            for upload in try catalog.participantUploads(session: id) {
+                live.uploads[upload.digest] = (uploaders[upload.digest] ?? []).union([upload.participant])
             }
             sessions[id] = live
             if let feed = catalog.sessionEventFeed {
