@@ -269,8 +269,12 @@ struct TableSecretsTests {
                 Self.op(##"{"kind":"stroke","stroke":{"id":"r\##(index)","color":"#0000ff","width":0.5,"points":[[1,1],[2,2]]}}"##)
             }
             async let flood = table.live(ana, send: strokes, until: 400, timeout: .seconds(5))
-            // Removed while her ops are flowing: once the table shows one of them.
-            for _ in 0..<500 where !(try await table.show(host).text.contains("#0000ff")) { try await Task.sleep(for: .milliseconds(5)) }
+            // Removed while her ops are flowing: as soon as her socket is registered (she then has left at the removal).
+            for _ in 0..<1000 {
+                let participants = try await table.show(host).json["participants"] as? [[String: Any]] ?? []
+                if participants.contains(where: { $0["id"] as? String == anaId && $0["connected"] as? String == "yes" }) { break }
+                try await Task.sleep(for: .milliseconds(2))
+            }
             let removed = try await table.client.json(.delete, "/v1/sessions/\(table.session)/participants/\(anaId)", token: host)
             #expect(removed.status == .noContent)
             _ = try await flood
@@ -289,10 +293,14 @@ struct TableSecretsTests {
         try await TableSocketTests.with(map: FogSocketTests.foggy) { table in
             let host = table.fixture.hostToken
             let (bo, boId) = try await table.join("Bo")
+            // Bo is at the table while the ogre is shown to him; then everyone leaves before it ends.
+            async let boSaw = table.live(bo, until: 20, stop: "ogre", timeout: .seconds(10))
+            try await Task.sleep(for: .milliseconds(300))
             _ = try await table.live(
-                host, send: [Self.op(#"{"kind":"reveal","token":"ogre","to":["\#(boId)"],"seconds":2}"#)], until: 3, stop: "reveal")
+                host, send: [Self.op(#"{"kind":"reveal","token":"ogre","to":["\#(boId)"],"seconds":1}"#)], until: 3, stop: "reveal")
+            _ = try await boSaw
             try await Task.sleep(for: .milliseconds(3_000))
-            #expect(try await table.status("/v1/blobs/\(table.art[1])", bo) == .notFound, "the glimpse ended a second ago")
+            #expect(try await table.status("/v1/blobs/\(table.art[1])", bo) == .notFound, "the glimpse ended two seconds ago")
             #expect(try await table.status("/v1/assets/\(table.art[1])", bo) == .notFound)
         }
     }
