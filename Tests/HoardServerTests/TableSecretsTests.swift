@@ -360,6 +360,14 @@ struct TableSecretsTests {
             #expect(forgotten == .noContent)
             #expect(try await table.client.fetch("/v1/uploads/\(digest)", token: ana).status == .ok, "Bo's delete takes nothing of Ana's")
             #expect(try await table.client.fetch("/v1/uploads/\(digest)", token: bo).status == .notFound)
+            // Nor Ana's delete anything of Bo's: the picture passes to him.
+            #expect(try await table.client.uploadPicture(picture, token: bo).status == .created)
+            let anaForgets = try await table.client.execute(uri: "/v1/uploads/\(digest)", method: .delete, headers: [.authorization: "Bearer \(ana)"]) {
+                $0.status
+            }
+            #expect(anaForgets == .noContent)
+            #expect(try await table.client.fetch("/v1/uploads/\(digest)", token: ana).status == .notFound)
+            #expect(try await table.client.fetch("/v1/uploads/\(digest)", token: bo).status == .ok, "Ana's delete takes nothing of Bo's")
         }
     }
 }

@@ -168,6 +168,17 @@ struct UploadRoutes: Sendable {
             try await hub.forgetUpload(session: session, digest: digest, by: participant)
             return Response(status: .noContent)
         }
+        if let session, let participant = principal.participantId, upload.isUploaded(by: principal),
+            let heir = try await hub.uploaders(session: session, digest: digest).subtracting([participant]).min(),
+            let blob = try hoard.catalog.privateUpload(digest)?.blob
+        {
+            // Another participant uploaded the same picture: it passes to them, and stays theirs.
+            guard try hoard.catalog.forgetUpload(digest, scope: scope) != nil else { throw notFound }
+            try hoard.catalog.recordPrivateUpload(
+                blob, PrivateUploadRecord(scope: scope, digest: digest, groupId: upload.groupId, uploader: heir), session: session)
+            try await hub.forgetUpload(session: session, digest: digest, by: participant)
+            return Response(status: .noContent)
+        }
         if !upload.isUploaded(by: principal) {
             guard let session, let record = try hoard.catalog.session(id: session), SessionRoutes.isHost(principal, of: record) else {
                 throw notFound

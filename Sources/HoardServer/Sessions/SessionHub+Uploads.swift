@@ -32,7 +32,12 @@ extension SessionHub {
 
     /// Whether a participant announced this picture in the session (they uploaded it, maybe after another did).
     func hasUploaded(session id: String, digest: Digest, participant: String) async throws -> Bool {
+        try await uploaders(session: id, digest: digest).contains(participant)
+    }
+
+    /// The participants who uploaded this picture into the session.
+    func uploaders(session id: String, digest: Digest) async throws -> Set<String> {
         try await load(id)
-        return sessions[id]?.uploads[digest]?.contains(participant) == true
+        return sessions[id]?.uploads[digest] ?? []
     }
 }
