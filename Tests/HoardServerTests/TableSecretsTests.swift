@@ -332,6 +332,42 @@ struct TableSecretsTests {
         }
     }
 
+    /// A second server on the same data (a restart after a crash, or another replica) loads a glimpse it did not send
+    /// while the first is still up, its timer alive: it ends the glimpse's art at the end logged with it, not a span
+    /// after it loaded it.
+    @Test func aServerThatLoadsAGlimpseItDidNotSendEndsItAtItsLoggedEnd() async throws {
+        let fixture = try await SessionFixture()
+        defer { fixture.remove() }
+        let art = Array(try fixture.assets("token").prefix(3))
+        let first = try await buildApplication(fixture.configuration)
+        try await first.test(.live) { client in
+            let created = try await client.json(.post, "/v1/sessions", token: fixture.hostToken, body: ["name": "Crypt", "map": FogSocketTests.foggy(art)])
+            let session = try #require(created.json["id"] as? String)
+            let code = try #require(created.json["code"] as? String)
+            let joined = try await client.json(.post, "/v1/sessions/join", body: ["code": code, "name": "Bo"])
+            let bo = try #require(joined.json["participantToken"] as? String)
+            let boId = try #require(joined.json["participantId"] as? String)
+            let port = try #require(client.port)
+            // Bo stays at the table on the first server (no fold: the glimpse stays in the log after the base).
+            async let stays = LiveClient.exchange(port: port, session: session, token: bo, until: 1000, stop: "never", timeout: .seconds(6))
+            try await Task.sleep(for: .milliseconds(300))
+            let started = Date()
+            _ = try await LiveClient.exchange(
+                port: port, session: session, token: fixture.hostToken,
+                send: [Self.op(#"{"kind":"reveal","token":"ogre","to":["\#(boId)"],"seconds":2}"#)], until: 3, stop: "reveal")
+            let second = try await buildApplication(fixture.configuration)
+            try await second.test(.live) { other in
+                _ = try await other.json(.get, "/v1/sessions/\(session)", token: fixture.hostToken)
+                try await Task.sleep(for: .seconds(max(0, 2.8 - Date().timeIntervalSince(started))))
+                let status = try await other.execute(uri: "/v1/blobs/\(art[1])", method: .get, headers: [.authorization: "Bearer \(bo)"]) {
+                    $0.status
+                }
+                #expect(status == .notFound, "the glimpse's art ends at its logged end on the server that loaded it too")
+            }
+            _ = try await stays
+        }
+    }
+
     // MARK: 4: uploads
 
     static func picture() -> [UInt8] {
