@@ -29,7 +29,7 @@ flags=(-sanitize=fuzzer,address -parse-as-library -O -wmo -g -swift-version 6)
 # shellcheck disable=SC2054
 spm=(swift build -c release --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address --scratch-path "$out/spm")
 
-targets=(naming image-header entry-gate map-references live-message maptool-token)
+targets=(naming image-header entry-gate map-references live-message maptool-token map-document)
 
 harness_of() {
   case "$1" in
@@ -39,6 +39,7 @@ harness_of() {
   map-references) echo MapReferencesTarget ;;
   live-message) echo LiveMessageTarget ;;
   maptool-token) echo MapToolTokenTarget ;;
+  map-document) echo MapDocumentTarget ;;
   *) echo "unknown target '$1'; targets: ${targets[*]}" >&2; exit 2 ;;
   esac
 }

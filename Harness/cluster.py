@@ -230,7 +230,7 @@ class Harness:
 
     def grab_across(self):
         c = self.cluster
-        session = self.session(c.a)
+        session = self.session(c.a, tokens=("h", "chest"))  # a player grabs only what is on the table
         (token_a, id_a), (token_b, id_b) = self.join(c.a, session, "grabber on A"), self.join(c.b, session, "grabber on B")
         readers = [Reader(self.live(c.a, session, token_a)), Reader(self.live(c.b, session, token_b))]
         time.sleep(0.5)  # both sockets registered on their replicas
@@ -349,7 +349,7 @@ class Harness:
 
     def kill_replica(self):
         c = self.cluster
-        session = self.session(c.nginx)
+        session = self.session(c.nginx, tokens=("h", "lantern"))  # a player grabs only what is on the table
         self.read_across(f"/v1/sessions/{session['id']}")
         # Both clients on A, through nginx (it alternates between the replicas), so both must reconnect. The one
         # that listens is another member of the group (it sees the table as a participant): join-across checks

@@ -49,7 +49,8 @@ class Harness:
         status, _ = request(server.base, "PUT", f"/v1/blobs/{digest}", art, host, "application/octet-stream")
         assert status in (200, 201), status
         game = {"schema": "hoard.map/v1", "grid": {"width": 20, "height": 20}, "background": {"tiles": []},
-                "drawing": {"walls": [], "strokes": []}, "objects": [], "tokens": [{"id": "h", "asset": digest, "x": 0, "y": 0}]}
+                "drawing": {"walls": [{"id": "door", "from": [0, 0], "to": [1, 0], "door": True}], "strokes": []}, "objects": [],
+                "tokens": [{"id": "h", "asset": digest, "x": 0, "y": 0}]}  # the door: a player grabs only what is on the table
         status, body = request(server.base, "POST", "/v1/sessions", {"name": "abuse", "map": game}, host)
         assert status == 201, body
         session = json.loads(body)

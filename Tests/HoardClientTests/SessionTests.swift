@@ -14,7 +14,7 @@ import FoundationNetworking
     static func map(assets: [Digest], picture: Digest) -> JSONValue {
         .object([
             "grid": .object(["width": .number(20), "height": .number(15)]),
-            "background": .string(picture.description),
+            "background": .object(["texture": .string(picture.description)]),
             "tokens": .array(assets.enumerated().map { index, digest in
                 .object(["id": .string("t\(index)"), "art": .string(digest.description), "x": .number(Double(index)), "y": .number(2)])
             }),
@@ -167,7 +167,7 @@ import FoundationNetworking
                 let drawn = cold.session.manifest.assets.flatMap { [$0.firstPicture!.digest, $0.picture(forPixelsPerTile: nil)!.digest] }
                 #expect(summary.assets == chosen.count && summary.blobs == Set(drawn).count + 1)
                 #expect(log.all.count == 2)
-                #expect(warm.session.map == map)
+                #expect(warm.session.map == cold.session.map, "the map as stored (its floor in the palette form)")
                 #expect(warm.session.manifest == cold.session.manifest)
 
                 // A blob gone from the cache: the sync reads the cached manifest and fetches just that one.

@@ -129,8 +129,9 @@ private func ids(_ map: JSONValue) -> [String] {
         var table = Table(map: map())
         _ = try table.apply(.move(token: "wolf", x: 4, y: 5), by: .host)
         _ = try table.apply(.move(token: "goblin", x: 2, y: 2), by: .participant("ana"))
+        // Not theirs reads like absent and hidden (one refusal).
         #expect { try table.apply(.move(token: "wolf", x: 1, y: 1), by: .participant("ana")) } throws: {
-            ($0 as? TableError)?.code == .forbidden
+            ($0 as? TableError) == Table.refusal("token", "wolf", of: "ana")
         }
         #expect { try table.apply(.move(token: "goblin", x: 16, y: 1), by: .participant("ana")) } throws: {
             ($0 as? TableError)?.code == .outOfGrid
@@ -337,7 +338,7 @@ private func ids(_ map: JSONValue) -> [String] {
         var table = Self.foggy()
         _ = try table.apply(.assign(token: "ogre", owner: "cy"), by: .host)
         #expect { try table.apply(.glimpse(token: "goblin", to: ["bo"], seconds: 3), by: .participant("cy")) } throws: {
-            ($0 as? TableError)?.code == .forbidden
+            ($0 as? TableError)?.code == .unknownEntity
         }
         // Ana may glimpse her own token under fog (a taunt): bo sees it, ana is told who saw it.
         _ = try table.apply(.move(token: "goblin", x: 10, y: 10), by: .participant("ana"))
@@ -351,7 +352,7 @@ private func ids(_ map: JSONValue) -> [String] {
         _ = try table.apply(.glimpse(token: "ogre", to: ["bo", "cy"], seconds: 3), by: .host)
         #expect(ids(table.view(for: .participant("bo"))) == ["goblin", "ogre"])
         #expect { try table.apply(.glimpse(token: "ogre", to: ["ana"], seconds: 3), by: .participant("bo")) } throws: {
-            ($0 as? TableError)?.code == .forbidden
+            ($0 as? TableError)?.code == .unknownEntity
         }
         let ended = try table.apply(.unglimpse(token: "ogre", from: ["bo"]), by: .host)
         #expect(ended.views?.count == 1 && ended.views?.first?.audience == .only(["bo"]) && ended.views?.first?.op == .remove(.token, id: "ogre"))
@@ -472,6 +473,38 @@ private func ids(_ map: JSONValue) -> [String] {
         case 9: return .message(text: "m", to: random.next(upperBound: 2) == 0 ? nil : [players[Int(random.next(upperBound: 3))]])
         default: return .move(token: id, x: x, y: y)
         }
+    }
+
+    @Test func aWallTouchesOnlyTheTilesItsSegmentMeets() {
+        let fog = Fog(width: 20, height: 10, isEnabled: true)
+        let diagonal = Set(fog.tiles(touchedByWallFrom: 12, 0, to: 19, 7))
+        #expect(diagonal.contains(0 * 20 + 12) && diagonal.contains(6 * 20 + 18) && !diagonal.contains(6 * 20 + 12), "not its bounding box")
+        let vertical = Set(fog.tiles(touchedByWallFrom: 2, 0, to: 2, 1))
+        #expect(vertical == [1, 2, 21, 22], "both sides, and the tiles at its end's corner")
+        #expect(fog.tiles(touchedByWallFrom: 0, 15, to: 0, 16).isEmpty, "off the grid: nothing, and no trap")
+        #expect(fog.tiles(touchedByWallFrom: 30, 0, to: 40, 5).isEmpty)
+    }
+
+    @Test func theMapDoorRefusesWhatTheTableCannotJudgeAndNamesEveryStroke() throws {
+        func admitted(_ text: String) throws -> Result<JSONValue, MapProblem> { MapCheck.admitted(try JSONValue(parsing: Data(text.utf8))) }
+        let digest = art(1).stringValue!
+        let refused = [
+            #"{"grid":{"width":10,"height":10},"drawing":{"walls":[{"id":"w","from":[0,15],"to":[0,16]}]}}"#,
+            #"{"schema":"hoard.map/v1","grid":{"width":10,"height":10},"background":{"tiles":[{"x":10,"y":0,"texture":"\#(digest)"}]}}"#,
+            #"{"grid":{"width":10,"height":10},"background":{"palette":["\#(digest)"],"rects":[[8,8,4,4,0]]}}"#,
+            #"{"grid":{"width":10,"height":10},"tokens":[{"id":"a","x":1,"y":1}],"objects":[{"id":"a","x":1,"y":1}]}"#,
+            #"{"grid":{"width":10,"height":10},"tokens":[{"id":"p:ana:1","x":1,"y":1}]}"#,
+            #"{"grid":{"width":600,"height":10}}"#,
+        ]
+        for text in refused {
+            guard case .failure = try admitted(text) else { Issue.record("admitted: \(text)"); continue }
+        }
+        let v2Tiles = ##"{"schema":"hoard.map/v2","grid":{"width":4,"height":4},"background":{"tiles":[{"x":1,"y":1,"texture":"\##(digest)"}]},"##
+            + ##""drawing":{"strokes":[{"color":"#000000","width":1,"points":[[0,0],[1,1]]},{"layer":"p:bo","color":"#000000","width":1,"points":[[0,0],[1,1]]}]}}"##
+        guard case .success(let stored) = try admitted(v2Tiles) else { Issue.record("refused a v2 map with per-tile floor"); return }
+        #expect(stored["background"]?["tiles"] == nil && stored["background"]?["rects"] != nil, "read tile by tile, as rectangles")
+        guard case .array(let strokes)? = stored["drawing"]?["strokes"] else { Issue.record("no strokes"); return }
+        #expect(strokes.compactMap { $0["id"]?.stringValue } == ["stroke-1", "p:bo:stroke-1"])
     }
 }
 

@@ -111,7 +111,9 @@ struct LiveAbuseTests {
     }
 
     @Test func aReaderThatStopsReadingIsDroppedItsGrabReleasedAndItsMessagesIgnored() async throws {
-        try await LiveChannelTests.withSession { live in
+        // The door is on the table: a player grabs only what they see.
+        let door: [String: any Sendable] = ["id": "door", "from": [0, 0], "to": [1, 0], "door": true]
+        try await LiveChannelTests.withSession(map: ["drawing": ["walls": [door]] as [String: any Sendable]]) { live in
             let slow = try await RawWebSocket.open(port: live.port, session: live.session, token: live.participant, receiveBuffer: 4096)
             try await slow.socket.send(RawWebSocket.frame(0x1, Array(#"{"type":"grab","entity":"door"}"#.utf8)))
             // Its grab must hold before the flood begins (a fixed pause was not always enough on a loaded machine:

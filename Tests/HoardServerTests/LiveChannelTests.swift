@@ -30,7 +30,7 @@ struct LiveChannelTests {
         let participant: String
     }
 
-    static func withSession(map: [String: String] = [:], _ body: @Sendable (Live) async throws -> Void) async throws {
+    static func withSession(map: [String: any Sendable] = [:], _ body: @Sendable (Live) async throws -> Void) async throws {
         let fixture = try await SessionFixture()
         defer { fixture.remove() }
         let app = try await buildApplication(fixture.configuration)
@@ -83,7 +83,8 @@ struct LiveChannelTests {
         let app = try await buildApplication(fixture.configuration)
         try await app.test(.live) { client in
             let port = try #require(client.port)
-            let (session, ana) = try await Self.start(client, fixture)
+            // A player grabs only what is on the table and theirs to see (a hidden id reads like an absent one).
+            let (session, ana) = try await Self.start(client, fixture, map: ["tokens": [["id": "goblin-1", "x": 0, "y": 0]]])
             let joined = try await client.json(.post, "/v1/sessions/join", body: ["code": try Self.code(client, fixture, session), "name": "Bo"])
             let bo = try #require(joined.json["participantToken"] as? String)
             let grab = #"{"type":"grab","entity":"goblin-1"}"#

@@ -62,9 +62,11 @@ struct ReplicaTests {
         let port: Int
         let hoard: Hoard
 
-        /// Makes a session with an empty map through this replica: its id and join code.
+        /// Makes a session through this replica whose map holds only the token `goblin-1` (players grab only what is
+        /// on the table): its id and join code.
         func createSession(_ name: String, token: String) async throws -> (id: String, code: String) {
-            let created = try await client.json(.post, "/v1/sessions", token: token, body: ["name": name, "map": [:]]).json
+            let map: [String: Any] = ["tokens": [["id": "goblin-1", "x": 0, "y": 0]]]
+            let created = try await client.json(.post, "/v1/sessions", token: token, body: ["name": name, "map": map]).json
             return (try #require(created["id"] as? String), try #require(created["code"] as? String))
         }
 

@@ -170,7 +170,7 @@ struct TableSocketTests {
                     ($0["opId"] as? String ?? "", $0["code"] as? String ?? "")
                 })
             #expect(
-                errors == ["a2": "FORBIDDEN", "a3": "FORBIDDEN", "a4": "UNKNOWN_ENTITY", "a5": "OUT_OF_GRID", "a6": "BAD_OP"], "\(answers)")
+                errors == ["a2": "UNKNOWN_ENTITY", "a3": "FORBIDDEN", "a4": "UNKNOWN_ENTITY", "a5": "OUT_OF_GRID", "a6": "BAD_OP"], "\(answers)")
             #expect(answers.contains { $0["opId"] as? String == "a1" && $0["type"] as? String == "op" })
             let tokens = Self.tokens(try await table.show(host).json)
             #expect(tokens["goblin"]?["x"] as? Int == 4 && tokens["wolf"]?["x"] as? Int == 3, "refused ops changed nothing")

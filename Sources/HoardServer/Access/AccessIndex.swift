@@ -117,11 +117,24 @@ public final class AccessIndex: Sendable {
 
     /// Per session: the blobs its participants may fetch, each with who (``SessionHub`` keeps it from their views of
     /// the table). A session absent here is not loaded yet: its participants fetch nothing until it is.
-    private let visibleArt = NIOLockedValueBox<[String: [Digest: Audience]]>([:])
+    private let visibleArt = NIOLockedValueBox<[String: SessionArt]>([:])
 
-    /// Sets what a session's participants may fetch (nil: the session ended).
-    public func setVisibleArt(session: String, _ digests: [Digest: Audience]?) {
-        visibleArt.withLockedValue { $0[session] = digests }
+    /// What a session's participants may fetch: art by audience, and art some see only until a time (a glimpse).
+    struct SessionArt {
+        var audiences: [Digest: Audience]
+        var until: [Digest: [String: Date]]
+
+        /// Whether `participant` may fetch `digest` at `now`: a timed entry counts until its end on the server's
+        /// clock, whether or not a timer has ended it on the table yet.
+        func shows(_ digest: Digest, to participant: String, at now: Date) -> Bool {
+            audiences[digest]?.contains(participant) == true || (until[digest]?[participant].map { now < $0 } ?? false)
+        }
+    }
+
+    /// Sets what a session's participants may fetch (nil: the session ended); `until` adds art a participant may
+    /// fetch until a time (a glimpse's end).
+    public func setVisibleArt(session: String, _ digests: [Digest: Audience]?, until: [Digest: [String: Date]] = [:]) {
+        visibleArt.withLockedValue { $0[session] = digests.map { SessionArt(audiences: $0, until: until) } }
     }
 
     /// Applies every change logged since the last one applied, on the index's thread. Returns whether there was any.
@@ -385,7 +398,8 @@ public final class AccessIndex: Sendable {
         if let session = principal.sessionId {
             // Within the session's reach, a participant reads what their view of the table shows them.
             guard state.sessions[session]?.contains(digest) == true, let participant = principal.participantId else { return nil }
-            return visibleArt.withLockedValue { $0[session]?[digest]?.contains(participant) == true } ? entry : nil
+            let now = Date()
+            return visibleArt.withLockedValue { $0[session]?.shows(digest, to: participant, at: now) == true } ? entry : nil
         }
         return principal.isAdmin || entry.groups.contains(principal.groupId) ? entry : nil
     }

@@ -79,6 +79,14 @@ public struct APIError: HTTPResponseError, Sendable {
         error.missing = digests.map(\.description)
         return error
     }
+    /// A map the server cannot keep: a place off the grid, an id used twice, a floor or fog not in a form it reads.
+    public static func badMap(_ message: String) -> APIError { APIError("BAD_MAP", .badRequest, "the map is refused: " + message) }
+    /// A session whose stored map no longer passes the map door (stored by an older server): it cannot be loaded.
+    public static func unloadableSession(_ id: String, _ problem: String) -> APIError {
+        APIError(
+            "BAD_MAP", .badRequest,
+            "session \(id)'s stored map cannot be loaded (\(problem)); end the session and create it again from a corrected map")
+    }
     /// No session has this join code.
     public static func unknownCode() -> APIError { APIError("UNKNOWN_CODE", .notFound, "no session has that join code; check it with the host") }
     /// A saved map with this name exists.
@@ -137,7 +145,7 @@ public struct APIError: HTTPResponseError, Sendable {
         ("BAD_REQUEST", 400), ("INVALID_DIGEST", 400), ("DIGEST_MISMATCH", 400), ("UNAUTHORIZED", 401), ("FORBIDDEN", 403),
         ("NOT_FOUND", 404), ("METHOD_NOT_ALLOWED", 405), ("PACK_CONFLICT", 409), ("PAYLOAD_TOO_LARGE", 413),
         ("RANGE_NOT_SATISFIABLE", 416), ("RATE_LIMITED", 429), ("INTERNAL", 500), ("QUOTA_EXCEEDED", 507),
-        ("MISSING_BLOBS", 409), ("UNKNOWN_CODE", 404), ("MAP_EXISTS", 409), ("CORRUPT_BLOB", 500),
+        ("MISSING_BLOBS", 409), ("BAD_MAP", 400), ("UNKNOWN_CODE", 404), ("MAP_EXISTS", 409), ("CORRUPT_BLOB", 500),
         ("NOT_A_PICTURE", 415), ("REF_CONFLICT", 412),
         ("UNREADABLE_BLOB", 500), ("UPGRADE_REQUIRED", 426), ("NOT_IMPLEMENTED", 501),
         ("STORAGE_UNAVAILABLE", 503),

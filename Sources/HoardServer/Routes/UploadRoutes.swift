@@ -62,8 +62,10 @@ struct UploadRoutes: Sendable {
         let uploader = principal.participantId ?? principal.tokenName
         var isInScope = false
         let blob = try await hoard.write(.bytes(bytes)) { incoming in
-            isInScope = try hoard.catalog.privateUpload(incoming.digest)?.scopes.contains(scope.description) == true
-            if !isInScope, let usage = try hoard.catalog.quota(groupId: groupId), let quota = usage.quota, usage.used + incoming.size > quota {
+            // 200 only for the uploader's own picture again: another's copy answers 201 like a new one (no oracle).
+            isInScope = try hoard.catalog.privateUpload(incoming.digest, scope: scope)?.isUploaded(by: principal) == true
+            let isStored = try hoard.catalog.privateUpload(incoming.digest)?.scopes.contains(scope.description) == true
+            if !isStored, let usage = try hoard.catalog.quota(groupId: groupId), let quota = usage.quota, usage.used + incoming.size > quota {
                 throw APIError.quotaExceeded(
                     "group '\(usage.name)' holds \(usage.used) of its \(quota) bytes; this picture needs \(incoming.size) more")
             }
@@ -160,6 +162,23 @@ struct UploadRoutes: Sendable {
         let notFound = APIError.notFound("no upload \(digest) you may delete")
         let (scope, _, session) = try self.scope(for: principal, sessionParameter: request.uri.queryParameters["session"].map(String.init))
         guard let upload = try hoard.catalog.privateUpload(digest, scope: scope) else { throw notFound }
+        if let session, let participant = principal.participantId, !upload.isUploaded(by: principal) {
+            // The same picture uploaded after another participant: theirs to forget, the other's stays.
+            guard try await hub.hasUploaded(session: session, digest: digest, participant: participant) else { throw notFound }
+            try await hub.forgetUpload(session: session, digest: digest, by: participant)
+            return Response(status: .noContent)
+        }
+        if let session, let participant = principal.participantId, upload.isUploaded(by: principal),
+            let heir = try await hub.uploaders(session: session, digest: digest).subtracting([participant]).min(),
+            let blob = try hoard.catalog.privateUpload(digest)?.blob
+        {
+            // Another participant uploaded the same picture: it passes to them, and stays theirs.
+            guard try hoard.catalog.forgetUpload(digest, scope: scope) != nil else { throw notFound }
+            try hoard.catalog.recordPrivateUpload(
+                blob, PrivateUploadRecord(scope: scope, digest: digest, groupId: upload.groupId, uploader: heir), session: session)
+            try await hub.forgetUpload(session: session, digest: digest, by: participant)
+            return Response(status: .noContent)
+        }
         if !upload.isUploaded(by: principal) {
             guard let session, let record = try hoard.catalog.session(id: session), SessionRoutes.isHost(principal, of: record) else {
                 throw notFound

@@ -133,7 +133,7 @@ struct LiveRoutes: Sendable {
             case .binary: text = nil
             case .text(let message): text = message
             }
-            guard !link.isDropped else { return }
+            guard !link.isGone else { return }
             switch flood.admit(rates.take(key) && sessionRates.take(session.id)) {
             case .handle: break
             case .dropAndWarn:
@@ -198,7 +198,12 @@ struct LiveRoutes: Sendable {
                 let refusal = type == "grab"
                     ? try await hub.grab(session: session.id, entity: entity, by: participantId, isHost: isHost, link: link)
                     : try await hub.release(session: session.id, entity: entity, by: participantId, isHost: isHost, link: link)
-                if let refusal { await reply(session.id, connection, refusal, "\(entity) is held by someone else") }
+                if let refusal {
+                    let message =
+                        refusal == TableError.Code.unknownEntity.rawValue
+                        ? Table.refusal("entity", entity, of: participantId).message : "\(entity) is held by someone else"
+                    await reply(session.id, connection, refusal, message)
+                }
             default:
                 await reply(session.id, connection, "BAD_MESSAGE", "unknown message type '\(type.prefix(40))'")
             }

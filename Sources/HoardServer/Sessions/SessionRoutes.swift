@@ -286,11 +286,15 @@ struct SessionRoutes: Sendable {
         return encoded
     }
 
-    /// A map as it is stored: a v1 floor in the palette form (`MapPalette`); refused (400) when its floor and fog
-    /// cover more tiles than a table reads.
+    /// A map as it is stored: through the door every map passes (``MapCheck``: a per-tile floor in the palette form,
+    /// strokes given ids, places on the grid, ids unique), refused (400 BAD_MAP) when it does not pass, and (400) when
+    /// its floor and fog cover more tiles than a table reads.
     static func storedForm(_ map: JSONValue) throws -> JSONValue {
         if let excess = MapPalette.excess(map) { throw APIError.badRequest(excess) }
-        return MapPalette.upgraded(map)
+        switch MapCheck.admitted(map) {
+        case .success(let stored): return stored
+        case .failure(let problem): throw APIError.badMap(problem.message)
+        }
     }
 
     func replaceMap(_ request: Request, _ context: HoardRequestContext) async throws -> Response {

@@ -34,7 +34,7 @@ final class TableViews: Sendable {
 
     /// The view of `table` (the session as of `seq`) for `viewer`, encoded.
     func document(session: String, seq: Int64, table: Table, viewer: Table.Actor) throws -> TableDocument {
-        let key = "\(session) \(seq) " + table.unseen(by: viewer).joined(separator: "\u{0}") + (viewer == .host ? " host" : "")
+        let key = "\(session.utf8.count):\(session) \(seq) " + table.viewKey(for: viewer)
         if let known = documents.withLockedValue({ $0[key] }) { return known }
         let document = try TableDocument(table, viewer: viewer)
         documents.withLockedValue { documents in

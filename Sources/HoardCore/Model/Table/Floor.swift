@@ -84,7 +84,8 @@ struct Floor: Sendable {
             guard numbers.count == rect.count, numbers.count == 5 || numbers.count == 3 else { continue }
             let (x, y) = (numbers[0], numbers[1])
             let (w, h, i) = numbers.count == 5 ? (numbers[2], numbers[3], numbers[4]) : (1, 1, numbers[2])
-            guard x >= 0, y >= 0, w >= 1, h >= 1, i >= -1, i < indices.count else { continue }
+            // Off the grid: nothing to paint (the door refuses such maps; one stored before it is read without them).
+            guard x >= 0, y >= 0, x < width, y < height, w >= 1, h >= 1, i >= -1, i < indices.count else { continue }
             let value = i == -1 ? Self.defaultTexture : indices[i]
             budget -= min(w, width) * min(h, height)
             guard budget >= 0 else { break }
@@ -212,12 +213,38 @@ struct Fog: Sendable {
         (0..<width).contains(x) && (0..<height).contains(y) && revealed[y * width + x]
     }
 
-    /// Whether players see a wall from corner (x1, y1) to (x2, y2): when any tile it touches is revealed.
+    /// Whether players see a wall from corner (x1, y1) to (x2, y2): when any tile it touches is revealed
+    /// (``tiles(touchedByWallFrom:_:to:_:)``).
     func reveals(wallFrom x1: Int, _ y1: Int, to x2: Int, _ y2: Int) -> Bool {
-        for y in max(0, min(y1, y2) - 1)...min(height - 1, max(y1, y2)) {
-            for x in max(0, min(x1, x2) - 1)...min(width - 1, max(x1, x2)) where revealed[y * width + x] { return true }
+        tiles(touchedByWallFrom: x1, y1, to: x2, y2).contains { revealed[$0] }
+    }
+
+    /// The tiles (row-major indices) a wall from corner (x1, y1) to (x2, y2) touches: those whose square, edges and
+    /// corners included, meets the segment. A wall along a grid line touches the tiles on both sides of it (and those
+    /// at its ends' corners); a diagonal wall the tiles it crosses and those it grazes at a corner, never the rest of
+    /// its bounding box. Corners off the grid are allowed (the tiles are clipped to the grid).
+    func tiles(touchedByWallFrom x1: Int, _ y1: Int, to x2: Int, _ y2: Int) -> [Int] {
+        let (minX, maxX) = (min(x1, x2), max(x1, x2))
+        guard width > 0, height > 0, maxX >= 0, minX <= width else { return [] }
+        var tiles: [Int] = []
+        for column in max(0, minX - 1)...min(width - 1, max(0, maxX)) {
+            // The part of the segment over the column's span [column, column + 1].
+            let (low, high) = (max(Double(column), Double(minX)), min(Double(column + 1), Double(maxX)))
+            guard low <= high else { continue }
+            let (yLow, yHigh): (Double, Double)
+            if x1 == x2 {
+                (yLow, yHigh) = (Double(min(y1, y2)), Double(max(y1, y2)))
+            } else {
+                let slope = Double(y2 - y1) / Double(x2 - x1)
+                let (a, b) = (Double(y1) + (low - Double(x1)) * slope, Double(y1) + (high - Double(x1)) * slope)
+                (yLow, yHigh) = (min(a, b), max(a, b))
+            }
+            let first = max(0, Int(yLow.rounded(.up)) - 1)
+            let last = min(height - 1, Int(yHigh.rounded(.down)))
+            guard first <= last else { continue }
+            for row in first...last { tiles.append(row * width + column) }
         }
-        return false
+        return tiles
     }
 
     /// The tiles of `rects` players see, as rectangles (runs along rows).

@@ -29,9 +29,10 @@ public enum MapPalette {
     }
 
     /// A `hoard.map/v1` document in the v2 form: the same floor, as a palette and rectangles; anything else as it is
-    /// (a v2 map, an app's own shape, a v1 map whose tiles are not all `{x, y, texture}` inside the grid).
-    public static func upgraded(_ map: JSONValue) -> JSONValue {
-        guard case .object(var document) = map, document["schema"] == .string("hoard.map/v1"),
+    /// (a v2 map, an app's own shape, a v1 map whose tiles are not all `{x, y, texture}` inside the grid). With
+    /// `anySchema`, a per-tile floor is upgraded whatever the map's schema says (the door, ``MapCheck``).
+    public static func upgraded(_ map: JSONValue, anySchema: Bool = false) -> JSONValue {
+        guard case .object(var document) = map, anySchema || document["schema"] == .string("hoard.map/v1"),
               case .object(var background)? = document["background"], case .array(let tiles)? = background["tiles"]
         else { return map }
         let width = side(map["grid"]?["width"]), height = side(map["grid"]?["height"])

@@ -5,7 +5,9 @@ extension Table {
     ///
     /// A participant may `move` and `set` tokens they own, `stroke` and `erase` on their own layer `p:ID` (a stroke
     /// without a layer goes there), `ping` and send `message`s. Everything else is the host's. A participant acting
-    /// on a token or stroke they cannot see is told it is unknown, so refusals reveal nothing hidden.
+    /// on an entity that is absent, hidden from them or not theirs gets one refusal, the same for all three
+    /// (``refusal(_:_:)``), so refusals reveal nothing hidden. A participant's stroke ids are their own: the table
+    /// keeps them as `p:ID:<id>` (``ownStrokeId(_:_:)``), so no id another drew can be taken from them.
     public mutating func apply(_ op: TableOp, by actor: Actor) throws(TableError) -> Change {
         let participant: String? = if case .participant(let id) = actor { id } else { nil }
         if isOpaque {
@@ -16,28 +18,20 @@ extension Table {
         }
         switch op {
         case .move(let id, let x, let y):
-            let token = try visibleToken(id, participant)
-            if let participant, token["owner"]?.stringValue != participant {
-                throw TableError(.forbidden, "token \(id) is not yours to move")
-            }
+            let token = try ownToken(id, participant)
             try onGrid(x, y)
             tokens.update(id) {
                 $0["x"] = .number(Double(x)); $0["y"] = .number(Double(y))
             }
             return change(op, token: id, before: tokenAudience(token))
         case .set(let id, let fields):
-            let token = try visibleToken(id, participant)
-            if let participant, token["owner"]?.stringValue != participant {
-                throw TableError(.forbidden, "token \(id) is not yours to change")
-            }
+            let token = try ownToken(id, participant)
             tokens.update(id) { token in for (key, value) in fields { token[key] = value == .null ? nil : value } }
             return change(op, token: id, before: tokenAudience(token))
         case .add(let layer, let entity):
             try hostOnly(participant, "add tokens and objects")
             let id = entity["id"]?.stringValue ?? ""
-            guard tokens[id] == nil, objects[id] == nil else {
-                throw TableError(.idTaken, "\(id) is already on the table; choose another id")
-            }
+            try isFree(id, for: entity)
             try onGrid(Self.int(entity["x"]), Self.int(entity["y"]))
             if layer == .token {
                 tokens.append(entity)
@@ -51,13 +45,13 @@ extension Table {
         case .remove(let layer, let id):
             try hostOnly(participant, "remove tokens and objects")
             if layer == .token {
-                guard let token = tokens[id] else { throw TableError(.unknownEntity, "no token \(id) on the table") }
+                guard let token = tokens[id] else { throw Self.refusal("token", id) }
                 let before = tokenAudience(token)
                 tokens.remove(id)
                 glimpses[id] = nil
                 return change(op, token: id, before: before)
             }
-            guard let object = objects[id] else { throw TableError(.unknownEntity, "no object \(id) on the table") }
+            guard let object = objects[id] else { throw Self.refusal("object", id) }
             objects.remove(id)
             return transition(op, before: objectAudience(object), after: .nobody, appear: nil, vanish: op)
         case .assign(let id, let owner):
@@ -76,27 +70,32 @@ extension Table {
                 let own = "p:" + participant
                 if stroke["layer"] == nil { stroke["layer"] = .string(own) }
                 guard stroke["layer"]?.stringValue == own else { throw TableError(.forbidden, "players draw on their own layer \(own)") }
+                stroke["id"] = .string(Self.ownStrokeId(stroke["id"]?.stringValue ?? "", participant))
             }
-            let id = stroke["id"]?.stringValue ?? ""
-            guard strokes[id] == nil else { throw TableError(.idTaken, "stroke \(id) is already drawn; choose another id") }
             if case .array(let points)? = stroke["points"] {
-                for case .array(let pair) in points {
+                for case .array(let pair) in points where pair.count == 2 {
                     if case .number(let x) = pair[0], case .number(let y) = pair[1], x > Double(width) || y > Double(height) {
                         throw TableError(.outOfGrid, "the stroke leaves the \(width)×\(height) grid")
                     }
                 }
             }
+            try isFree(stroke["id"]?.stringValue ?? "", for: stroke)
             strokes.append(stroke)
             return transition(.stroke(stroke), before: .nobody, after: strokeAudience(stroke), appear: .stroke(stroke), vanish: nil)
-        case .erase(let id):
-            guard let stroke = strokes[id], participant.map({ strokeAudience(stroke).contains($0) }) ?? true else {
-                throw TableError(.unknownEntity, "no stroke \(id) on the table")
+        case .erase(var id):
+            if let participant {
+                // Their own strokes only, by the id they drew it with or the one the table keeps.
+                let own = "p:" + participant
+                let candidates = [Self.ownStrokeId(id, participant), id]
+                guard let kept = candidates.first(where: { strokes[$0]?["layer"]?.stringValue == own }) else {
+                    throw Self.refusal("stroke", id, of: participant)
+                }
+                id = kept
             }
-            if let participant, stroke["layer"]?.stringValue != "p:" + participant {
-                throw TableError(.forbidden, "players erase on their own layer only")
-            }
+            guard let stroke = strokes[id] else { throw Self.refusal("stroke", id) }
             strokes.remove(id)
-            return transition(op, before: strokeAudience(stroke), after: .nobody, appear: nil, vanish: op)
+            let erased = TableOp.erase(stroke: id)
+            return transition(erased, before: strokeAudience(stroke), after: .nobody, appear: nil, vanish: erased)
         case .ping(let x, let y):
             guard x <= Double(width), y <= Double(height) else {
                 throw TableError(.outOfGrid, "the place is off the \(width)×\(height) grid")
@@ -112,10 +111,7 @@ extension Table {
             customArt.formUnion(art)
             return Change(op: op, views: nil, art: [(.everyone, art)], changesVisibility: !art.isEmpty)
         case .glimpse(let id, let to, _):
-            let token = try visibleToken(id, participant)
-            if let participant, token["owner"]?.stringValue != participant {
-                throw TableError(.forbidden, "players may show only their own tokens; token \(id) is not yours")
-            }
+            let token = try ownToken(id, participant)
             let before = tokenAudience(token)
             glimpses[id, default: []].formUnion(to)
             let appearing = tokenAudience(token).subtracting(before)
@@ -155,8 +151,7 @@ extension Table {
                 changesVisibility: true)
         case .addWall(let wall):
             try hostOnly(participant, "build walls")
-            let id = wall["id"]?.stringValue ?? ""
-            guard walls[id] == nil else { throw TableError(.idTaken, "wall \(id) is already on the table; choose another id") }
+            try isFree(wall["id"]?.stringValue ?? "", for: wall)
             for key in ["from", "to"] {
                 if case .array(let corner)? = wall[key], Self.int(corner[0]) > width || Self.int(corner[1]) > height {
                     throw TableError(.outOfGrid, "the wall's \(key) corner is off the \(width)×\(height) grid")
@@ -169,17 +164,18 @@ extension Table {
             return change
         case .removeWall(let id):
             try hostOnly(participant, "take walls down")
-            guard let wall = walls[id] else { throw TableError(.unknownEntity, "no wall \(id) on the table") }
+            guard let wall = walls[id] else { throw Self.refusal("wall", id) }
             walls.remove(id)
             return transition(op, before: wallAudience(wall), after: .nobody, appear: nil, vanish: op)
         case .door(let id, let open):
-            guard let wall = walls[id], participant.map({ wallAudience(wall).contains($0) }) ?? true else {
-                throw TableError(.unknownEntity, "no wall \(id) on the table")
-            }
-            guard wall["door"] == .bool(true) else { throw TableError(.badOp, "wall \(id) is not a door") }
+            // Refused before the wall is looked at: the answer does not depend on what the fog covers.
             if participant != nil, !playersOpenDoors {
                 throw TableError(.forbidden, "the host has not let players open doors (the session setting playersOpenDoors)")
             }
+            guard let wall = walls[id], participant.map({ wallAudience(wall).contains($0) }) ?? true else {
+                throw Self.refusal("wall", id, of: participant)
+            }
+            guard wall["door"] == .bool(true) else { throw TableError(.badOp, "wall \(id) is not a door") }
             walls.update(id) { $0["open"] = .bool(open) }
             let audience = wallAudience(wall)
             return transition(op, before: audience, after: audience, appear: nil, vanish: nil)
@@ -202,36 +198,75 @@ extension Table {
             fog = state
             if document["fog"] == nil { document["fog"] = .object([:]) }
             // What the players now see is sent as their whole view, after the art it newly shows them.
-            var appearing: [Audience: Set<Digest>] = [:]
-            for (digest, audience) in artAudiences() {
-                let new = audience.subtracting(before[digest] ?? .nobody)
-                if !new.isEmpty { appearing[new, default: []].insert(digest) }
-            }
-            return Change(
-                op: op, views: [View(audience: .everyone, op: nil)], art: appearing.map { ($0.key, $0.value) }, changesVisibility: true)
+            return Change(op: op, views: [View(audience: .everyone, op: nil)], art: appearingArt(since: before), changesVisibility: true)
         case .layer(let name, let audience):
             try hostOnly(participant, "choose who sees a layer")
+            let before = artAudiences()
             let old = layerAudience(name)
             layers[name] = audience
             let new = layerAudience(name)
             let changed = old.union(new).subtracting(old.intersection(new))
-            let art = tokens.items.filter { $0["layer"]?.stringValue == name }.flatMap { JSONValue.object($0).referencedDigests }
             // Those whose view changes get it whole; the others just the layer's new setting.
             let views =
                 changed.isEmpty ? nil : [View(audience: changed, op: nil), View(audience: Audience.everyone.subtracting(changed), op: op)]
-            return Change(op: op, views: views, art: art.isEmpty ? [] : [(layerAudience(name), Set(art))], changesVisibility: true)
+            return Change(op: op, views: views, art: appearingArt(since: before), changesVisibility: true)
         }
     }
 
     /// Whether the host lets players open and close doors (the session setting `playersOpenDoors`).
     public var playersOpenDoors: Bool { document["settings"]?["playersOpenDoors"] == .bool(true) }
 
+    /// The one refusal of an op on an entity the sender may not act on: absent, hidden from them, or (for a
+    /// participant) not theirs read the same, code and message, so no refusal tells a player what they cannot see.
+    /// Every op's entity check ends here.
+    public static func refusal(_ kind: String, _ id: String, of participant: String? = nil) -> TableError {
+        TableError(.unknownEntity, "no \(kind) \(id) on the table" + (participant == nil ? "" : " that you may act on"))
+    }
+
+    /// The id the table keeps for a stroke `participant` drew as `id`: `p:ID:<id>`, in a namespace only they draw in
+    /// (an id already in it stays as it is).
+    public static func ownStrokeId(_ id: String, _ participant: String) -> String {
+        let prefix = "p:" + participant + ":"
+        return id.hasPrefix(prefix) ? id : prefix + id
+    }
+
+    /// Refuses an id already on the table (tokens, objects, walls and strokes share one namespace), or one in a
+    /// participant's stroke namespace (`p:ID:…`) for anything but a stroke on their layer `p:ID`.
+    private func isFree(_ id: String, for entity: [String: JSONValue]) throws(TableError) {
+        guard tokens[id] == nil, objects[id] == nil, walls[id] == nil, strokes[id] == nil else {
+            throw TableError(.idTaken, "\(id) is already on the table; choose another id")
+        }
+        if let problem = MapCheck.reservedIdProblem(id, layer: entity["layer"]?.stringValue, isStroke: entity["points"] != nil) {
+            throw TableError(.badOp, problem)
+        }
+    }
+
     /// The token's state now, once it is known that `participant` (nil: the host) sees it.
     private func visibleToken(_ id: String, _ participant: String?) throws(TableError) -> [String: JSONValue] {
         guard let token = tokens[id], participant.map({ tokenAudience(token).contains($0) }) ?? true else {
-            throw TableError(.unknownEntity, "no token \(id) on the table")
+            throw Self.refusal("token", id, of: participant)
         }
         return token
+    }
+
+    /// The token's state now, once it is known that `participant` (nil: the host) owns it; absent, hidden and not
+    /// theirs are one refusal.
+    private func ownToken(_ id: String, _ participant: String?) throws(TableError) -> [String: JSONValue] {
+        guard let token = tokens[id], participant.map({ token["owner"]?.stringValue == $0 }) ?? true else {
+            throw Self.refusal("token", id, of: participant)
+        }
+        return token
+    }
+
+    /// The art that someone sees now and did not in `before` (an ``artAudiences(extra:)`` taken before the change),
+    /// by the audience newly seeing it.
+    private func appearingArt(since before: [Digest: Audience]) -> [(audience: Audience, digests: Set<Digest>)] {
+        var appearing: [Audience: Set<Digest>] = [:]
+        for (digest, audience) in artAudiences() {
+            let new = audience.subtracting(before[digest] ?? .nobody)
+            if !new.isEmpty { appearing[new, default: []].insert(digest) }
+        }
+        return appearing.map { ($0.key, $0.value) }
     }
 
     private func hostOnly(_ participant: String?, _ what: String) throws(TableError) {

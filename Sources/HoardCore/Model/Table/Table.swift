@@ -130,14 +130,28 @@ public struct Table: Sendable {
         return .object(document)
     }
 
-    /// Ids of the tokens and strokes `viewer` does not see: two viewers with the same list see the same map.
-    public func unseen(by viewer: Actor) -> [String] {
-        guard case .participant = viewer else { return [] }
+    /// What tells `viewer`'s view apart from other viewers' of this same state: the places, in their lists, of the
+    /// tokens and strokes they do not see (two participants with the same key see the same map), or `host`. Made of
+    /// numbers only, so no id (ids are the client's strings) can make two different views share a key.
+    public func viewKey(for viewer: Actor) -> String {
+        guard case .participant = viewer else { return "host" }
         let seesToken = isVisible(to: viewer, audience: tokenAudience)
         let seesStroke = isVisible(to: viewer, audience: strokeAudience)
         // The floor, walls and objects are the same for every participant.
-        return tokens.items.filter { !seesToken($0) }.compactMap { $0["id"]?.stringValue }.map { "t:" + $0 }
-            + strokes.items.filter { !seesStroke($0) }.map { "s:" + ($0["id"]?.stringValue ?? "") }
+        func unseen(_ list: EntityList, _ sees: ([String: JSONValue]) -> Bool) -> String {
+            list.entries.indices.filter { if case .object(let members) = list.entries[$0] { !sees(members) } else { false } }
+                .map(String.init).joined(separator: ",")
+        }
+        return "t" + unseen(tokens, seesToken) + "s" + unseen(strokes, seesStroke)
+    }
+
+    /// Who sees the token, object, wall or stroke with this id (the host always does); nil when none has it.
+    public func audience(ofEntity id: String) -> Audience? {
+        if let token = tokens[id] { return tokenAudience(token) }
+        if let object = objects[id] { return objectAudience(object) }
+        if let stroke = strokes[id] { return strokeAudience(stroke) }
+        if let wall = walls[id] { return wallAudience(wall) }
+        return nil
     }
 
     private func isVisible(to viewer: Actor, audience: @escaping ([String: JSONValue]) -> Audience) -> ([String: JSONValue]) -> Bool {
@@ -196,6 +210,18 @@ public struct Table: Sendable {
         if let set = layers[name] { return set.union(own) }
         if name == "host" { return .nobody }
         return name.hasPrefix("p:") ? own : .everyone
+    }
+
+    /// The table as it would be with every glimpse ended: who sees what for good (a glimpse's art is timed apart).
+    public var withoutGlimpses: Table {
+        var table = self
+        table.glimpses = [:]
+        return table
+    }
+
+    /// The art of a token (nothing when it is not on the table).
+    public func art(ofToken id: String) -> Set<Digest> {
+        tokens[id].map { JSONValue.object($0).referencedDigests } ?? []
     }
 
     /// Who may fetch each piece of art the table shows (the host may fetch all of it): the floor, walls, objects and

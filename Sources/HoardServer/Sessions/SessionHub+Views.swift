@@ -1,0 +1,74 @@
+import Foundation
+import HoardCatalog
+import HoardCore
+import Logging
+
+// What each viewer is sent: events as they see them, snapshots of their view, the map replaced.
+extension SessionHub {
+    /// Sends a message to one socket only (errors: not logged, no sequence number).
+    func send(session id: String, connection: UUID, _ text: String) {
+        guard let target = sessions[id]?.connections[connection], !Self.deliver(text, to: target) else { return }
+        drop(session: id, [connection])
+    }
+
+    /// What a logged event is for one viewer.
+    enum Delivery {
+        case text(String)
+        case nothing
+        case wholeView
+    }
+
+    static func text(of event: LoggedEvent, for viewer: Table.Actor) throws -> Delivery {
+        guard case .participant(let id) = viewer, let views = event.views else { return .text(event.body) }
+        guard case .array(let entries) = try JSONValue(parsing: Data(views.utf8)) else { return .nothing }
+        for entry in entries {
+            guard let to = entry["to"], let audience = Audience(json: to), audience.contains(id) else { continue }
+            guard let body = entry["event"], body != .null else { return .wholeView }
+            return .text(String(decoding: try CanonicalJSON.encode(body), as: UTF8.self))
+        }
+        return .nothing
+    }
+
+    /// A map replaced over HTTP: the new table, whose `map` event's sequence number becomes the base. The host is sent
+    /// the `map` event; each participant their view of the new map (a `snapshot`).
+    func replaceMap(session id: String, map: JSONValue, commit: (Int64) throws -> Void, event: [String: JSONValue]) async throws -> Int64 {
+        try await load(id)
+        guard let live = sessions[id] else { throw APIError.notFound("no session \(id)") }
+        let seq = live.lastSeq + 1
+        try commit(seq)
+        sessions[id]?.table = Table(map: map)
+        sessions[id]?.baseSeq = seq
+        let published = try publish(session: id, event, views: [(.everyone, nil)])
+        try updateVisibleArt(id)
+        return published
+    }
+
+    /// The session's table as it is now, with the sequence number it reflects, for documents made outside the actor.
+    func current(session id: String) async throws -> (table: Table, seq: Int64) {
+        let live = try await load(id)
+        return (live.table, live.lastSeq)
+    }
+
+    /// `{"map":…,"mapDigest":…,"seq":…,"type":"snapshot"}` of a viewer's view now.
+    func snapshot(_ id: String, _ live: Live, for viewer: Table.Actor) throws -> String {
+        let key = "\(id.utf8.count):\(id) \(live.lastSeq) " + live.table.viewKey(for: viewer)
+        if let known = snapshots[key] { return known }
+        let document = try views.document(session: id, seq: live.lastSeq, table: live.table, viewer: viewer)
+        let text = "{\"map\":" + document.text + ",\"mapDigest\":\"\(document.digest)\",\"seq\":\(live.lastSeq),\"type\":\"snapshot\"}"
+        if snapshots.count >= 64 { snapshots.removeAll(keepingCapacity: true) }
+        snapshots[key] = text
+        return text
+    }
+}
+
+/// One viewer's map as canonical JSON, and its digest: what `GET /v1/sessions/{id}` and `snapshot` events carry.
+struct TableDocument: Sendable {
+    var bytes: [UInt8]
+    var digest: Digest
+    var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    init(_ table: Table, viewer: Table.Actor) throws {
+        bytes = try CanonicalJSON.encode(table.view(for: viewer))
+        digest = BlobHasher.digest(of: bytes)
+    }
+}
