@@ -92,6 +92,8 @@ public final class ChildProcess: @unchecked Sendable {
             return (pair[0], pair[1])
         }
         func descriptor(_ stream: Stream) -> Int32 { stream == .discard ? HOARD_SPAWN_NULL : HOARD_SPAWN_INHERIT }
+        // Writing to a child that has ended must fail with EPIPE, not kill this process with SIGPIPE.
+        if input == .pipe { _ = ignoreBrokenPipes }
         let stdin = try pipeEnds(for: input)
         let stdout = try pipeEnds(for: output)
         let stderr = try pipeEnds(for: errors)
@@ -122,8 +124,7 @@ public final class ChildProcess: @unchecked Sendable {
         let reader = Thread { collected.set(child.errors?.readDataToEndOfFile() ?? Data()) }
         reader.start()
         if let input, let handle = child.input {
-            // A child that exits without reading its input closes the pipe: SIGPIPE is ignored, the write fails.
-            _ = signal(SIGPIPE, SIG_IGN)
+            // A child that exits without reading all its input: the write fails (SIGPIPE is ignored, see `start`).
             try? handle.write(contentsOf: input)
         }
         try? child.input?.close()
@@ -158,6 +159,9 @@ public final class ChildProcess: @unchecked Sendable {
     public func send(_ signal: Int32) {
         if state.withLock({ exitStatus == nil }) { _ = kill(pid, signal) }
     }
+
+    /// SIGPIPE ignored for the whole process, once: a write to a pipe whose reader is gone then fails with EPIPE.
+    private static let ignoreBrokenPipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
     /// `name` itself when it holds a slash, else the first executable file of that name in `path`'s folders.
     static func locate(_ name: String, path: String) -> String? {
