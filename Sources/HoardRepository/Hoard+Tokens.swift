@@ -12,8 +12,10 @@ extension Hoard {
         BlobHasher.digest(of: Array(token.utf8)).hex
     }
 
-    /// Issues a new bearer token for a group: 32 random bytes, shown once; only its hash is stored.
+    /// Issues a new bearer token for a group: 32 random bytes, shown once; only its hash is stored. The label passes
+    /// ``NameRule`` (a member's name); a label the group uses already adds a device to that member.
     public func createToken(group: String, label: String, role: TokenRole) throws -> String {
+        let label = try NameRule.canonical(label, as: .member)
         let token = Self.tokenPrefix + Self.randomSecret()
         try catalog.addToken(group: group, label: label, secretHash: Self.hashToken(token), role: role)
         return token
