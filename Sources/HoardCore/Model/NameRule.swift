@@ -10,7 +10,8 @@ import Foundation
 /// control, format (bidi controls such as U+202E, U+200B, the soft hyphen, joiners), separator, private-use or any
 /// other default-ignorable code point; NUL is refused, never cut off. ``key(_:)`` is the only comparison: names
 /// with the same key are one name in their scope (compatibility forms, case and accents folded), so
-/// "Émoi", "émoi", "E\u{301}MOI" and "ＥＭＯＩ" are one name.
+/// "Émoi", "émoi" and "E\u{301}MOI" are one name, as are "Emoi" and "ＥＭＯＩ". Emoji are names' letters too, but a
+/// sequence joined by U+200D (a format character) is refused.
 public enum NameRule {
     /// What a name names: its noun in messages, its longest length and whether it may hold `/`.
     public struct Kind: Sendable, Hashable {
