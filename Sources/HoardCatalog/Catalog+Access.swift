@@ -176,7 +176,7 @@ extension SQLiteCatalog {
     /// `conflict` when it is taken, also by a name that differs from it only in case or Unicode form.
     @discardableResult
     public func createGroup(named name: String, quotaBytes: Int64?) throws(CatalogError) -> GroupRecord {
-        if let problem = GroupName.problem(with: name) { throw CatalogError(.invalid, problem) }
+        let name = try GroupName.canonical(name)
         return try write { db in
             if let existing = try GroupRecord.filter(GroupRecord.Columns.name == name).fetchOne(db) {
                 throw CatalogError(.conflict, "a group named '\(existing.name)' already exists; choose another name")
@@ -227,8 +227,50 @@ extension SQLiteCatalog {
 
     /// Deletes a member token of a group; false when the group has no such token. Its access ends when the access
     /// index reads the change log (the server catches up before answering).
+    ///
+    /// The invitations its member made that no remaining token of theirs could make are deleted with it (carl's owner
+    /// invitation dies with carl's last owner token).
     public func deleteToken(id: Int64, groupId: Int64) throws(CatalogError) -> Bool {
-        try write { db in try TokenRecord.filter(Column("id") == id && Column("groupId") == groupId).deleteAll(db) > 0 }
+        try write { db in
+            guard try TokenRecord.filter(Column("id") == id && Column("groupId") == groupId).deleteAll(db) > 0 else { return false }
+            try Self.dropFallenInvites(groupId: groupId, db)
+            return true
+        }
+    }
+
+    /// Deletes a group's invitations whose inviter no longer may invite (``MemberNames/stands(createdBy:tokens:)``).
+    static func dropFallenInvites(groupId: Int64, _ db: Database) throws {
+        let tokens = try Row.fetchAll(db, sql: "SELECT name, role FROM token WHERE groupId = ?", arguments: [groupId])
+            .map { (name: $0["name"] as String, role: $0["role"] as String) }
+        for invite in try InviteRecord.filter(Column("groupId") == groupId).fetchAll(db)
+        where !MemberNames.stands(createdBy: invite.createdBy, tokens: tokens) {
+            try invite.delete(db)
+        }
+    }
+
+    /// Every name the group uses for a member: tokens' labels, refs' and shares' members, sessions' hosts and the
+    /// members of member uploads.
+    static func memberNames(groupId: Int64, _ db: Database) throws -> [String] {
+        let names = try String.fetchAll(db, sql: """
+            SELECT name FROM token WHERE groupId = :g UNION SELECT member FROM ref WHERE groupId = :g
+            UNION SELECT member FROM share WHERE groupId = :g UNION SELECT host FROM session WHERE groupId = :g
+            """, arguments: ["g": groupId])
+        let scopes = try String.fetchAll(
+            db, sql: "SELECT DISTINCT scope FROM privateUpload WHERE groupId = ? AND scope LIKE 'member:%'", arguments: [groupId])
+        return names + scopes.compactMap(MemberNames.member(ofScope:))
+    }
+
+    /// A group's pending invitations (those not expired at `now`), soonest to expire first.
+    public func invites(groupId: Int64, now: Date) throws(CatalogError) -> [InviteRecord] {
+        try read { db in
+            try InviteRecord.filter(Column("groupId") == groupId && Column("expiresAt") > now).order(Column("expiresAt"), Column("codeHash"))
+                .fetchAll(db)
+        }
+    }
+
+    /// Cancels one of a group's invitations (by its code's hash); false when the group has no such invitation.
+    public func cancelInvite(codeHash: String, groupId: Int64) throws(CatalogError) -> Bool {
+        try write { db in try InviteRecord.filter(Column("codeHash") == codeHash && Column("groupId") == groupId).deleteAll(db) > 0 }
     }
 
     /// Records a one-time invitation into a group (only the hash of its code is kept).
@@ -237,14 +279,22 @@ extension SQLiteCatalog {
     }
 
     /// Redeems an invitation: in one transaction it is deleted and a token of its group and role stored; gives the
-    /// token and its group's name. Nil when there is no such invitation or it expired (an expired one is deleted too).
+    /// token and its group's name. Nil when there is no such invitation, it expired or its inviter may no longer make
+    /// it (such an invitation is deleted too). Throws `conflict`, keeping the invitation, when `label` is a name the
+    /// group already uses for someone (``MemberNames``).
     public func redeemInvite(
         codeHash: String, label: String, secretHash: String, now: Date
     ) throws(CatalogError) -> (token: TokenRecord, group: String)? {
-        try write { db in
+        try write { db -> (token: TokenRecord, group: String)? in
             guard let invite = try InviteRecord.fetchOne(db, key: codeHash) else { return nil }
             try invite.delete(db)
             guard invite.expiresAt > now else { return nil }
+            let tokens = try Row.fetchAll(db, sql: "SELECT name, role FROM token WHERE groupId = ?", arguments: [invite.groupId])
+                .map { (name: $0["name"] as String, role: $0["role"] as String) }
+            guard MemberNames.stands(createdBy: invite.createdBy, tokens: tokens) else { return nil }
+            if let existing = MemberNames.taken(label, among: try Self.memberNames(groupId: invite.groupId, db)) {
+                throw CatalogError(.conflict, MemberNames.takenMessage(label, existing: existing))
+            }
             var token = TokenRecord(
                 id: nil, groupId: invite.groupId, name: label, secretHash: secretHash, isAdmin: false, role: invite.role,
                 createdAt: now)

@@ -44,8 +44,9 @@ public enum RecordOutcome: Sendable, Hashable {
 }
 
 extension SQLiteCatalog {
-    /// Records an import in one transaction. Throws `conflict` when this version was imported with other content.
-    /// Pack names are the group's own: another group's pack of the same name is another pack.
+    /// Records an import in one transaction. Throws `conflict` when this version was imported with other content, and
+    /// when a new pack's name is the same as one of the group's packs under ``NameRule/key(_:)`` ("émoi" beside
+    /// "Émoi"). Pack names are the group's own: another group's pack of the same name is another pack.
     ///
     /// `barrier` runs inside the transaction once every row is written, just before the commit; when it throws, nothing
     /// is recorded. The importer waits there for its blobs' publish, which runs meanwhile on another thread (the
@@ -66,6 +67,10 @@ extension SQLiteCatalog {
                             + "raise the version in pack.json")
                 }
             } else {
+                let key = NameRule.key(commit.pack)
+                if let alike = try PackRecord.filter(PackRecord.Columns.groupId == group.id).fetchAll(db).first(where: { NameRule.key($0.name) == key }) {
+                    throw CatalogError(.conflict, Self.alikePack(alike.name, commit.pack, group: group.name))
+                }
                 pack = PackRecord(id: nil, name: commit.pack, groupId: group.id ?? 0, isPublic: false, currentVersionId: nil, createdAt: now)
                 try pack.insert(db)
             }
@@ -167,5 +172,13 @@ extension SQLiteCatalog {
             try pack.update(db)
             return true
         }
+    }
+}
+
+extension CatalogBackend {
+    /// Why a new pack named `name` is refused beside the group's pack `existing`, the same name under ``NameRule``.
+    public static func alikePack(_ existing: String, _ name: String, group: String) -> String {
+        "group '\(group)' has a pack named '\(existing)', and '\(name)' differs from it only in case, accents or "
+            + "invisible form; import it as '\(existing)' to add a version, or choose another name"
     }
 }

@@ -26,11 +26,16 @@ public protocol CatalogBackend: Sendable {
         group name: String, label: String, secretHash: String, role: TokenRole) throws(CatalogError) -> TokenRecord
     /// A group's tokens.
     func tokens(groupId: Int64) throws(CatalogError) -> [TokenRecord]
-    /// Deletes a group's token; false when it has none of that id.
+    /// Deletes a group's token, and the invitations its member may no longer make; false when it has none of that id.
     func deleteToken(id: Int64, groupId: Int64) throws(CatalogError) -> Bool
     /// Stores an invitation.
     func addInvite(_ invite: InviteRecord) throws(CatalogError)
-    /// Redeems an invitation in one transaction (deleted, a token stored); nil when missing or expired.
+    /// A group's invitations not expired at `now`, soonest to expire first.
+    func invites(groupId: Int64, now: Date) throws(CatalogError) -> [InviteRecord]
+    /// Cancels a group's invitation by its code's hash; false when the group has none such.
+    func cancelInvite(codeHash: String, groupId: Int64) throws(CatalogError) -> Bool
+    /// Redeems an invitation in one transaction (deleted, a token stored); nil when missing, expired or its inviter
+    /// may no longer make it; `conflict` (the invitation kept) when the label is a name the group uses already.
     func redeemInvite(
         codeHash: String, label: String, secretHash: String, now: Date) throws(CatalogError) -> (token: TokenRecord, group: String)?
     /// The bytes a group's uploads and packs hold.

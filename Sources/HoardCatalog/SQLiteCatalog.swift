@@ -98,7 +98,8 @@ public struct SQLiteCatalog: CatalogBackend {
 
     static func ensureGroup(named name: String, _ db: Database) throws -> GroupRecord {
         if let group = try existingGroup(named: name, db) { return group }
-        if let problem = GroupName.problem(with: name) { throw CatalogError(.invalid, problem) }
+        let name = try GroupName.canonical(name)
+        if let group = try existingGroup(named: name, db) { return group }
         var group = GroupRecord(id: nil, name: name, createdAt: Date(), quotaBytes: nil)
         try group.insert(db)
         return group
@@ -121,14 +122,32 @@ public struct SQLiteCatalog: CatalogBackend {
     /// A pack by its name within `group` (a group name as ``existingGroup(named:_:)`` finds it); with no group, the one
     /// pack of that name in any group. Pack names are unique within a group only, so without a group several packs
     /// may answer: that throws `conflict`, naming no group (the caller may not see them).
+    ///
+    /// A name is found as ``NameRule`` compares names: exactly (ASCII case aside, as the column compares), else the
+    /// one pack whose ``NameRule/key(_:)`` is the same ("émoi" finds "Émoi"). An old catalog may hold several packs of
+    /// one key in a group: each is found by its exact name, and a name that could be several is `conflict`.
     static func packRecord(named name: String, group: String?, _ db: Database) throws -> PackRecord? {
-        guard let group else {
-            let packs = try PackRecord.filter(PackRecord.Columns.name == name).limit(2).fetchAll(db)
-            guard packs.count < 2 else { throw CatalogError(.conflict, "several groups have a pack named '\(name)'; name the group") }
-            return packs.first
+        var owner: Int64?
+        if let group {
+            guard let id = try existingGroup(named: group, db)?.id else { return nil }
+            owner = id
         }
-        guard let owner = try existingGroup(named: group, db) else { return nil }
-        return try PackRecord.filter(PackRecord.Columns.name == name && PackRecord.Columns.groupId == owner.id).fetchOne(db)
+        let name = name.precomposedStringWithCanonicalMapping
+        var request = PackRecord.filter(PackRecord.Columns.name == name)
+        if let owner { request = request.filter(PackRecord.Columns.groupId == owner) }
+        var packs = try request.limit(2).fetchAll(db)
+        if packs.isEmpty {
+            var all = PackRecord.all()
+            if let owner { all = all.filter(PackRecord.Columns.groupId == owner) }
+            let key = NameRule.key(name)
+            packs = try all.order(Column("id")).fetchAll(db).filter { NameRule.key($0.name) == key }
+        }
+        guard packs.count < 2 else {
+            guard owner != nil else { throw CatalogError(.conflict, "several groups have a pack named '\(name)'; name the group") }
+            let names = packs.map { "'\($0.name)'" }.joined(separator: ", ")
+            throw CatalogError(.conflict, "'\(name)' could be any of the packs \(names); give one of them exactly")
+        }
+        return packs.first
     }
 
     /// What the catalog knows of a group's pack before an import: its versions (`group` as for

@@ -177,13 +177,28 @@ extension PostgresCatalog {
         } else {
             owner = nil
         }
-        let packs = try tx.rows(#"""
+        let name = name.precomposedStringWithCanonicalMapping
+        var packs = try tx.rows(#"""
             SELECT id, name, "groupId", "isPublic", "currentVersionId" FROM pack
             WHERE name = \#(name) AND (\#(owner)::bigint IS NULL OR "groupId" = \#(owner)) ORDER BY id
             """#, as: (Int64, String, Int64, Bool, Int64?).self)
             .filter { isSameName($0.1, name) }
             .map { PackRow(id: $0.0, name: $0.1, groupId: $0.2, isPublic: $0.3, currentVersionId: $0.4) }
-        guard packs.count < 2 else { throw CatalogError(.conflict, "several groups have a pack named '\(name)'; name the group") }
+        if packs.isEmpty {
+            // Not by its exact name: the one pack of the same NameRule key ("émoi" finds "Émoi"), as on SQLite.
+            let key = NameRule.key(name)
+            packs = try tx.rows(#"""
+                SELECT id, name, "groupId", "isPublic", "currentVersionId" FROM pack
+                WHERE \#(owner)::bigint IS NULL OR "groupId" = \#(owner) ORDER BY id
+                """#, as: (Int64, String, Int64, Bool, Int64?).self)
+                .filter { NameRule.key($0.1) == key }
+                .map { PackRow(id: $0.0, name: $0.1, groupId: $0.2, isPublic: $0.3, currentVersionId: $0.4) }
+        }
+        guard packs.count < 2 else {
+            guard owner != nil else { throw CatalogError(.conflict, "several groups have a pack named '\(name)'; name the group") }
+            let names = packs.map { "'\($0.name)'" }.joined(separator: ", ")
+            throw CatalogError(.conflict, "'\(name)' could be any of the packs \(names); give one of them exactly")
+        }
         return packs.first
     }
 }

@@ -20,7 +20,8 @@ extension PostgresCatalog {
     /// ``ensureGroup(named:)`` inside a transaction (an import's, so that a refused import leaves no group behind).
     static func ensureGroup(named name: String, _ tx: PostgresTransaction) throws -> GroupRecord {
         if let group = try existingGroup(named: name, tx) { return group }
-        if let problem = GroupName.problem(with: name) { throw CatalogError(.invalid, problem) }
+        let name = try GroupName.canonical(name)
+        if let group = try existingGroup(named: name, tx) { return group }
         if let group = try insertGroup(named: name, quotaBytes: nil, tx) { return group }
         // Another replica created it meanwhile.
         guard let group = try existingGroup(named: name, tx) else {
@@ -40,7 +41,7 @@ extension PostgresCatalog {
     /// `conflict` when it is taken, also by a name that differs from it only in case or Unicode form.
     @discardableResult
     public func createGroup(named name: String, quotaBytes: Int64?) throws(CatalogError) -> GroupRecord {
-        if let problem = GroupName.problem(with: name) { throw CatalogError(.invalid, problem) }
+        let name = try GroupName.canonical(name)
         return try write("cannot create group '\(name)'") { tx in
             if let existing = try Self.group(named: name, tx) {
                 throw CatalogError(.conflict, "a group named '\(existing.name)' already exists; choose another name")
@@ -94,9 +95,53 @@ extension PostgresCatalog {
 
     /// Deletes a member token of a group; false when the group has no such token. Its access ends when the access
     /// index reads the change log.
+    ///
+    /// As on SQLite, the invitations its member made that no remaining token of theirs could make are deleted with it.
     public func deleteToken(id: Int64, groupId: Int64) throws(CatalogError) -> Bool {
         try write("cannot delete token \(id)") { tx in
-            try tx.execute(#"DELETE FROM token WHERE id = \#(id) AND "groupId" = \#(groupId)"#) > 0
+            guard try tx.execute(#"DELETE FROM token WHERE id = \#(id) AND "groupId" = \#(groupId)"#) > 0 else { return false }
+            let tokens = try Self.tokenRoles(groupId: groupId, tx)
+            for (codeHash, createdBy) in try tx.rows(
+                #"SELECT "codeHash", "createdBy" FROM invite WHERE "groupId" = \#(groupId) FOR UPDATE"#, as: (String, String).self)
+            where !MemberNames.stands(createdBy: createdBy, tokens: tokens) {
+                try tx.execute(#"DELETE FROM invite WHERE "codeHash" = \#(codeHash)"#)
+            }
+            return true
+        }
+    }
+
+    /// A group's tokens' labels and roles.
+    static func tokenRoles(groupId: Int64, _ tx: PostgresTransaction) throws -> [(name: String, role: String)] {
+        try tx.rows(#"SELECT name, role FROM token WHERE "groupId" = \#(groupId)"#, as: (String, String).self).map { (name: $0.0, role: $0.1) }
+    }
+
+    /// Every name the group uses for a member, as ``SQLiteCatalog`` reads them.
+    static func memberNames(groupId: Int64, _ tx: PostgresTransaction) throws -> [String] {
+        let names = try tx.values(#"""
+            SELECT name FROM token WHERE "groupId" = \#(groupId) UNION SELECT member FROM ref WHERE "groupId" = \#(groupId)
+            UNION SELECT member FROM share WHERE "groupId" = \#(groupId) UNION SELECT host FROM session WHERE "groupId" = \#(groupId)
+            """#, as: String.self)
+        let scopes = try tx.values(
+            #"SELECT DISTINCT scope FROM "privateUpload" WHERE "groupId" = \#(groupId) AND scope LIKE 'member:%'"#, as: String.self)
+        return names + scopes.compactMap(MemberNames.member(ofScope:))
+    }
+
+    /// A group's pending invitations (those not expired at `now`), soonest to expire first.
+    public func invites(groupId: Int64, now: Date) throws(CatalogError) -> [InviteRecord] {
+        try read("cannot list the invitations of group \(groupId)") { tx in
+            try tx.rows(#"""
+                SELECT "codeHash", role, "createdBy", "expiresAt" FROM invite WHERE "groupId" = \#(groupId) AND "expiresAt" > \#(now)
+                ORDER BY "expiresAt", "codeHash" COLLATE "C"
+                """#, as: (String, String, String, Date).self).map {
+                InviteRecord(codeHash: $0.0, groupId: groupId, role: TokenRole(rawValue: $0.1) ?? .member, createdBy: $0.2, expiresAt: $0.3)
+            }
+        }
+    }
+
+    /// Cancels one of a group's invitations (by its code's hash); false when the group has no such invitation.
+    public func cancelInvite(codeHash: String, groupId: Int64) throws(CatalogError) -> Bool {
+        try write("cannot cancel an invitation") { tx in
+            try tx.execute(#"DELETE FROM invite WHERE "codeHash" = \#(codeHash) AND "groupId" = \#(groupId)"#) > 0
         }
     }
 
@@ -118,10 +163,15 @@ extension PostgresCatalog {
     ) throws(CatalogError) -> (token: TokenRecord, group: String)? {
         try write("cannot redeem an invitation") { tx in
             guard let invite = try tx.row(#"""
-                DELETE FROM invite WHERE "codeHash" = \#(codeHash) RETURNING "groupId", role, "expiresAt"
-                """#, as: (Int64, String, Date).self), invite.2 > now
+                DELETE FROM invite WHERE "codeHash" = \#(codeHash) RETURNING "groupId", role, "expiresAt", "createdBy"
+                """#, as: (Int64, String, Date, String).self), invite.2 > now
             else { return nil }
             let (groupId, role) = (invite.0, invite.1)
+            // The inviter may no longer make it: it is gone (deleted above). A name taken is refused, the invitation kept.
+            guard MemberNames.stands(createdBy: invite.3, tokens: try Self.tokenRoles(groupId: groupId, tx)) else { return nil }
+            if let existing = MemberNames.taken(label, among: try Self.memberNames(groupId: groupId, tx)) {
+                throw CatalogError(.conflict, MemberNames.takenMessage(label, existing: existing))
+            }
             // As SQLite's: an invitation's token is never flagged an operator's (invitations give members and owners).
             let token = try Self.insertToken(groupId: groupId, label: label, secretHash: secretHash, isAdmin: false, role: role, at: now, tx)
             return (token, try tx.value(#"SELECT name FROM "group" WHERE id = \#(groupId)"#, as: String.self) ?? "")

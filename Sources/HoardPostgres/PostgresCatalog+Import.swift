@@ -15,6 +15,13 @@ extension PostgresCatalog {
         try write("cannot record version \(commit.version) of '\(commit.pack)'") { tx in
             let now = Date()
             guard let groupId = try Self.ensureGroup(named: commit.group, tx).id else { throw CatalogError(.database, "a group row has no id") }
+            // A new name that is one of the group's names under NameRule ("émoi" beside "Émoi") is refused, as on SQLite.
+            let key = NameRule.key(commit.pack)
+            let groupName = commit.group
+            for name in try tx.values(#"SELECT name FROM pack WHERE "groupId" = \#(groupId)"#, as: String.self)
+            where NameRule.key(name) == key && !Self.isSameName(name, commit.pack) {
+                throw CatalogError(.conflict, Self.alikePack(name, commit.pack, group: groupName))
+            }
             let packId = try Self.lockedPack(named: commit.pack, groupId: groupId, now: now, tx)
             if let old = try tx.value(
                 #"SELECT "manifestDigest" FROM "packVersion" WHERE "packId" = \#(packId) AND version = \#(commit.version)"#,

@@ -12,8 +12,15 @@ extension Hoard {
         BlobHasher.digest(of: Array(token.utf8)).hex
     }
 
-    /// Issues a new bearer token for a group: 32 random bytes, shown once; only its hash is stored.
+    /// Issues a new bearer token for a group: 32 random bytes, shown once; only its hash is stored. The label passes
+    /// ``NameRule`` (a member's name); a label the group uses already adds a device to that member, and one that only
+    /// looks like it ("GM" beside "gm") is refused, since members are known by their exact label.
     public func createToken(group: String, label: String, role: TokenRole) throws -> String {
+        let label = try NameRule.canonical(label, as: .member)
+        if let groupId = try catalog.group(matching: group)?.id,
+           let alike = try catalog.tokens(groupId: groupId).first(where: { NameRule.same($0.name, label) && $0.name != label }) {
+            throw CatalogError(.conflict, "group '\(group)' has a member named '\(alike.name)'; give that name exactly to add a device, or choose another")
+        }
         let token = Self.tokenPrefix + Self.randomSecret()
         try catalog.addToken(group: group, label: label, secretHash: Self.hashToken(token), role: role)
         return token

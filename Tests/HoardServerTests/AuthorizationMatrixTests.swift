@@ -99,6 +99,9 @@ import Testing
         "listTokens": "401 401 200 403 403 200 200 403 403 401",
         "revokeToken": "401 401 404 403 403 204 404 403 403 401",
         "createInvite": "401 401 201 403 403 201 201 403 403 401",
+        // Red's pending invitation: listed and cancelled by red's owners (an operator's group is staff).
+        "listInvites": "401 401 200 403 403 200 200 403 403 401",
+        "cancelInvite": "401 401 404 403 403 204 404 403 403 401",
         "acceptInvite": "201 401 201 201 201 201 201 201 201 401",
     ]
 
@@ -138,6 +141,8 @@ import Testing
         case "headBlob": return (.head, "/v1/blobs/\(id["variant"] ?? "")", nil, "")
         case "putBlob": return (.put, "/v1/blobs/\(id["fresh"] ?? "")", world.bodies["fresh"], "application/octet-stream")
         case "createInvite": return (.post, "/v1/invites", json(["role": "member"]), "application/json")
+        case "listInvites": return (.get, "/v1/invites", nil, "")
+        case "cancelInvite": return (.delete, "/v1/invites/\(id["inviteId"] ?? "")", nil, "")
         case "acceptInvite": return (.post, "/v1/invites/accept", json(["code": id["invite"] ?? "", "name": "Cid"]), "application/json")
         case "listMaps": return (.get, "/v1/maps", nil, "")
         case "saveMap": return (.post, "/v1/maps", json(["name": "attic", "map": map]), "application/json")
@@ -220,6 +225,7 @@ import Testing
             return [
                 "session": room.id, "code": room.code, "participant": ann, "upload": digest,
                 "share": try #require(share.json["id"] as? String), "invite": try #require(invite.json["code"] as? String),
+                "inviteId": try #require(invite.json["id"] as? String),
                 "participantToken": participant, "removedToken": removed, "otherParticipantToken": otherParticipant,
             ]
         }

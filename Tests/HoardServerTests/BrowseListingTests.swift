@@ -86,19 +86,35 @@ import Testing
         }
     }
 
-    @Test func theImportBoardShowsAnImportToItsGroupUntilItEnds() {
+    @Test func theImportBoardShowsAnImportToItsGroupUntilItEnds() throws {
         let board = ImportBoard()
-        #expect(board.start("import-one", groupId: 1, size: 100))
-        #expect(!board.start("import-one", groupId: 2, size: 5), "an id in use is not taken over")
-        board.received("import-one", bytes: 40)
+        let key = try #require(board.start("import-one", groupId: 1, size: 100))
+        #expect(board.start("import-one", groupId: 1, size: 5) == nil, "an id in use is not taken over")
+        let other = try #require(board.start("import-one", groupId: 2, size: 5), "ids are per group: another group's is its own")
+        board.received(key, bytes: 40)
         #expect(board.entry("import-one", groupId: 1, isAdmin: false)?.bytesDone == 40)
+        #expect(board.entry("import-one", groupId: 2, isAdmin: false)?.bytesDone == 0, "each group sees its own")
+        board.finish(other)
         #expect(board.entry("import-one", groupId: 2, isAdmin: false) == nil, "another group does not see it")
         #expect(board.entry("import-one", groupId: 2, isAdmin: true)?.phase == "receiving")
-        board.update("import-one", ImportProgress(phase: .reading, bytesRead: 70, totalBytes: 100, entries: 12))
+        board.update(key, ImportProgress(phase: .reading, bytesRead: 70, totalBytes: 100, entries: 12))
         #expect(board.entry("import-one", groupId: 1, isAdmin: false)?.entries == 12)
-        board.finish("import-one")
+        board.finish(key)
         #expect(board.entry("import-one", groupId: 1, isAdmin: false) == nil)
         #expect(!ImportBoard.isValid("short") && !ImportBoard.isValid("has space in it") && ImportBoard.isValid("abcdef12-3456"))
+    }
+
+    /// The board's slots are per group (issue 43): one group's slow uploads filling its own slots leave another
+    /// group's progress followed.
+    @Test func oneGroupFillingItsImportSlotsLeavesAnotherGroupsFollowed() throws {
+        let board = ImportBoard()
+        for index in 0..<ImportBoard.perGroup {
+            #expect(board.start("slow-upload-\(index)", groupId: 1, size: 1) != nil)
+        }
+        #expect(board.start("slow-upload-one-more", groupId: 1, size: 1) == nil, "the group's own slots are full")
+        let key = try #require(board.start("another-group", groupId: 2, size: 10))
+        board.received(key, bytes: 4)
+        #expect(board.entry("another-group", groupId: 2, isAdmin: false)?.bytesDone == 4)
     }
 
     /// Cancel, asked while the archive arrives: the upload is answered 409 IMPORT_CANCELLED and nothing is stored.

@@ -45,6 +45,19 @@ extension ReplicaTests {
         }
     }
 
+    /// Issue 43: revocation ends a live socket on every replica, not only on the one that revoked.
+    @Test func aHostRevokedThroughOneReplicaHasItsSocketOnTheOtherClosedWith4401() async throws {
+        try await Self.withReplicas(configure: Self.pollingAlmostNeverOnB) { a, b, token in
+            let host = try a.hoard.createToken(group: "table", label: "second gm", role: .member)
+            let session = try await b.createSession("Crypt", token: host)
+            let socket = try await RawWebSocket.open(port: b.port, session: session.id, token: host)
+            let listed = try await a.client.json(.get, "/v1/tokens", token: token).json["tokens"] as? [[String: Any]]
+            let id = try #require(listed?.first { $0["name"] as? String == "second gm" }?["id"] as? Int)
+            #expect(try await a.client.json(.delete, "/v1/tokens/\(id)", token: token).status == .noContent)
+            #expect(try await socket.closeCode() == 4401)
+        }
+    }
+
     @Test func aReplicaWhoseListenerWasCutCatchesUpOnReconnectingAndHearsNoticesAgain() async throws {
         let url = try TestPostgres.newDatabase()
         try await Self.withReplicas(url: url, configure: Self.pollingAlmostNeverOnB) { _, b, _ in

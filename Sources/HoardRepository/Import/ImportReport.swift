@@ -23,13 +23,14 @@ public struct ImportReport: Sendable, Codable, Hashable {
     public var files: Int
     /// Bytes of every blob the version references (pictures, descriptors, manifest).
     public var bytes: Int64
-    /// Blobs this import stored.
+    /// Blobs the group did not hold before this import. Counted for the group alone (issue 43): bytes that only
+    /// other groups hold count as new, so no one learns from a report what another group holds.
     public var newBlobs: Int
-    /// Bytes this import stored.
+    /// Bytes of ``newBlobs``.
     public var newBytes: Int64
-    /// Blobs that were already stored (deduplicated).
+    /// Blobs the group held already (one of its packs or uploads had them).
     public var existingBlobs: Int
-    /// Bytes that were already stored.
+    /// Bytes of ``existingBlobs``.
     public var existingBytes: Int64
     /// Pictures whose bytes a picture rewriter changed (metadata stripped).
     public var rewrittenFiles: Int

@@ -162,29 +162,35 @@ public struct Importer: Sendable {
         }
         let fileName = options.namesFromFileName ? Self.packName(fromArchive: archiveName) : nil
         let tokenName = scan.isTokenFile ? plan.assets.first?.name : nil
-        let packName = options.packName ?? plan.packFile.name ?? plan.wrapper ?? fileName ?? tokenName ?? ""
+        var packName = options.packName ?? plan.packFile.name ?? plan.wrapper ?? fileName ?? tokenName ?? ""
         if plan.assets.isEmpty, !problems.contains(where: { $0.severity == .error }) {
             problems.append(Problem(.emptyPack, "the archive holds no PNG, JPEG or WebP pictures that Hoard could name; see the warnings"))
         } else if packName.isEmpty {
             problems.append(Problem(.badManifest, "the pack has no name: add \"name\" to pack.json or pass one with the upload"))
-        } else if let problem = Self.checkPackName(packName) {
-            problems.append(problem)
+        } else {
+            switch Self.checkPackName(packName) {
+            case .success(let canonical): packName = canonical
+            case .failure(let problem): problems.append(problem)
+            }
         }
         guard !problems.contains(where: { $0.severity == .error }) else { throw refuse(problems) }
         if options.isCancelled?() == true { throw refuse([ArchiveScan.cancelled.problem]) }
 
         do {
-            let (commit, summary, outcome) = try await commitPack(plan, area: area, packName: packName, group: options.group) {
+            let (commit, held, outcome) = try await commitPack(plan, area: area, packName: packName, group: options.group) {
                 progress?(ImportProgress(phase: $0, bytesRead: scan.archiveSize, totalBytes: scan.archiveSize, entries: scan.entries))
             }
             let allBytes = commit.blobs.reduce(into: [Digest: Int64]()) { $0[$1.digest] = $1.size }
+            // Counted for the group alone: bytes another group holds count as new here, so the report tells no one what
+            // other groups hold (as `PUT /v1/blobs` never does).
+            let heldBytes = held.reduce(Int64(0)) { $0 + (allBytes[$1] ?? 0) }
             return .pack(ImportReport(
                 archive: archiveName, pack: packName, version: commit.version, group: options.group,
                 manifestDigest: commit.manifestDigest, outcome: outcome == .recorded ? .imported : .unchanged,
                 assets: plan.assets.count, assetsByKind: Dictionary(grouping: plan.assets, by: \.kind.rawValue).mapValues(\.count),
                 files: plan.assets.reduce(0) { $0 + $1.variants.count }, bytes: allBytes.values.reduce(0, +),
-                newBlobs: summary.newBlobs.count, newBytes: summary.newBytes,
-                existingBlobs: allBytes.count - summary.newBlobs.count, existingBytes: allBytes.values.reduce(0, +) - summary.newBytes,
+                newBlobs: allBytes.count - held.count, newBytes: allBytes.values.reduce(0, +) - heldBytes,
+                existingBlobs: held.count, existingBytes: heldBytes,
                 rewrittenFiles: rewritten.rewritten, gpsFiles: rewritten.gpsPictures, generatedFiles: generated.count,
                 litterFiles: scan.litterFiles, wrapperFolder: plan.wrapper, warnings: problems, seconds: Date().timeIntervalSince(started)))
         } catch let error as CatalogError {
@@ -201,26 +207,54 @@ public struct Importer: Sendable {
     /// imports without a version each get their own version, or `unchanged` when their content is the same.
     private func commitPack(
         _ plan: PackPlanner.Plan, area: StagingArea, packName: String, group: String, phase: (ImportProgress.Phase) -> Void
-    ) async throws -> (ImportCommit, PublishSummary, RecordOutcome) {
+    ) async throws -> (ImportCommit, Set<Digest>, RecordOutcome) {
         var attempt = 1
         while true {
             let state = try catalog.packState(named: packName, group: group)
+            if let state, !NameRule.spelledAlike(state.name, packName) {
+                // The group's pack of the same name under NameRule ("Émoi" for "émoi"): a new pack is refused.
+                throw CatalogError(.conflict, SQLiteCatalog.alikePack(state.name, packName, group: state.group))
+            }
             let prepared = try await offloaded { try PackWriter(plan: plan).prepare(packName: packName, group: group, state: state) }
+            let held = try Self.blobs(Set(prepared.commit.blobs.map(\.digest)), heldBy: group, catalog)
             phase(.publishing)
             do {
                 let pictures = prepared.pictures
-                let (outcome, summary) = try await hoard.publishAndRecord(
+                let (outcome, _) = try await hoard.publishAndRecord(
                     pictures, thenStaging: { try PackWriter.stageDocuments(of: prepared, in: area) }, in: area,
                     published: { phase(.committing) },
                     record: .alongsidePublish { [catalog, commit = prepared.commit] afterPublish in
                         try catalog.record(commit, committingAfter: afterPublish)
                     })
-                return (prepared.commit, summary, outcome)
+                return (prepared.commit, held, outcome)
             } catch let error as CatalogError {
                 guard error.code == .conflict, plan.packFile.version == nil, attempt < 10 else { throw error }
                 attempt += 1
             }
         }
+    }
+
+    /// Which of `digests` group `name` held before this import: referenced by one of its packs (any version) or
+    /// uploaded by it. What an import reports as already stored is these alone.
+    static func blobs(_ digests: Set<Digest>, heldBy name: String, _ catalog: Catalog) throws -> Set<Digest> {
+        guard let groupId = try catalog.group(matching: name)?.id else { return [] }
+        let owners = try catalog.blobOwners(Array(digests))
+        var packGroups: [Int64: Int64?] = [:]
+        var held: Set<Digest> = []
+        for (digest, owner) in owners {
+            if owner.uploaders.contains(groupId) {
+                held.insert(digest)
+                continue
+            }
+            for pack in owner.packs {
+                if packGroups[pack] == nil { packGroups[pack] = .some(try catalog.packAccess(id: pack)?.groupId) }
+                if packGroups[pack] == .some(groupId) {
+                    held.insert(digest)
+                    break
+                }
+            }
+        }
+        return held
     }
 
     /// Imports each inner archive of a bundle as its own pack, in name order, within the bundle's shared budgets.
@@ -254,9 +288,12 @@ public struct Importer: Sendable {
         return name
     }
 
-    static func checkPackName(_ name: String) -> Problem? {
-        let ok = !name.isEmpty && name.utf8.count <= 128 && !name.contains("/")
-            && !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.value == 0x202E })
-        return ok ? nil : Problem(.badManifest, "the pack name '\(name)' must be 1 to 128 characters without '/' or control characters")
+    /// The pack name as it is stored (``NameRule/canonical(_:as:)``), or why it cannot name a pack.
+    static func checkPackName(_ name: String) -> Result<String, Problem> {
+        do {
+            return .success(try NameRule.canonical(name, as: .pack))
+        } catch {
+            return .failure(Problem(.badManifest, "the pack name '\(name.prefix(128))' was refused: \(error.message)"))
+        }
     }
 }

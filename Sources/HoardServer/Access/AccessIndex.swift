@@ -38,6 +38,8 @@ public final class AccessIndex: Sendable {
     private let updating = NIOLock()
     /// Told of session changes the change log brings (``onSessionChanges(_:)``).
     private let sessionChangeHandler = NIOLockedValueBox<(@Sendable ([SessionChange]) -> Void)?>(nil)
+    /// Told of member tokens the change log (or a rebuild) shows deleted (``onTokensRevoked(_:)``).
+    private let revokedHandler = NIOLockedValueBox<(@Sendable ([String]) -> Void)?>(nil)
     /// When a token the index did not hold last made it read the change log.
     private let lastMissCatchUp = NIOLockedValueBox(NIODeadline.uptimeNanoseconds(0))
 
@@ -195,12 +197,14 @@ public final class AccessIndex: Sendable {
             }
         }
         var changes: [SessionChange] = endedSessions.map { .ended($0) } + reached.keys.map { .reaches($0) }
+        var revoked: [String] = []
         state.withLockedValue { state in
             for (id, pack) in packs { state.packs[id] = pack }
             for (hash, principal) in tokens {
                 if principal == nil, let gone = state.principals[hash], let participant = gone.participantId, let session = gone.sessionId {
                     changes.append(.removed(participant, session: session))
                 }
+                if principal == nil, state.principals[hash]?.isMember == true { revoked.append(hash) }
                 state.principals[hash] = principal
             }
             for (session, digests) in reached { state.sessions[session, default: []].formUnion(digests) }
@@ -216,6 +220,13 @@ public final class AccessIndex: Sendable {
         }
         for session in endedSessions { setVisibleArt(session: session, nil) }
         if !changes.isEmpty, let handler = sessionChangeHandler.withLockedValue({ $0 }) { handler(changes) }
+        if !revoked.isEmpty, let handler = revokedHandler.withLockedValue({ $0 }) { handler(revoked) }
+    }
+
+    /// Tells `handler` the hashes of member tokens deleted from the catalog (revoked, through any server), before the
+    /// catch-up that applied it returns: their live sockets close and nothing more they send is applied.
+    public func onTokensRevoked(_ handler: @escaping @Sendable ([String]) -> Void) {
+        revokedHandler.withLockedValue { $0 = handler }
     }
 
     /// A change to a session's participants or reach, as the change log tells it (possibly made through another server).
@@ -238,7 +249,8 @@ public final class AccessIndex: Sendable {
     /// change log covers all four, so whatever was added in place is there too) and empties the blob cache.
     private func rebuild() throws {
         let base = try catalog.accessBase()
-        state.withLockedValue { state in
+        let revoked = state.withLockedValue { state in
+            let revoked = state.principals.filter { $0.value.isMember && base.principals[$0.key] == nil }.map(\.key)
             state.packs = base.packs
             state.principals = base.principals
             state.sessions = base.sessions
@@ -246,7 +258,9 @@ public final class AccessIndex: Sendable {
             state.blobs.removeAll()
             state.generation &+= 1
             state.applied = base.lastChange
+            return revoked
         }
+        if !revoked.isEmpty, let handler = revokedHandler.withLockedValue({ $0 }) { handler(revoked) }
     }
 
     /// Compares the index with the catalog: packs, member tokens, and up to `sample` cached blob entries; corrects

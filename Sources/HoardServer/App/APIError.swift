@@ -93,6 +93,8 @@ public struct APIError: HTTPResponseError, Sendable {
     public static func mapExists(_ name: String) -> APIError {
         APIError("MAP_EXISTS", .conflict, "a map named '\(name)' is already saved; delete it or choose another name (saving never overwrites)")
     }
+    /// A name chosen for a new member is one the group already uses for someone (under ``NameRule``).
+    public static func nameTaken(_ message: String) -> APIError { APIError("NAME_TAKEN", .conflict, message) }
     /// An upload is not a PNG, JPEG or WebP picture (by its bytes).
     public static func notAPicture() -> APIError {
         APIError("NOT_A_PICTURE", .unsupportedMediaType, "the body is not a PNG, JPEG or WebP picture (checked by its bytes); send one of those")
@@ -234,6 +236,17 @@ enum ErrorMapping {
         case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
             (context.codingPath.map(\.stringValue).joined(separator: ".") + " " + context.debugDescription).trimmingCharacters(in: .whitespaces)
         @unknown default: "\(error)"
+        }
+    }
+}
+
+extension NameRule {
+    /// ``canonical(_:as:)`` for a route: the name as stored, or 400 `BAD_REQUEST` saying what to change.
+    static func checked(_ raw: String, as kind: Kind) throws(APIError) -> String {
+        do {
+            return try canonical(raw, as: kind)
+        } catch {
+            throw APIError.badRequest(error.message)
         }
     }
 }

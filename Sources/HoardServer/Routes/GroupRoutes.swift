@@ -19,6 +19,8 @@ struct GroupRoutes: Sendable {
         endpoints.on(.get, "/v1/tokens") { request, context in try listTokens(request, context) }
         endpoints.on(.delete, "/v1/tokens/{id}") { _, context in try await revoke(context) }
         endpoints.on(.post, "/v1/invites") { request, context in try await invite(request, context) }
+        endpoints.on(.get, "/v1/invites") { _, context in try listInvites(context) }
+        endpoints.on(.delete, "/v1/invites/{id}") { _, context in try cancelInvite(context) }
         endpoints.on(.post, "/v1/invites/accept") { request, context in try await accept(request, context) }
     }
 
@@ -70,6 +72,8 @@ struct GroupRoutes: Sendable {
     }
 
     struct Invited: Encodable {
+        /// What lists and cancels it (its code's hash; not the code).
+        var id: String
         var code: String
         var group: String
         var role: String
@@ -88,11 +92,39 @@ struct GroupRoutes: Sendable {
         guard (1...Self.maxInviteHours).contains(hours) else { throw APIError.badRequest("hours must be 1 to \(Self.maxInviteHours)") }
         let code = "hoard_i_" + Hoard.randomSecret()
         let expiresAt = Date(timeIntervalSinceNow: TimeInterval(hours * 3600))
+        let codeHash = Hoard.hashToken(code)
         try hoard.catalog.addInvite(InviteRecord(
-            codeHash: Hoard.hashToken(code), groupId: principal.groupId, role: role, createdBy: principal.tokenName, expiresAt: expiresAt))
+            codeHash: codeHash, groupId: principal.groupId, role: role, createdBy: principal.tokenName, expiresAt: expiresAt))
         context.logger.info("invitation made", metadata: ["group": "\(principal.groupId)", "role": "\(role.rawValue)", "by": "\(principal.tokenName)"])
         return try JSONBody.response(
-            Invited(code: code, group: principal.group, role: role.rawValue, expiresAt: expiresAt, path: "/#/invite/\(code)"), status: .created)
+            Invited(id: codeHash, code: code, group: principal.group, role: role.rawValue, expiresAt: expiresAt, path: "/#/invite/\(code)"), status: .created)
+    }
+
+    struct Pending: Encodable {
+        var id: String
+        var role: String
+        var createdBy: String
+        var expiresAt: Date
+    }
+
+    /// The group's pending invitations (for its owners and operators): who made each, its role, when it ends.
+    func listInvites(_ context: HoardRequestContext) throws -> Response {
+        let principal = try Self.requireOwner(context)
+        let pending = try hoard.catalog.invites(groupId: principal.groupId, now: Date()).map {
+            Pending(id: $0.codeHash, role: $0.role, createdBy: $0.createdBy, expiresAt: $0.expiresAt)
+        }
+        return try JSONBody.response(["group": JSONValue.string(principal.group), "invites": try JSONValue.encoded(pending)])
+    }
+
+    /// Cancels a pending invitation of the group: its code is unknown from this answer on.
+    func cancelInvite(_ context: HoardRequestContext) throws -> Response {
+        let principal = try Self.requireOwner(context)
+        let id = context.parameter("id")
+        guard id.utf8.count == 64, try hoard.catalog.cancelInvite(codeHash: id, groupId: principal.groupId) else {
+            throw APIError.notFound("your group has no pending invitation \(id.prefix(64)); list them with GET /v1/invites")
+        }
+        context.logger.info("invitation cancelled", metadata: ["group": "\(principal.groupId)", "by": "\(principal.tokenName)"])
+        return Response(status: .noContent)
     }
 
     struct AcceptRequest: Decodable {
@@ -109,14 +141,21 @@ struct GroupRoutes: Sendable {
     /// Redeems an invitation (no token needed: the code is the secret, 256 bits): a new token of its group and role.
     func accept(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
         let body = try await request.decode(as: AcceptRequest.self, context: context)
-        let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !name.isEmpty, name.count <= 64, !name.contains(where: \.isNewline) else {
-            throw APIError.badRequest("name must be 1 to 64 characters: whose token it is (\"Ann's tablet\")")
-        }
+        let name = try NameRule.checked(body.name, as: .member)
         let token = Hoard.tokenPrefix + Hoard.randomSecret()
-        guard body.code.count <= 100,
-              let (record, group) = try hoard.catalog.redeemInvite(codeHash: Hoard.hashToken(body.code), label: name, secretHash: Hoard.hashToken(token))
-        else { throw APIError.notFound("no such invitation: it was used, it expired, or the code is mistyped; ask for a new one") }
+        let unknown = APIError.notFound("no such invitation: it was used, it expired, it was cancelled, or the code is mistyped; ask for a new one")
+        guard body.code.count <= 100 else { throw unknown }
+        let codeHash = Hoard.hashToken(body.code)
+        let secretHash = Hoard.hashToken(token)
+        let redeemed: (token: TokenRecord, group: String)?
+        switch Result(catching: { () throws(CatalogError) -> (token: TokenRecord, group: String)? in
+            try hoard.catalog.redeemInvite(codeHash: codeHash, label: name, secretHash: secretHash)
+        }) {
+        case .success(let value): redeemed = value
+        case .failure(let error) where error.code == .conflict: throw APIError.nameTaken(error.message)
+        case .failure(let error): throw error
+        }
+        guard let (record, group) = redeemed else { throw unknown }
         try await access.catchUp()
         context.logger.info("invitation redeemed", metadata: ["group": "\(record.groupId)", "role": "\(record.role)"])
         return try JSONBody.response(Accepted(token: token, group: group, role: record.role), status: .created)

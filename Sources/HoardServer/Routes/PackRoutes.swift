@@ -62,15 +62,28 @@ struct PackRoutes: Sendable {
     /// (several, which only public packs can be: 400 asking for `?group=`). Packs the caller may not see answer 404
     /// like absent ones.
     func pack(_ request: Request, _ context: HoardRequestContext) throws -> PackSummary {
-        let name = context.parameter("name")
+        let name = context.parameter("name").precomposedStringWithCanonicalMapping
         let owner = request.uri.queryParameters.get("group").map(GroupName.key)
-        let visible = try hoard.catalog.packs().filter { pack in
-            pack.name.lowercased() == name.lowercased() && Self.isVisible(pack, to: context.principal)
+        // Names are found as NameRule compares them ("émoi" finds "Émoi"); an exact name (ASCII case aside, as the
+        // catalog compares) wins over a look-alike, so an old catalog's "Émoi" and "émoi" are each found by their own.
+        let key = NameRule.key(name)
+        let alike = try hoard.catalog.packs().filter { pack in
+            NameRule.key(pack.name) == key && Self.isVisible(pack, to: context.principal)
                 && owner.map { $0 == GroupName.key(pack.group) } != false
         }
-        if let principal = context.principal, principal.isMember, let own = visible.first(where: { $0.groupId == principal.groupId }) {
-            return own
+        func best(_ packs: [PackSummary]) -> [PackSummary] {
+            let exact = packs.filter { NameRule.spelledAlike($0.name, name) }
+            return exact.isEmpty ? packs : exact
         }
+        if let principal = context.principal, principal.isMember {
+            let own = best(alike.filter { $0.groupId == principal.groupId })
+            guard own.count < 2 else {
+                let names = own.map { "'\($0.name)'" }.joined(separator: ", ")
+                throw APIError.badRequest("'\(name.prefix(128))' could be any of the packs \(names); give one of them exactly")
+            }
+            if let own = own.first { return own }
+        }
+        let visible = best(alike)
         guard let pack = visible.first else { throw APIError.notFound("no pack named '\(name.prefix(128))'") }
         guard visible.count == 1 else {
             let groups = visible.map { "'\($0.group)'" }.joined(separator: ", ")
@@ -170,7 +183,7 @@ struct PackRoutes: Sendable {
             throw APIError.badRequest("progress must be 8 to 64 letters, digits or dashes")
         }
         let declared = request.headers[.contentLength].flatMap(Int64.init) ?? 0
-        let followed = progressID.flatMap { imports.start($0, groupId: principal.groupId, size: declared) ? $0 : nil }
+        let followed = progressID.flatMap { imports.start($0, groupId: principal.groupId, size: declared) }
         defer { if let followed { imports.finish(followed) } }
         let spool = try Spool(directory: hoard.directory.path + "/uploads")
         defer { spool.remove() }

@@ -38,11 +38,19 @@ struct RefRoutes: Sendable {
     }
 
     static func name(_ context: HoardRequestContext) throws -> String {
-        let name = context.parameter("name")
-        guard !name.isEmpty, name.unicodeScalars.count <= 128, !name.contains("/"),
-              !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else { throw APIError.badRequest("a ref name is 1 to 128 characters without '/' or control characters") }
-        return name
+        try NameRule.checked(context.parameter("name"), as: .ref)
+    }
+
+    /// The ref the path names, as ``NameRule`` finds names: the member's ref of that name or of a look-alike one
+    /// ("émoi" finds "Émoi"), so no second ref that looks the same is made; else the name as it would be stored.
+    func refName(_ context: HoardRequestContext, _ principal: Principal) throws -> String {
+        let name = try Self.name(context)
+        let found = NameRule.matches(name, among: try hoard.catalog.refs(group: principal.groupId, member: principal.tokenName), name: \.name)
+        guard found.count < 2 else {
+            let names = found.map { "'\($0.name)'" }.joined(separator: ", ")
+            throw APIError.badRequest("'\(name)' could be any of the refs \(names); give one of them exactly")
+        }
+        return found.first?.name ?? name
     }
 
     func list(_ context: HoardRequestContext) throws -> Response {
@@ -52,7 +60,7 @@ struct RefRoutes: Sendable {
 
     func get(_ context: HoardRequestContext) throws -> Response {
         let principal = try context.requireMember()
-        let name = try Self.name(context)
+        let name = try refName(context, principal)
         guard let ref = try hoard.catalog.ref(group: principal.groupId, member: principal.tokenName, name: name) else {
             throw APIError.notFound("no ref named '\(name)'")
         }
@@ -77,7 +85,7 @@ struct RefRoutes: Sendable {
 
     func put(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
         let principal = try context.requireMember()
-        let name = try Self.name(context)
+        let name = try refName(context, principal)
         let expected = try Self.expectation(request)
         let body = try await request.decode(as: Move.self, context: context)
         guard let digest = Digest(body.digest) else { throw APIError.invalidDigest(body.digest) }
@@ -96,7 +104,7 @@ struct RefRoutes: Sendable {
 
     func delete(_ request: Request, _ context: HoardRequestContext) throws -> Response {
         let principal = try context.requireMember()
-        let name = try Self.name(context)
+        let name = try refName(context, principal)
         switch try hoard.catalog.deleteRef(group: principal.groupId, member: principal.tokenName, name: name, expected: try Self.expectation(request)) {
         case nil: throw APIError.notFound("no ref named '\(name)'")
         case .moved: return Response(status: .noContent)

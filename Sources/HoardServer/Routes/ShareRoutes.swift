@@ -55,11 +55,12 @@ struct ShareRoutes: Sendable {
         let principal = try context.requireMember()
         let body = try await request.decode(as: CreateRequest.self, context: context)
         guard (body.blob == nil) != (body.asset == nil) else { throw APIError.badRequest("give exactly one of blob and asset") }
-        if let name = body.name, name.isEmpty || name.count > 128 { throw APIError.badRequest("name must be 1 to 128 characters") }
+        var given: String?
+        if let raw = body.name { given = try NameRule.checked(raw, as: .share) }
         let text = body.blob ?? body.asset ?? ""
         guard let digest = Digest(text) else { throw APIError.invalidDigest(text) }
         let picture: Digest
-        var name = body.name
+        var name = given
         if body.asset != nil {
             guard access.readable(digest, by: principal)?.mediaType == AssetRoutes.descriptorMediaType,
                   let asset = try hoard.catalog.resolve([digest]).assets.first, let largest = asset.variants.last
@@ -102,8 +103,20 @@ struct ShareRoutes: Sendable {
         return record
     }
 
-    func show(_ context: HoardRequestContext) throws -> Response {
+    /// The share, while the member who made it may still read what it shares: a share of another group's pack
+    /// ends when that group unpublishes or deletes it, and a share of an upload when the upload is taken back
+    /// (issue 43). Otherwise 404, as for a revoked link.
+    func liveRecord(_ context: HoardRequestContext) throws -> ShareRecord {
         let record = try record(context)
+        let sharer = Principal(groupId: record.groupId, group: "", role: .member, tokenName: record.member)
+        guard try readableMediaType(record.digest, sharer) != nil else {
+            throw APIError.notFound("no share link '\(record.id)': what it showed is no longer shared with its maker")
+        }
+        return record
+    }
+
+    func show(_ context: HoardRequestContext) throws -> Response {
+        let record = try liveRecord(context)
         return try JSONBody.response(Shown(record, kind: record.digest == record.pictureDigest ? "blob" : "asset"))
     }
 
@@ -120,7 +133,7 @@ struct ShareRoutes: Sendable {
 
     /// The picture, to anyone with the id. Not cacheable by others, and revalidated, since the link can be revoked.
     func picture(_ context: HoardRequestContext) async throws -> Response {
-        let record = try record(context)
+        let record = try liveRecord(context)
         guard let blob = try hoard.catalog.blob(record.pictureDigest) else { throw APIError.notFound("the shared picture is gone") }
         var headers = WebRoutes.securityHeaders
         headers[.contentType] = blob.mediaType

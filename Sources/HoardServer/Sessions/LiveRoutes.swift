@@ -28,6 +28,8 @@ struct LiveRoutes: Sendable {
     /// Each session's message budget, shared by all its participants: one table's crowd cannot take the server's
     /// time from another table.
     let sessionRates = LiveRates(rate: LiveRoutes.sessionRate, burst: 2 * LiveRoutes.sessionRate)
+    /// Members' sockets by their token, so that a revoked token's close at once (``LiveSockets``).
+    let sockets = LiveSockets()
 
     /// Largest message a client may send: room for a stroke of ``TableOp/maxPoints`` points written at full precision.
     static let maxMessage = 1 << 20
@@ -45,6 +47,13 @@ struct LiveRoutes: Sendable {
 
     func register(on endpoints: Endpoints) {
         endpoints.record(.get, "/v1/sessions/{id}/live")
+        // A member token revoked through any server: its sockets here are marked (nothing more they send is applied)
+        // before the revoking request is answered, then closed with 4401.
+        access.onTokensRevoked { [sockets, hub] hashes in
+            let hit = sockets.revoke(hashes)
+            guard !hit.isEmpty else { return }
+            Task { for socket in hit { await hub.disconnect(session: socket.session, connection: socket.connection) } }
+        }
         endpoints.router.ws("/v1/sessions/:id/live", shouldUpgrade: { request, context in
             _ = try await admit(context)
             // A browser that offered the page's subprotocol (its token rides in another) is answered with it.
@@ -55,9 +64,14 @@ struct LiveRoutes: Sendable {
             let context = wsContext.requestContext
             let (session, principal) = try await admit(context)
             let since = wsContext.request.uri.queryParameters["since"].flatMap { Int64(String($0)) }
+            let headers = wsContext.request.headers
+            let protocols: [String] = headers[values: .secWebSocketProtocol]
+            let authorization: String? = AccessIndex.authorization(header: headers[.authorization], webSocketProtocols: protocols)
+            var tokenHash: String?
+            if let authorization, let token = try? AccessIndex.bearerToken(authorization) { tokenHash = Hoard.hashToken(token) }
             try await serve(
-                session: session, principal: principal, since: since, inbound: inbound, outbound: outbound, channel: context.channel,
-                logger: context.logger)
+                session: session, principal: principal, tokenHash: tokenHash, since: since, inbound: inbound, outbound: outbound,
+                channel: context.channel, logger: context.logger)
         })
     }
 
@@ -66,8 +80,8 @@ struct LiveRoutes: Sendable {
     }
 
     func serve(
-        session: SessionRecord, principal: Principal, since: Int64?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
-        channel: any Channel, logger: Logger
+        session: SessionRecord, principal: Principal, tokenHash: String?, since: Int64?, inbound: WebSocketInboundStream,
+        outbound: WebSocketOutboundWriter, channel: any Channel, logger: Logger
     ) async throws {
         let connection = UUID()
         let isHost = SessionRoutes.isHost(principal, of: session)
@@ -83,6 +97,13 @@ struct LiveRoutes: Sendable {
             return try await outbound.close(.policyViolation, reason: refusal.reason)
         }
         defer { Task { await hub.disconnect(session: session.id, connection: connection) } }
+        // A member's socket follows its token: revoked meanwhile, it closes now.
+        if principal.isMember, let tokenHash {
+            guard sockets.add(connection, session: session.id, tokenHash: tokenHash) else {
+                return try await outbound.close(LiveSockets.revokedCode, reason: LiveSockets.revokedReason)
+            }
+        }
+        defer { sockets.remove(connection) }
         let deadline = closeDeadline
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -92,8 +113,12 @@ struct LiveRoutes: Sendable {
                         link.written(text.utf8.count)
                     }
                     // The hub finished the stream: the socket was dropped (its connection is aborted already), the
-                    // session ended, or the socket is closing.
-                    if let ending = link.ending { try await outbound.close(ending.closeCode, reason: ending.reason) }
+                    // session ended, its token was revoked, or the socket is closing.
+                    if sockets.isRevoked(connection) {
+                        try await outbound.close(LiveSockets.revokedCode, reason: LiveSockets.revokedReason)
+                    } else if let ending = link.ending {
+                        try await outbound.close(ending.closeCode, reason: ending.reason)
+                    }
                 }
                 group.addTask {
                     try await read(inbound, outbound: outbound, session: session, principal: principal, participantId: participantId,
@@ -133,7 +158,7 @@ struct LiveRoutes: Sendable {
             case .binary: text = nil
             case .text(let message): text = message
             }
-            guard !link.isGone else { return }
+            guard !link.isGone, !sockets.isRevoked(connection) else { return }
             switch flood.admit(rates.take(key) && sessionRates.take(session.id)) {
             case .handle: break
             case .dropAndWarn:
@@ -180,6 +205,8 @@ struct LiveRoutes: Sendable {
                 if isHost, let refusal = try await admitArt(of: op, session: session, principal: principal) {
                     return await reply(session.id, connection, "MISSING_BLOBS", refusal, opId: opId)
                 }
+                // Its token revoked while the op was on its way: refused, not applied.
+                guard !sockets.isRevoked(connection) else { return }
                 let catalog = hoard.catalog
                 let outcome = try await hub.apply(
                     session: session.id, op: op, opId: opId, from: participantId, as: isHost ? .host : .participant(participantId),
@@ -192,6 +219,7 @@ struct LiveRoutes: Sendable {
                 case .applied, .ignored: break
                 }
             case "grab", "release":
+                guard !sockets.isRevoked(connection) else { return }
                 guard let entity = message["entity"]?.stringValue, !entity.isEmpty, entity.count <= 256 else {
                     return await reply(session.id, connection, "BAD_MESSAGE", "\(type) needs an \"entity\" string")
                 }

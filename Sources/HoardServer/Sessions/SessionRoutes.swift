@@ -98,19 +98,17 @@ struct SessionRoutes: Sendable {
         let body = try await Self.decodeMapBody(CreateRequest.self, request)
         let visibility = body.visibility ?? "group"
         guard ["group", "private"].contains(visibility) else { throw APIError.badRequest("visibility must be 'group' or 'private'") }
-        guard !body.name.isEmpty, body.name.count <= 128 else { throw APIError.badRequest("name must be 1 to 128 characters") }
+        let name = try NameRule.checked(body.name, as: .session)
         var map = body.map
         if let saved = body.fromMap {
-            guard let record = try hoard.catalog.savedMaps(group: principal.groupId).first(where: { $0.name == saved }) else {
-                throw APIError.notFound("no saved map named '\(saved)'")
-            }
+            let record = try savedMap(named: saved, group: principal.groupId)
             map = try await loadMapDocument(record.digest)
         }
         guard let map else { throw APIError.badRequest("give a map, or fromMap with the name of a saved map") }
         let upgraded = try Self.storedForm(map)
         let (session, blob, resolved) = try await store(map: upgraded, for: principal) { blob, resolved in
             let session = SessionRecord(
-                id: UUID().uuidString.lowercased(), name: body.name, groupId: principal.groupId, host: principal.tokenName,
+                id: UUID().uuidString.lowercased(), name: name, groupId: principal.groupId, host: principal.tokenName,
                 visibility: visibility, code: Self.makeCode(), mapDigest: blob.digest, baseSeq: 0, lastSeq: 0, createdAt: Date())
             try hoard.catalog.createSession(session, mapBlob: blob, reachable: resolved.reachable)
             return (session, blob, resolved)
@@ -164,8 +162,7 @@ struct SessionRoutes: Sendable {
 
     func join(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
         let body = try await request.decode(as: JoinRequest.self, context: context)
-        let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !name.isEmpty, name.count <= 64 else { throw APIError.badRequest("name must be 1 to 64 characters") }
+        let name = try NameRule.checked(body.name, as: .displayName)
         guard let session = try hoard.catalog.session(code: Self.normalize(code: body.code)) else { throw APIError.unknownCode() }
         try limits.admitJoin(session: session.id)
         guard try hoard.catalog.participantCount(session: session.id) < maxParticipants else {
@@ -371,9 +368,7 @@ struct SessionRoutes: Sendable {
     func saveMap(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
         let principal = try context.requireMember()
         let body = try await Self.decodeMapBody(SaveRequest.self, request)
-        guard !body.name.isEmpty, body.name.count <= 128, !body.name.contains("/") else {
-            throw APIError.badRequest("name must be 1 to 128 characters without '/'")
-        }
+        let name = try NameRule.checked(body.name, as: .savedMap)
         var map = body.map
         if let id = body.session {
             guard let session = try hoard.catalog.session(id: id), principal.groupId == session.groupId || principal.isAdmin else {
@@ -385,14 +380,18 @@ struct SessionRoutes: Sendable {
         guard let given = map, (body.map == nil) != (body.session == nil) else {
             throw APIError.badRequest("give either a map or the session whose table to save")
         }
+        // A name that is one of the group's maps' under NameRule ("émoi" beside "Émoi") is taken.
+        if let taken = NameRule.matches(name, among: try hoard.catalog.savedMaps(group: principal.groupId), name: \.name).first {
+            throw APIError.mapExists(taken.name)
+        }
         let upgraded = try Self.storedForm(given)
         do {
             let saved = try await store(map: upgraded, for: principal) { blob, resolved in
-                try hoard.catalog.saveMap(group: principal.groupId, name: body.name, blob: blob, reachable: resolved.reachable)
+                try hoard.catalog.saveMap(group: principal.groupId, name: name, blob: blob, reachable: resolved.reachable)
             }
             return try JSONBody.response(["name": saved.name, "digest": saved.digest.description], status: .created)
         } catch let error as CatalogError where error.code == .conflict {
-            throw APIError.mapExists(body.name)
+            throw APIError.mapExists(name)
         }
     }
 
@@ -406,10 +405,7 @@ struct SessionRoutes: Sendable {
 
     func loadMap(_ context: HoardRequestContext) async throws -> Response {
         let principal = try context.requireMember()
-        let name = context.parameter("name")
-        guard let record = try hoard.catalog.savedMaps(group: principal.groupId).first(where: { $0.name == name }) else {
-            throw APIError.notFound("no saved map named '\(name)'")
-        }
+        let record = try savedMap(named: context.parameter("name"), group: principal.groupId)
         struct Loaded: Encodable {
             var name: String
             var digest: Digest
@@ -420,9 +416,22 @@ struct SessionRoutes: Sendable {
 
     func deleteMap(_ context: HoardRequestContext) throws -> Response {
         let principal = try context.requireMember()
-        let name = context.parameter("name")
-        guard try hoard.catalog.deleteMap(group: principal.groupId, name: name) else { throw APIError.notFound("no saved map named '\(name)'") }
+        let record = try savedMap(named: context.parameter("name"), group: principal.groupId)
+        guard try hoard.catalog.deleteMap(group: principal.groupId, name: record.name) else {
+            throw APIError.notFound("no saved map named '\(record.name)'")
+        }
         return Response(status: .noContent)
+    }
+
+    /// The group's saved map `name` names, as ``NameRule`` finds names ("émoi" finds "Émoi"); 404 when none does.
+    func savedMap(named name: String, group: Int64) throws -> SavedMapRecord {
+        let found = NameRule.matches(name, among: try hoard.catalog.savedMaps(group: group), name: \.name)
+        guard let record = found.first else { throw APIError.notFound("no saved map named '\(name.prefix(128))'") }
+        guard found.count == 1 else {
+            let names = found.map { "'\($0.name)'" }.joined(separator: ", ")
+            throw APIError.badRequest("'\(name.prefix(128))' could be any of the maps \(names); give one of them exactly")
+        }
+        return record
     }
 }
 

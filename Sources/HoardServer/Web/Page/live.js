@@ -54,8 +54,10 @@ export class LiveChannel {
       if (this.socket !== socket) return;
       this.socket = null;
       if (this.closed) return;
-      // The server's word that the seat is gone: the host removed this player (4403) or ended the game (1001).
+      // The server's word that the seat is gone: the host removed this player (4403), their token was revoked (4401),
+      // or the host ended the game (1001).
       const ended = close.code === 4403 ? 'the host removed you from the table'
+        : close.code === 4401 ? 'your token was revoked; ask an owner of the group for a new invitation'
         : close.code === 1001 && /session ended/.test(close.reason) ? 'the host ended the game' : null;
       if (ended) return this.end(ended);
       // A refused reconnection says nothing to a page: ask the session whether the seat still exists.

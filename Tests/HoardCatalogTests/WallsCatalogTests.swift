@@ -1,0 +1,117 @@
+import Foundation
+import GRDB
+import HoardCore
+import Testing
+
+@testable import HoardCatalog
+
+/// Issue 43 on every backend: pack names under the one text rule, member names a redeemer cannot take, and
+/// invitations that live only while their inviter may make them.
+@Suite struct WallsCatalogTests {
+    @Test(arguments: CatalogBackendKind.allCases)
+    func packNamesAreOneNameUnderTheTextRuleAndEveryCallFindsTheSameOne(_ kind: CatalogBackendKind) throws {
+        let catalog = try kind.makeCatalog()
+        _ = try catalog.record(CommitFixture(pack: "Émoi", assets: goblinAssets()).commit)
+        let emoi = try #require(try catalog.packs().first { $0.name == "Émoi" })
+        for alike in ["émoi", "éMOI", "\u{FF45}\u{301}moi"] {
+            let error = #expect(throws: CatalogError.self, "\(alike)") {
+                try catalog.record(CommitFixture(pack: alike, version: "2", assets: goblinAssets(labelPrefix: alike)).commit)
+            }
+            #expect(error?.code == .conflict)
+            #expect(error?.message.contains("'Émoi'") == true, "\(error?.message ?? "")")
+            #expect(try catalog.packOwner(named: alike, group: "dragons")?.groupId == emoi.groupId, "\(alike) finds Émoi")
+        }
+        #expect(try catalog.packs().map(\.name) == ["Émoi"])
+        #expect(try catalog.packOwner(named: "ÉMOI", group: "dragons")?.groupId == emoi.groupId, "ASCII case aside")
+        #expect(try catalog.setPublic(true, pack: "émoi", group: "dragons"))
+        #expect(try catalog.packs().first?.isPublic == true)
+        // Another group's pack of that name is another pack; a name of another key is another name.
+        _ = try catalog.record(CommitFixture(group: "owlbears", pack: "émoi", assets: goblinAssets()).commit)
+        _ = try catalog.record(CommitFixture(pack: "Emoi", assets: goblinAssets()).commit)
+        #expect(throws: CatalogError.self, "full-width letters are Emoi") {
+            try catalog.record(CommitFixture(pack: "ＥＭＯＩ", assets: goblinAssets(labelPrefix: "wide")).commit)
+        }
+        #expect(try catalog.packs().count == 3)
+        #expect(try catalog.deletePack(named: "émoi", group: "dragons"))
+        #expect(try catalog.packs().map(\.name).sorted() == ["Emoi", "émoi"])
+    }
+
+    @Test func anOldCatalogsLookAlikePacksAreEachFoundByTheirOwnName() throws {
+        let catalog = try SQLiteCatalog.inMemory()
+        _ = try catalog.record(CommitFixture(pack: "Émoi", assets: goblinAssets()).commit)
+        // Written before names were compared under the text rule (NOCASE folds ASCII only).
+        try catalog.write { db in
+            let group = try #require(try Int64.fetchOne(db, sql: #"SELECT id FROM "group" WHERE name = 'dragons'"#))
+            try db.execute(
+                sql: "INSERT INTO pack (name, groupId, isPublic, createdAt) VALUES ('émoi', ?, 0, '2026-01-01 00:00:00.000')",
+                arguments: [group])
+        }
+        #expect(try catalog.setPublic(true, pack: "émoi", group: "dragons"))
+        #expect(try catalog.packs().first { $0.name == "Émoi" }?.isPublic == false, "PATCH of émoi does not publish Émoi")
+        let error = #expect(throws: CatalogError.self) { try catalog.deletePack(named: "\u{FF45}\u{301}MOI", group: "dragons") }
+        #expect(error?.code == .conflict, "a name that could be either is refused, not guessed")
+        #expect(try catalog.deletePack(named: "émoi", group: "dragons"))
+        #expect(try catalog.packs().map(\.name) == ["Émoi"])
+    }
+
+    @Test(arguments: CatalogBackendKind.allCases)
+    func aRedeemerCannotTakeANameTheGroupUsesForSomeone(_ kind: CatalogBackendKind) throws {
+        let catalog = try kind.makeCatalog()
+        let groupId = try #require(try catalog.ensureGroup(named: "table").id)
+        try catalog.addToken(group: "table", label: "gm", secretHash: "h1", role: .owner)
+        // A member whose tokens are gone still owns their refs: their name is not free either.
+        let blob = BlobRecord(digest: fakeDigest("ghost's picture"), size: 3, mediaType: "image/png")
+        try catalog.recordUpload(blob, groupId: groupId)
+        _ = try catalog.moveRef(group: groupId, member: "ghost", name: "last", to: blob.digest, expected: .any)
+        try catalog.addInvite(InviteRecord(codeHash: "c1", groupId: groupId, role: .member, createdBy: "gm", expiresAt: Date() + 60))
+        for taken in ["gm", "GM", "ｇｍ", "Ghost", "ghost"] {
+            let error = #expect(throws: CatalogError.self, "\(taken)") {
+                try catalog.redeemInvite(codeHash: "c1", label: taken, secretHash: "h2")
+            }
+            #expect(error?.code == .conflict)
+        }
+        #expect(try catalog.tokens(groupId: groupId).map(\.name) == ["gm"], "nothing was given")
+        let redeemed = try #require(try catalog.redeemInvite(codeHash: "c1", label: "ana", secretHash: "h2"), "the invitation was kept")
+        #expect(redeemed.token.name == "ana" && redeemed.token.role == "member")
+    }
+
+    @Test(arguments: CatalogBackendKind.allCases)
+    func anInvitationLivesWhileItsInviterMayMakeItAndCanBeCancelled(_ kind: CatalogBackendKind) throws {
+        let catalog = try kind.makeCatalog()
+        let groupId = try #require(try catalog.ensureGroup(named: "table").id)
+        let otherGroup = try #require(try catalog.ensureGroup(named: "other").id)
+        try catalog.addToken(group: "table", label: "gm", secretHash: "h1", role: .owner)
+        let carlPhone = try #require(try catalog.addToken(group: "table", label: "carl", secretHash: "h2", role: .owner).id)
+        let carlTablet = try #require(try catalog.addToken(group: "table", label: "carl", secretHash: "h3", role: .owner).id)
+        let now = Date()
+        try catalog.addInvite(InviteRecord(codeHash: "carl's", groupId: groupId, role: .owner, createdBy: "carl", expiresAt: now + 120))
+        try catalog.addInvite(InviteRecord(codeHash: "gm's", groupId: groupId, role: .member, createdBy: "gm", expiresAt: now + 60))
+        try catalog.addInvite(InviteRecord(codeHash: "old", groupId: groupId, role: .member, createdBy: "gm", expiresAt: now - 60))
+        #expect(try catalog.invites(groupId: groupId, now: now).map(\.codeHash) == ["gm's", "carl's"], "pending, soonest first")
+        #expect(try catalog.invites(groupId: otherGroup, now: now).isEmpty)
+        // One of carl's devices revoked: carl is still an owner, the invitation stands.
+        #expect(try catalog.deleteToken(id: carlPhone, groupId: groupId))
+        #expect(try catalog.invites(groupId: groupId, now: now).map(\.codeHash) == ["gm's", "carl's"])
+        // Carl's last owner token revoked: carl's owner invitation dies with it.
+        #expect(try catalog.deleteToken(id: carlTablet, groupId: groupId))
+        #expect(try catalog.invites(groupId: groupId, now: now).map(\.codeHash) == ["gm's"])
+        #expect(try catalog.redeemInvite(codeHash: "carl's", label: "mallory", secretHash: "h4", now: now) == nil)
+        // Cancelled by the group only, once.
+        #expect(try !catalog.cancelInvite(codeHash: "gm's", groupId: otherGroup))
+        #expect(try catalog.cancelInvite(codeHash: "gm's", groupId: groupId))
+        #expect(try !catalog.cancelInvite(codeHash: "gm's", groupId: groupId))
+        #expect(try catalog.redeemInvite(codeHash: "gm's", label: "ana", secretHash: "h5", now: now) == nil)
+        #expect(try catalog.tokens(groupId: groupId).map(\.name) == ["gm"])
+    }
+
+    @Test(arguments: CatalogBackendKind.allCases)
+    func anInvitationWhoseInviterWasRevokedElsewhereIsRefusedWhenRedeemed(_ kind: CatalogBackendKind) throws {
+        let catalog = try kind.makeCatalog()
+        let groupId = try #require(try catalog.ensureGroup(named: "table").id)
+        // An invitation whose inviter holds no owner token (a catalog written before invitations were tied to them).
+        try catalog.addToken(group: "table", label: "carl", secretHash: "h1", role: .member)
+        try catalog.addInvite(InviteRecord(codeHash: "c1", groupId: groupId, role: .owner, createdBy: "carl", expiresAt: Date() + 60))
+        #expect(try catalog.redeemInvite(codeHash: "c1", label: "mallory", secretHash: "h2") == nil)
+        #expect(try catalog.invites(groupId: groupId, now: Date()).isEmpty, "and it is gone")
+    }
+}
