@@ -14,7 +14,15 @@ root="$(pwd)"
 check() {
   local found
   # A diagnostic line names its file by absolute path: ROOT/Sources/…:LINE:COLUMN: warning: …
-  found="$(grep -E "^($root/)?(Sources|Tests|Fuzz)/[^:]+:[0-9]+:[0-9]+: warning: " "$1" | sort -u || true)"
+  # A warning inside a macro's expansion is printed as `macro expansion #require:1:26: warning: …`, the next line
+  # naming where the expanded code comes from (`- ROOT/Tests/…:LINE:COLUMN: note: expanded code originates here`).
+  found="$( {
+    grep -E "^($root/)?(Sources|Tests|Fuzz)/[^:]+:[0-9]+:[0-9]+: warning: " "$1" || true
+    awk -v root="$root/" '
+      /^macro expansion .*: warning: / { warning = $0; next }
+      warning != "" { if (index($0, root "Sources/") || index($0, root "Tests/") || index($0, root "Fuzz/")) print warning " (" $0 ")"; warning = "" }
+    ' "$1"
+  } | sort -u)"
   if [ -n "$found" ]; then
     printf '%s\n' "$found" >&2
     echo "the project's code has $(wc -l <<<"$found") compiler warning(s) above: fix each at its cause" >&2

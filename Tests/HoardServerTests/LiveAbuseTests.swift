@@ -219,7 +219,7 @@ struct LiveAbuseTests {
             let events = LiveClient.objects(
                 try await LiveClient.exchange(port: live.port, session: live.session, token: live.participant, since: 1, until: 1))
             #expect(events.first?["type"] as? String == "snapshot", "a snapshot instead of 6 MB of replay")
-            let last = try #require(try await live.fixture.lastSeq(live.session))
+            let last = try #require(try live.fixture.lastSeq(live.session))
             let short = LiveClient.objects(
                 try await LiveClient.exchange(
                     port: live.port, session: live.session, token: live.participant, since: last - 3, until: 3))
