@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The live channel under abuse (issue 24): each attack replayed against a release build on loopback, with a bound
+"""The live channel under abuse (issue 24): each attack replayed against a `hoard` build on loopback (the test command gives it its debug build), with a bound
 asserted and a figure printed. Every attack stops by itself; the whole run takes about a minute.
 
   fragment-flood  a participant starts a text message and sends 2,000,000 empty continuation frames: the socket is

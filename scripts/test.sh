@@ -6,10 +6,13 @@
 #   scripts/test.sh            everything (CI runs this); each stage's time is printed at the end
 #   scripts/test.sh --quick    line lengths, the build and the Swift tests only: the loop while working
 #
-# One build serves everything: a release build with testing enabled (`-enable-testing`), which the Swift tests run
-# and the harnesses start (their bounds are stated for a release build). The libFuzzer targets need a build of their
-# own (sanitizers); it runs in the background while stages that mostly wait (the cluster, schemathesis, crashes) run,
-# and the stages whose bounds are timings (faults, the catalog, live abuse, slowloris) run after it, alone.
+# One build serves everything: the debug build the Swift tests run is the `hoard` every harness starts (their bounds
+# hold for it; a release build of the tests does not compile with Swift 6.3.1, see OPERATIONS.md). Only the libFuzzer
+# targets need a build of their own (sanitizers). After the Swift tests two lanes run side by side on the two cores:
+#   lane 1: the fuzz build, then the kept crashes replayed and 20 s per target
+#   lane 2: the cluster, the schema checks, schemathesis, crashes, the web page and the live table (stages that
+#           mostly wait on sockets, restarts and leases, and whose checks are not timings)
+# then, alone, the stages whose bounds are timings: faults, the catalog, live abuse, slowloris.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -46,9 +49,9 @@ if [ "$quick" = yes ]; then scripts/setup.sh --s3; else scripts/setup.sh --brows
 # S3 API, which checks signatures); without them those tests fail, never skip. Stopped when the script ends.
 s3dir="$(mktemp -d)"
 work="$(mktemp -d)"
-fuzz_pid=""
+lane_pid=""
 cleanup() {
-  [ -n "$fuzz_pid" ] && kill "$fuzz_pid" 2>/dev/null
+  [ -n "$lane_pid" ] && kill "$lane_pid" 2>/dev/null
   tools/postgres.sh stop
   tools/s3-server.sh stop "$s3dir"
   rm -rf "$work"
@@ -69,21 +72,20 @@ if grep -E ': (error|warning): (\[LineLength\]|[^[])' <<<"$lint"; then
   exit 1
 fi
 
-stage "building (release, testing enabled), then no compiler warning in Sources/, Tests/ or Fuzz/"
-build=(swift build -c release -Xswiftc -enable-testing)
+stage "building, then no compiler warning in Sources/, Tests/ or Fuzz/"
 set +e
-"${build[@]}" --build-tests 2>&1 | tee "$work/build.log" | grep --line-buffered -E '(error|warning): |Build complete' >&2
+swift build --build-tests 2>&1 | tee "$work/build.log" | grep --line-buffered -E '(error|warning): |Build complete' >&2
 built=${PIPESTATUS[0]}
 set -e
 [ "$built" -eq 0 ] || { tail -n 40 "$work/build.log" >&2; exit 1; }
 tools/check-warnings.sh "$work/build.log"
 tools/check-warnings.sh --self-test
-hoard="$("${build[@]}" --show-bin-path)/hoard"
+hoard="$(swift build --show-bin-path)/hoard"
 
 stage "the Swift tests (PostgreSQL and S3 on loopback)"
 wait "$s3_pid" || { cat "$work/s3.log" >&2; exit 1; }
 eval "$(cat "$work/s3.env")"
-swift test -c release -Xswiftc -enable-testing --skip-build
+swift test --skip-build
 tools/postgres.sh stop
 tools/s3-server.sh stop "$s3dir"
 if [ "$quick" = yes ]; then
@@ -91,15 +93,23 @@ if [ "$quick" = yes ]; then
   exit 0
 fi
 
-# The fuzz targets' own build (sanitizers), in the background while the next stages mostly wait on sockets,
-# restarts and leases.
-Fuzz/run.sh build >"$work/fuzz-build.log" 2>&1 &
-fuzz_pid=$!
+# Lane 1, in the background; its output is shown when it is waited for.
+fuzz_lane() {
+  local begun=$SECONDS
+  echo "==> the fuzz targets' build (sanitizers)"
+  Fuzz/run.sh build
+  echo "==> fuzzing: the kept crashes and seeds replayed, then 20 s per target, two at a time"
+  Fuzz/run.sh regressions
+  Fuzz/run.sh all 20
+  echo "==> lane 1 (fuzzing) took $((SECONDS - begun)) s"
+}
+fuzz_lane >"$work/fuzz-lane.log" 2>&1 &
+lane_pid=$!
 
-stage "several replicas: PostgreSQL, S3, two replicas and nginx on loopback (scripts/cluster.sh); kill -9 of a replica"
+stage "lane 2: several replicas (PostgreSQL, S3, two replicas and nginx on loopback), kill -9 of a replica"
 timeout 300 python3 Harness/cluster.py "$hoard"
 
-stage "checking command output against Schemas/"
+stage "lane 2: command output against Schemas/"
 python3 -c "import jsonschema" 2>/dev/null || python3 -m pip install -q jsonschema
 "$hoard" import Packs/*.zip --data-dir "$work/data" --json > "$work/import.json"
 "$hoard" assets --data-dir "$work/data" --json > "$work/assets.json"
@@ -109,24 +119,27 @@ python3 -c 'import json, sys, jsonschema; jsonschema.validate(json.load(open(sys
   "$work/plugins.json" Schemas/plugin-list.schema.json
 echo "schema checks passed"
 
-stage "schemathesis against a live server (zero 5xx, zero schema violations)"
+stage "lane 2: schemathesis against a live server (zero 5xx, zero schema violations)"
 tools/schemathesis.sh "$hoard"
 
-stage "crash safety: SIGKILL the server 50 times under load, then verify"
+stage "lane 2: crash safety: SIGKILL the server 50 times under load, then verify"
 python3 Harness/crash.py "$hoard" --kills 50 --max-seconds 300
 
-stage "waiting for the fuzz targets' build"
-wait "$fuzz_pid" || { tail -n 40 "$work/fuzz-build.log" >&2; exit 1; }
-fuzz_pid=""
+stage "lane 2: the web page in headless Chromium (screenshots in artefacts/browser/)"
+python3 Tests/browser/test_web.py "$hoard"
+
+stage "lane 2: the live table in headless Chromium, a host and two players (screenshots in artefacts/browser/)"
+python3 Tests/browser/test_table.py "$hoard"
+
+stage "lane 1: waiting for the fuzzing"
+lane_status=0
+wait "$lane_pid" || lane_status=$?
+lane_pid=""
+cat "$work/fuzz-lane.log"
+[ "$lane_status" -eq 0 ] || { echo "the fuzzing lane failed (exit $lane_status)" >&2; exit 1; }
 
 stage "fault injection: full disk, read-only data directory, busy catalog"
 python3 Harness/fault.py "$hoard"   # full disk and read-only only where it may mount a tmpfs (root)
-
-stage "the web page in headless Chromium (screenshots in artefacts/browser/)"
-python3 Tests/browser/test_web.py "$hoard"
-
-stage "the live table in headless Chromium: a host and two players (screenshots in artefacts/browser/)"
-python3 Tests/browser/test_table.py "$hoard"
 
 stage "the catalog at 1,000 and 10,000 assets: listing and search must not grow with it"
 python3 Benchmarks/catalog.py "$hoard" --sizes 1000,10000 --pack-size 1000 --requests 20 --check-flat 5
@@ -136,9 +149,5 @@ timeout 300 python3 Harness/live_abuse.py "$hoard"
 
 stage "slowloris: 20,000 half-open connections are closed at the head timeout; /healthz answers within a second"
 timeout 300 python3 Harness/slowloris.py "$hoard"
-
-stage "fuzzing: replay the kept crashes and seeds, then 20 s per target"
-Fuzz/run.sh regressions
-Fuzz/run.sh all 20
 
 summary
