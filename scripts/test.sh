@@ -82,9 +82,11 @@ tools/check-warnings.sh "$work/build.log"
 tools/check-warnings.sh --self-test
 hoard="$(swift build --show-bin-path)/hoard"
 
-stage "the Swift tests (PostgreSQL and S3 on loopback)"
+stage "waiting for the S3 service (started with the build)"
 wait "$s3_pid" || { cat "$work/s3.log" >&2; exit 1; }
 eval "$(cat "$work/s3.env")"
+
+stage "the Swift tests (PostgreSQL and S3 on loopback)"
 swift test --skip-build
 tools/postgres.sh stop
 tools/s3-server.sh stop "$s3dir"
