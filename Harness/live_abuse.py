@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The live channel under abuse (issue 24): each attack replayed against a `hoard` build on loopback (the test command gives it its debug build), with a bound
-asserted and a figure printed. Every attack stops by itself; the whole run takes about a minute.
+"""The live channel under abuse (issue 24): each attack replayed against a `hoard` build on loopback (the test
+command gives it its debug build), with a bound asserted and a figure printed. Every attack stops by itself; the
+whole run takes about a minute.
 
   fragment-flood  a participant starts a text message and sends 2,000,000 empty continuation frames: the socket is
                   closed (1008, the frame budget) and the server grows less than 64 MB
@@ -17,6 +18,9 @@ asserted and a figure printed. Every attack stops by itself; the whole run takes
   sigterm         SIGTERM with one client that never answers the close handshake: a reading client gets a close
                   frame, the server is gone within 6 s (deadline 5 s + 1 s), and every op acknowledged before is in
                   the log after a restart
+  glimpse-kill    the host glimpses a fogged token to a player for 3 s and the server is killed (SIGKILL) 2.5 s in:
+                  after a restart the art answers the player 404 once the glimpse's own 3 s are over (before issue 34
+                  the restarted server granted a whole new span)
 
 Usage: python3 Harness/live_abuse.py HOARD_BINARY [SCENARIO ...]     (default: all)
 Exit status 0 when every bound holds. Standard library only.
@@ -25,7 +29,7 @@ import contextlib, hashlib, json, multiprocessing, os, shutil, signal, struct, s
 
 from harnesslib import WS, Server, admin_token, arguments, cli, request, status_mb
 
-SCENARIOS = ["fragment-flood", "silent-sockets", "dropped-grab", "flood-p99", "sigterm"]
+SCENARIOS = ["fragment-flood", "silent-sockets", "dropped-grab", "flood-p99", "sigterm", "glimpse-kill"]
 
 
 class Harness:
@@ -388,6 +392,49 @@ def sigterm(h):
         h.expect(took < 6, f"the server exits within 6 s of SIGTERM ({took:.2f} s)")
         h.expect(codes in (1000, 1001), f"a reading client gets a close frame (got {codes})")
         h.expect(seq >= last, f"nothing acknowledged is lost ({seq} >= {last})")
+
+
+def glimpse_kill(h):
+    data = os.path.join(h.work, "glimpse-kill")
+    admin_token(h.hoard, data, group="table")
+    host = cli(h.hoard, data, "token", "create", "--group", "table", "--name", "gm").stdout.strip()
+    server = Server(h.hoard, data)
+    server.start()
+    try:
+        art = b"\x89PNG\r\n\x1a\n" + os.urandom(200)
+        digest = "sha256:" + hashlib.sha256(art).hexdigest()
+        status, _ = request(server.base, "PUT", f"/v1/blobs/{digest}", art, host, "application/octet-stream")
+        assert status in (200, 201), status
+        game = {"schema": "hoard.map/v1", "grid": {"width": 20, "height": 20}, "background": {"tiles": []},
+                "fog": {"enabled": True, "revealed": [[0, 0, 4, 4]]}, "drawing": {"walls": [], "strokes": []},
+                "objects": [], "tokens": [{"id": "ogre", "asset": digest, "x": 10, "y": 10}]}
+        status, body = request(server.base, "POST", "/v1/sessions", {"name": "glimpse", "map": game}, host)
+        assert status == 201, body
+        session = json.loads(body)
+        player, player_id = h.join(server, session, "bo", with_id=True)
+        art_status = lambda: request(server.base, "GET", f"/v1/blobs/{digest}", None, player)[0]
+        before = art_status()
+        host_ws = h.open(server, session, host)
+        host_ws.message()  # the snapshot
+        host_ws.send(json.dumps({"type": "op", "opId": "g1",
+                                 "op": {"kind": "reveal", "token": "ogre", "to": [player_id], "seconds": 3}}))
+        begun = time.time()
+        while host_ws.message().get("type") != "op":
+            pass
+        during = art_status()
+        time.sleep(max(0, begun + 2.5 - time.time()))
+        server.kill()
+        server.start()
+        time.sleep(max(0, begun + 3.4 - time.time()))
+        after, at = art_status(), time.time() - begun
+        h.record("glimpse-kill", {"before": before, "during": during, "after": after, "afterSeconds": round(at, 2)},
+                 f"a 3 s glimpse, SIGKILL at 2.5 s and a restart: the player's art answered {before} before, "
+                 f"{during} during, {after} at {at:.1f} s")
+        h.expect(before == 404 and during == 200, f"the fogged art is the player's only while glimpsed ({before}, {during})")
+        h.expect(after == 404, f"after the restart the glimpse ends at its own end, not a new span ({after} at {at:.1f} s)")
+    finally:
+        if server.process.poll() is None:
+            server.stop()
 
 
 def main():
