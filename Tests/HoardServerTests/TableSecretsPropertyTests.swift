@@ -10,8 +10,8 @@ import Testing
 /// shape the schema allows (per-tile floors, diagonal walls, places off the grid, strokes without ids, ids with NUL and
 /// separators), then random ops from the host and two players. The server never answers 5xx nor dies, a map is
 /// admitted (201) or refused (400) and nothing else, no byte a player receives names the hidden token, its art or the
-/// host's secret stroke, a player's refusals read the same for a hidden id and an absent one, and a restarted server
-/// loads every stored table. Fixed seed and budget: the same cases every run, in a few seconds.
+/// host's secret stroke, a player's refusals read the same for a hidden id and an absent one, and a server restarted
+/// after every quarter of the cases loads every stored table. Fixed seed and budget: the same cases every run, in a few seconds.
 @Suite("Generated maps and ops keep the table's secrets", .timeLimit(.minutes(3)))
 struct TableSecretsPropertyTests {
     /// SplitMix64: a fixed seed gives the same cases on every machine.
@@ -28,6 +28,8 @@ struct TableSecretsPropertyTests {
 
     static let seed: UInt64 = 34
     static let maps = 16
+    /// How many servers play the cases in turn, each loading what the ones before stored.
+    static let restarts = 4
     static let adversarialIds = ["a\u{0}s:b", "t:1,2", "s0", "x y", "sh,t", "\u{0}", "p:nobody:x"]
 
     /// A map that may or may not pass the door; `secret` is a hidden token with art `art[1]` (no other entity uses it)
@@ -89,67 +91,79 @@ struct TableSecretsPropertyTests {
         defer { fixture.remove() }
         let art = Array(try fixture.assets("token").prefix(3))
         try #require(art.count == 3)
-        let app = try await buildApplication(fixture.configuration)
-        let sessions = try await app.test(.live) { client in
-            var random = Generator(state: Self.seed)
-            var sessions: [String] = []
-            let port = try #require(client.port)
-            for index in 0..<Self.maps {
-                let map = Self.map(art, &random)
-                let created = try await client.json(.post, "/v1/sessions", token: fixture.hostToken, body: ["name": "Gen \(index)", "map": map])
-                #expect([.created, .badRequest].contains(created.status), "case \(index): \(created.status) \(created.json)")
-                guard created.status == .created else { continue }
-                let session = try #require(created.json["id"] as? String)
-                let code = try #require(created.json["code"] as? String)
-                sessions.append(session)
-                var players: [String] = []
-                for name in ["Ana", "Bo"] {
-                    let joined = try await client.json(.post, "/v1/sessions/join", body: ["code": code, "name": name])
-                    #expect(joined.status == .ok, "case \(index): \(joined.json)")
-                    players.append(try #require(joined.json["participantToken"] as? String))
+        var sessions: [String] = []
+        // Four servers in turn on the same data: each starts by loading every table stored so far (a restart after
+        // each quarter of the cases), then plays its quarter.
+        for round in 0..<Self.restarts {
+            let app = try await buildApplication(fixture.configuration)
+            sessions = try await app.test(.live) { [sessions] client in
+                var sessions = sessions
+                for session in sessions {
+                    let shown = try await client.json(.get, "/v1/sessions/\(session)", token: fixture.hostToken)
+                    #expect(shown.status == .ok, "round \(round): \(session) loads again: \(shown.json)")
                 }
-                let listener = players[1]
-                async let heard = LiveClient.exchange(
-                    port: port, session: session, token: listener, since: 0, until: 200, stop: "gen-end", timeout: .seconds(15))
-                try await Task.sleep(for: .milliseconds(200))
-                let hostOps = Self.hostOps(&random) + [Self.op(#"{"kind":"message","text":"host-done"}"#)]
-                _ = try await LiveClient.exchange(
-                    port: port, session: session, token: fixture.hostToken, send: hostOps, until: 200, stop: "host-done", timeout: .seconds(10))
-                let probes = [
-                    Self.op(#"{"kind":"move","token":"secret","x":1,"y":1}"#, id: "p-hidden"),
-                    Self.op(#"{"kind":"move","token":"absent-one","x":1,"y":1}"#, id: "p-absent"),
-                    Self.op(#"{"kind":"erase","stroke":"secret-stroke"}"#, id: "e-hidden"),
-                    Self.op(#"{"kind":"erase","stroke":"absent-one"}"#, id: "e-absent"),
-                    Self.op(##"{"kind":"stroke","stroke":{"id":"secret-stroke","color":"#0000ff","width":0.5,"points":[[0,0],[900,1]]}}"##, id: "s-hidden"),
-                    Self.op(##"{"kind":"stroke","stroke":{"id":"absent-one","color":"#0000ff","width":0.5,"points":[[0,0],[900,1]]}}"##, id: "s-absent"),
-                ]
-                let answered = try await LiveClient.exchange(
-                    port: port, session: session, token: players[0], since: 0, send: probes, until: 200, stop: "s-absent", timeout: .seconds(10))
-                let refusals = TableSecretsTests.refusals(answered, ids: ["secret-stroke", "secret", "absent-one"])
-                for pair in [("p-hidden", "p-absent"), ("e-hidden", "e-absent"), ("s-hidden", "s-absent")] {
-                    #expect(refusals[pair.0] == refusals[pair.1], "case \(index): \(pair) \(refusals)")
-                }
-                _ = try await LiveClient.exchange(
-                    port: port, session: session, token: fixture.hostToken, send: [Self.op(#"{"kind":"message","text":"gen-end"}"#)], until: 3)
-                var received = try await heard + answered.filter { !$0.contains("\"error\"") }
-                for player in players {
-                    let shown = try await client.execute(uri: "/v1/sessions/\(session)", method: .get, headers: [.authorization: "Bearer \(player)"]) {
-                        #expect($0.status == .ok)
-                        return String(buffer: $0.body)
+                var random = Generator(state: Self.seed &+ UInt64(round))
+                let port = try #require(client.port)
+                let perRound = Self.maps / Self.restarts
+                for index in round * perRound..<(round + 1) * perRound {
+                    let map = Self.map(art, &random)
+                    let created = try await client.json(.post, "/v1/sessions", token: fixture.hostToken, body: ["name": "Gen \(index)", "map": map])
+                    #expect([.created, .badRequest].contains(created.status), "case \(index): \(created.status) \(created.json)")
+                    guard created.status == .created else { continue }
+                    let session = try #require(created.json["id"] as? String)
+                    let code = try #require(created.json["code"] as? String)
+                    sessions.append(session)
+                    var players: [String] = []
+                    for name in ["Ana", "Bo"] {
+                        let joined = try await client.json(.post, "/v1/sessions/join", body: ["code": code, "name": name])
+                        #expect(joined.status == .ok, "case \(index): \(joined.json)")
+                        players.append(try #require(joined.json["participantToken"] as? String))
                     }
-                    received.append(shown)
-                    #expect(try await client.execute(uri: "/v1/blobs/\(art[1])", method: .get, headers: [.authorization: "Bearer \(player)"]) { $0.status } == .notFound)
+                    let listener = players[1]
+                    async let heard = LiveClient.exchange(
+                        port: port, session: session, token: listener, since: 0, until: 200, stop: "gen-end", timeout: .seconds(15))
+                    try await Task.sleep(for: .milliseconds(200))
+                    let hostOps = Self.hostOps(&random) + [Self.op(#"{"kind":"message","text":"host-done"}"#)]
+                    _ = try await LiveClient.exchange(
+                        port: port, session: session, token: fixture.hostToken, send: hostOps, until: 200, stop: "host-done", timeout: .seconds(10))
+                    let probes = [
+                        Self.op(#"{"kind":"move","token":"secret","x":1,"y":1}"#, id: "p-hidden"),
+                        Self.op(#"{"kind":"move","token":"absent-one","x":1,"y":1}"#, id: "p-absent"),
+                        Self.op(#"{"kind":"erase","stroke":"secret-stroke"}"#, id: "e-hidden"),
+                        Self.op(#"{"kind":"erase","stroke":"absent-one"}"#, id: "e-absent"),
+                        Self.op(##"{"kind":"stroke","stroke":{"id":"secret-stroke","color":"#0000ff","width":0.5,"points":[[0,0],[900,1]]}}"##, id: "s-hidden"),
+                        Self.op(##"{"kind":"stroke","stroke":{"id":"absent-one","color":"#0000ff","width":0.5,"points":[[0,0],[900,1]]}}"##, id: "s-absent"),
+                    ]
+                    let answered = try await LiveClient.exchange(
+                        port: port, session: session, token: players[0], since: 0, send: probes, until: 200, stop: "s-absent", timeout: .seconds(10))
+                    let refusals = TableSecretsTests.refusals(answered, ids: ["secret-stroke", "secret", "absent-one"])
+                    for pair in [("p-hidden", "p-absent"), ("e-hidden", "e-absent"), ("s-hidden", "s-absent")] {
+                        #expect(refusals[pair.0] == refusals[pair.1], "case \(index): \(pair) \(refusals)")
+                    }
+                    _ = try await LiveClient.exchange(
+                        port: port, session: session, token: fixture.hostToken, send: [Self.op(#"{"kind":"message","text":"gen-end"}"#)], until: 3)
+                    var received = try await heard + answered.filter { !$0.contains("\"error\"") }
+                    for player in players {
+                        let shown = try await client.execute(uri: "/v1/sessions/\(session)", method: .get, headers: [.authorization: "Bearer \(player)"]) {
+                            #expect($0.status == .ok)
+                            return String(buffer: $0.body)
+                        }
+                        received.append(shown)
+                        let headers: HTTPFields = [.authorization: "Bearer \(player)"]
+                        #expect(try await client.execute(uri: "/v1/blobs/\(art[1])", method: .get, headers: headers) { $0.status } == .notFound)
+                    }
+                    for text in received {
+                        #expect(!text.contains("\"secret") && !text.contains(art[1]), "case \(index): a player received \(text.prefix(400))")
+                    }
                 }
-                for text in received {
-                    #expect(!text.contains("\"secret") && !text.contains(art[1]), "case \(index): a player received \(text.prefix(400))")
-                }
+                return sessions
             }
-            return sessions
         }
         #expect(sessions.count >= Self.maps / 4, "\(sessions.count) of \(Self.maps) generated maps were admitted")
+        let stored = sessions
         let restarted = try await buildApplication(fixture.configuration)
         try await restarted.test(.live) { client in
-            for session in sessions {
+            for session in stored {
                 let shown = try await client.json(.get, "/v1/sessions/\(session)", token: fixture.hostToken)
                 #expect(shown.status == .ok, "\(session) loads again: \(shown.json)")
             }
