@@ -211,6 +211,34 @@ struct ReplicaTests {
         }
     }
 
+    /// Issue 34: a lease is enforced when it is read, not only by the timer that releases ended ones. Neither replica
+    /// renews or ends leases during the test (every hour), so only the grab itself can see that Ana's lease ended.
+    @Test func aGrabWhoseLeaseEndedIsTakenByTheNextGrabBeforeAnyTimerReleasesIt() async throws {
+        try await Self.withReplicas(configure: { _, configuration in
+            configuration.grabLease = .seconds(1)
+            configuration.grabRenewal = .seconds(3600)
+        }) { a, b, token in
+            let (session, code) = try await a.createSession("Lease read", token: token)
+            let (ana, anaId) = try await b.join(code: code, as: "Ana")
+            let (bo, boId) = try await a.join(code: code, as: "Bo")
+            let grab = #"{"type":"grab","entity":"goblin-1"}"#
+            // Ana stays at the table (a socket's end releases what it holds) until she sees Bo's grab.
+            async let anaSaw = LiveClient.exchange(
+                port: b.port, session: session, token: ana, since: 0, send: [grab], until: 20, stop: "\"by\":\"\(boId)\"",
+                timeout: .seconds(15))
+            try await Task.sleep(for: .milliseconds(2000))
+            let seen = LiveClient.objects(
+                try await LiveClient.exchange(
+                    port: a.port, session: session, token: bo, since: 0, send: [grab], until: 20, stop: "\"by\":\"\(boId)\"",
+                    timeout: .seconds(10)))
+            let grabs = seen.filter { ["grab", "release"].contains($0["type"] as? String) }.map { "\($0["type"] ?? "") \($0["by"] ?? "")" }
+            #expect(grabs == ["grab \(anaId)", "release \(anaId)", "grab \(boId)"], "\(seen)")
+            #expect(!seen.contains { $0["code"] as? String == "GRAB_DENIED" }, "\(seen)")
+            let anaGrabs = LiveClient.objects(try await anaSaw).filter { $0["type"] as? String == "grab" }.compactMap { $0["by"] as? String }
+            #expect(anaGrabs == [anaId, boId])
+        }
+    }
+
     @Test func postgreSQLRefusingConnectionsIs503AndRecordsNothing() async throws {
         let url = try TestPostgres.newDatabase()
         let name = String(url.split(separator: "/").last ?? "")

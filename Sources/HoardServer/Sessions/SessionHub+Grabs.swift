@@ -16,7 +16,18 @@ extension SessionHub {
     }
 
     /// First request wins; the host may take over; everyone sees the one outcome. Returns an error code when refused.
+    /// A grab whose lease ended is not held, whether or not a lease service has released it yet: a refused grab looks
+    /// at the holder's lease in the catalog and, when it ended, releases it and asks again.
     func grab(session id: String, entity: String, by participant: String, isHost: Bool, link: LiveLink? = nil) async throws -> String? {
+        let refusal = try await grabOnce(session: id, entity: entity, by: participant, isHost: isHost, link: link)
+        guard refusal == "GRAB_DENIED", let holder = sessions[id]?.grabs[entity] else { return refusal }
+        let held = HeldGrab(session: id, entity: entity, participant: holder)
+        guard try catalog.expiredGrabs(before: Date(), limit: 1000).contains(held) else { return refusal }
+        try await releaseExpired(held)
+        return try await grabOnce(session: id, entity: entity, by: participant, isHost: isHost, link: link)
+    }
+
+    private func grabOnce(session id: String, entity: String, by participant: String, isHost: Bool, link: LiveLink?) async throws -> String? {
         try await load(id)
         if link?.isGone == true { return nil }
         return try decided(session: id) { () throws -> String? in
