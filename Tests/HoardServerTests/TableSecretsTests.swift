@@ -406,4 +406,22 @@ struct TableSecretsTests {
             #expect(try await table.client.fetch("/v1/uploads/\(digest)", token: bo).status == .ok, "Ana's delete takes nothing of Bo's")
         }
     }
+
+    /// At its quota a group refuses another player's copy of a picture as it refuses a new one: the quota is no oracle.
+    @Test func aFullGroupRefusesAnotherPlayersPictureAsItRefusesANewOne() async throws {
+        try await TableSocketTests.with { table in
+            let (ana, _) = try await table.join("Ana")
+            let (bo, _) = try await table.join("Bo")
+            let picture = Self.picture()
+            #expect(try await table.client.uploadPicture(picture, token: ana).status == .created)
+            let catalog = try Hoard(dataDirectory: table.fixture.directory).catalog
+            let group = try #require(try catalog.groups().first { $0.name == "table" }?.id)
+            let used = try #require(try catalog.quota(groupId: group)?.used)
+            try catalog.setQuota(used, group: "table")
+            let new = try await table.client.uploadPicture(Self.picture(), token: bo)
+            let copy = try await table.client.uploadPicture(picture, token: bo)
+            #expect(new.status.code == 507 && copy.status == new.status, "\(new.status) \(copy.status)")
+            #expect(try await table.client.uploadPicture(picture, token: ana).status == .ok, "Ana's own picture again stores nothing")
+        }
+    }
 }

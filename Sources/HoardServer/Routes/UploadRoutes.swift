@@ -64,8 +64,10 @@ struct UploadRoutes: Sendable {
         let blob = try await hoard.write(.bytes(bytes)) { incoming in
             // 200 only for the uploader's own picture again: another's copy answers 201 like a new one (no oracle).
             isInScope = try hoard.catalog.privateUpload(incoming.digest, scope: scope)?.isUploaded(by: principal) == true
-            let isStored = try hoard.catalog.privateUpload(incoming.digest)?.scopes.contains(scope.description) == true
-            if !isStored, let usage = try hoard.catalog.quota(groupId: groupId), let quota = usage.quota, usage.used + incoming.size > quota {
+            // Another's copy is judged against the quota as a new picture is, so a full group cannot tell them apart.
+            if !isInScope, let usage = try hoard.catalog.quota(groupId: groupId), let quota = usage.quota,
+                usage.used + incoming.size > quota
+            {
                 throw APIError.quotaExceeded(
                     "group '\(usage.name)' holds \(usage.used) of its \(quota) bytes; this picture needs \(incoming.size) more")
             }
