@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: install what is missing, check line lengths, build once, run every Swift test, check real
 # output against the JSON Schemas in Schemas/, drive the web page in headless Chromium, fuzz the API with schemathesis,
-# then run the cluster, crash, live-abuse, slowloris, fault and fuzz harnesses (Harness/, Fuzz/).
+# then run the cluster, crash, LAN (DNS-SD), live-abuse, slowloris, fault and fuzz harnesses (Harness/, Fuzz/).
 #
 #   scripts/test.sh            everything (CI runs this); each stage's time is printed at the end
 #   scripts/test.sh --quick    line lengths, the build and the Swift tests only: the loop while working
@@ -38,7 +38,7 @@ summary() {
   printf '%s\n' "${timings[@]}" >&2
 }
 
-if [ "$quick" = yes ]; then scripts/setup.sh --s3; else scripts/setup.sh --browser --s3 --cluster; fi
+if [ "$quick" = yes ]; then scripts/setup.sh --s3; else scripts/setup.sh --browser --s3 --cluster --lan; fi
 . scripts/env.sh
 
 # Services the Swift tests need start at once and come up while the build runs: a throwaway PostgreSQL for
@@ -127,6 +127,12 @@ python3 Tests/browser/test_web.py "$hoard"
 
 stage "the live table in headless Chromium: a host and two players (screenshots in artefacts/browser/)"
 python3 Tests/browser/test_table.py "$hoard"
+
+stage "invite links: the LAN URL and its QR code on the host's pages, decoded (headless Chromium in a network namespace)"
+timeout 180 python3 Tests/browser/test_invite.py "$hoard"
+
+stage "the local network: hoard serve --lan announced by DNS-SD (avahi-daemon in a network namespace), found, joined, withdrawn"
+timeout 120 python3 Harness/lan.py "$hoard"
 
 stage "the catalog at 1,000 and 10,000 assets: listing and search must not grow with it"
 python3 Benchmarks/catalog.py "$hoard" --sizes 1000,10000 --pack-size 1000 --requests 20 --check-flat 5
