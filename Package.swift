@@ -41,6 +41,8 @@ let package = Package(
         .library(name: "HoardCore", targets: ["HoardCore"]),
         .library(name: "HoardRepository", targets: ["HoardRepository"]),
         .library(name: "HoardClient", targets: ["HoardClient"]),
+        // Apps find servers with it: DNS-SD browse of `_hoard._tcp` (dns_sd on Apple platforms and, through Avahi, Linux).
+        .library(name: "HoardDiscovery", targets: ["HoardDiscovery"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),

@@ -1,5 +1,4 @@
 import Foundation
-import HoardServer
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -37,13 +36,13 @@ import Testing
             configuration.announcesByDNSSD = false
             configuration.serverName = "Game night"
         }) { fixture in
-            try await fixture.run(.live) { client in
+            // Through the router alone (nothing is bound): the URLs come from this machine's interfaces as they are.
+            try await fixture.run { client in
                 try await client.execute(uri: "/v1/server", method: .get) { response in
                     let answer = try JSONDecoder().decode(Answer.self, from: Data(buffer: response.body))
                     #expect(answer.lan && answer.name == "Game night")
-                    let port = try #require(client.port)
                     for url in answer.urls {
-                        #expect(url.hasPrefix("http://") && url.hasSuffix(":\(port)"), "\(url)")
+                        #expect(url.hasPrefix("http://") && url.hasSuffix(":0"), "\(url)")
                         #expect(!url.contains("//127.") && !url.contains("localhost"), "\(url)")
                     }
                 }

@@ -24,14 +24,14 @@ export function playersOrigin(info, here = location) {
 }
 
 /**
- * A card with the join code, the players' link to `/join/CODE` (id `join-link`) and its QR code (canvas `#invite-qr`),
- * filled in once the server has said where it can be reached.
+ * A card with the join code (unless the page shows it already: `showsCode: false`), the players' link to `/join/CODE`
+ * (id `join-link`) and its QR code (canvas `#invite-qr`), filled in once the server has said where it can be reached.
  */
-export function inviteCard(code) {
+export function inviteCard(code, {showsCode = true} = {}) {
   const body = h('div', {class: 'invite-body'}, h('p', {class: 'muted'}, 'Finding the address players can reach…'));
   const card = h('section', {class: 'invite-card', id: 'invite', 'aria-labelledby': 'invite-heading'},
     h('h3', {id: 'invite-heading'}, 'Invite players'),
-    h('p', {}, 'Join code: ', h('strong', {class: 'join-code', id: 'invite-code'}, code)), body);
+    showsCode ? h('p', {}, 'Join code: ', h('strong', {class: 'join-code', id: 'invite-code'}, code)) : null, body);
   serverInfo().then((info) => {
     const origin = playersOrigin(info);
     const path = `/join/${encodeURIComponent(code)}`;

@@ -42,7 +42,7 @@ function startCard(maps) {
         h('p', {class: 'join-code', id: 'join-code'}, created.code), copy,
         h('p', {class: 'muted'}, 'The code is shown once: note it now. Your group sees the session at ',
           h('a', {href: page, id: 'session-link'}, page), '.'),
-        inviteCard(created.code)));
+        inviteCard(created.code, {showsCode: false})));
     } catch (error) {
       replace(out, h('p', {class: 'error'}, error.status === 404 ? 'That saved map is gone; reload the page and pick another.'
         : `Cannot start it: ${error.message}`));
