@@ -69,13 +69,11 @@ let package = Package(
             pkgConfig: "libarchive",
             providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]
         ),
-        // DNS-SD: Avahi's dns_sd compatibility library on Linux; on Apple platforms dns_sd is part of the system.
-        .systemLibrary(
-            name: "CDNSSD",
-            pkgConfig: "avahi-compat-libdns_sd",
-            providers: [.apt(["libavahi-compat-libdnssd-dev"])]
-        ),
-        .target(name: "HoardDiscovery", dependencies: ["CDNSSD"]),
+        // DNS-SD: Avahi's dns_sd compatibility library on Linux (Debian's libavahi-compat-libdnssd-dev, pkg-config
+        // avahi-compat-libdns_sd), linked by name: its pkg-config flags carry -D_REENTRANT, which SwiftPM refuses with a
+        // warning on every build. On Apple platforms dns_sd is part of the system.
+        .systemLibrary(name: "CDNSSD"),
+        .target(name: "HoardDiscovery", dependencies: ["CDNSSD"], linkerSettings: [.linkedLibrary("dns_sd", .when(platforms: [.linux]))]),
         // libvips is loaded with dlopen on first use, not linked (see Sources/CVips/include/hoard_vips.h).
         .target(name: "CVips", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(name: "CHoardSystem"),
