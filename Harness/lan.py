@@ -20,6 +20,7 @@ Needs: scripts/setup.sh --lan (avahi-daemon, avahi-utils, dbus, iproute2).
 import http.client
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -99,6 +100,17 @@ def healthy():
         return True
     except OSError:
         return False
+
+
+def unescaped(name):
+    """A name as avahi-browse -p prints it (\\DDD for a byte in decimal, \\. for a dot) read back."""
+    return re.sub(r"\\(\d{3}|.)", lambda m: chr(int(m[1])) if len(m[1]) == 3 else m[1], name)
+
+
+def announced(instance_name):
+    """Whether avahi-browse (without resolving: a record being withdrawn may not resolve) lists the service name."""
+    lines = run("avahi-browse", "-tp", "_hoard._tcp", check=False, timeout=20).stdout.splitlines()
+    return any(line.startswith("+;") and unescaped(line.split(";")[3]) == instance_name for line in lines)
 
 
 def browse():
@@ -227,11 +239,13 @@ def inside(hoard):
         check.that(unknown.returncode != 0 and "no server on this network took the code" in unknown.stderr,
                    "a code no server knows is refused after asking them")
 
+        name = identity["name"]
+        check.that(announced(name), "avahi-browse lists the service by name before the server stops")
         server.stop()
         gone_after = None
         started = time.monotonic()
         while time.monotonic() - started < 10:
-            if not [r for r in browse() if r[3].get("id") == identity["instance"]]:
+            if not announced(name):
                 gone_after = time.monotonic() - started
                 break
         check.that(gone_after is not None and gone_after < 5, f"after SIGTERM the record is gone within 5 s ({gone_after})")
