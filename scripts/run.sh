@@ -36,17 +36,7 @@ printf '\033[1m==> building (release)\033[0m\n' >&2
 swift build -c release --product hoard
 hoard="$(swift build -c release --show-bin-path)/hoard"
 
-# `hoard` where people look for it: a link in ~/.local/bin (replacing only a link, never a file of someone else's).
-bin="$HOME/.local/bin"
-if mkdir -p "$bin" 2>/dev/null && { [ ! -e "$bin/hoard" ] || [ -L "$bin/hoard" ]; } && ln -sfn "$hoard" "$bin/hoard" 2>/dev/null; then
-  printf '\033[1m==> hoard is linked at %s/hoard\033[0m\n' "$bin" >&2
-  case ":$PATH:" in
-  *":$bin:"*) ;;
-  *) echo "    $bin is not on your PATH; add it with:  export PATH=\"$bin:\$PATH\"" >&2 ;;
-  esac
-else
-  echo "    to run hoard by name:  ln -s \"$hoard\" /usr/local/bin/hoard   (or add $(dirname "$hoard") to PATH)" >&2
-fi
+scripts/link-hoard.sh "$hoard"   # `hoard` on PATH: a link in ~/.local/bin
 
 printf '\033[1m==> importing Packs/ into %s\033[0m\n' "$data" >&2
 "$hoard" import Packs/*.zip --data-dir "$data"
