@@ -105,6 +105,10 @@ extension ServeCommand {
     /// Prints where people on the local network reach the server (with --lan).
     static func sayWhere(_ identity: ServerIdentity) {
         let urls = identity.lanURLs()
+        guard !identity.isLoopbackOnly else {
+            Terminal.err("--lan with a loopback --host serves this machine only: nothing is offered to the local network")
+            return
+        }
         guard !urls.isEmpty else {
             Terminal.err("Serving the local network on port \(identity.port), but this machine has no LAN address yet")
             return

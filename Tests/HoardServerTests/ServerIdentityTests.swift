@@ -63,6 +63,16 @@ import Testing
             == ["http://10.1.1.1:80"])
     }
 
+    @Test func aLANServerBoundToLoopbackIsLoopbackOnly() {
+        for (host, isLoopback) in [("127.0.0.1", true), ("127.1.2.3", true), ("localhost", true), ("::1", true), ("0.0.0.0", false),
+                                   ("10.0.0.7", false)] {
+            var configuration = ServerConfiguration(dataDirectory: NSTemporaryDirectory() + "hoard-identity-" + UUID().uuidString)
+            configuration.host = host
+            configuration.isLAN = true
+            #expect(ServerIdentity(configuration: configuration).isLoopbackOnly == isLoopback, "\(host)")
+        }
+    }
+
     @Test func theInstanceIDIsKeptInTheDataDirectory() throws {
         let directory = NSTemporaryDirectory() + "hoard-identity-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -19,6 +19,10 @@ final class LANAnnouncer: Service, Sendable {
     /// Registers the record for the port the server got (called once it listens).
     func announce() {
         let logger = logger
+        guard !identity.isLoopbackOnly else {
+            logger.notice("not announced on the local network: the server listens on loopback only")
+            return
+        }
         do {
             let registered = try ServiceAnnouncement.register(name: identity.name, port: identity.port, record: identity.record) { event in
                 switch event {

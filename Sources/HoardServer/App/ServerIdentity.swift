@@ -44,6 +44,9 @@ public final class ServerIdentity: Sendable {
         boundPort = NIOLockedValueBox(configuration.port)
     }
 
+    /// Whether it is bound to a loopback address (`--lan --host 127.0.0.1`): nothing to offer others, nothing to announce.
+    public var isLoopbackOnly: Bool { boundHost == "localhost" || boundHost == "::1" || boundHost.hasPrefix("127.") }
+
     /// The port it listens on: the configured one until the server is bound, then the one it got.
     public var port: Int {
         get { boundPort.withLockedValue { $0 } }
