@@ -1,3 +1,4 @@
+import Foundation
 import HoardDiscovery
 import Logging
 import NIOConcurrencyHelpers
@@ -9,15 +10,21 @@ import ServiceLifecycle
 final class LANAnnouncer: Service, Sendable {
     private let identity: ServerIdentity
     private let logger: Logger
-    private let announcement = NIOLockedValueBox<ServiceAnnouncement?>(nil)
+    /// The registration, and whether the server has stopped (a registration that finishes after it is withdrawn at once).
+    private let state = NIOLockedValueBox<(announcement: ServiceAnnouncement?, isStopped: Bool)>((nil, false))
 
     init(identity: ServerIdentity, logger: Logger) {
         self.identity = identity
         self.logger = logger
     }
 
-    /// Registers the record for the port the server got (called once it listens).
+    /// Registers the record for the port the server got, off the caller's thread (called once the server listens: talking
+    /// to the responder over D-Bus takes some milliseconds the first requests need not wait for).
     func announce() {
+        Thread.detachNewThread { self.register() }
+    }
+
+    private func register() {
         let logger = logger
         guard !identity.isLoopbackOnly else {
             logger.notice("not announced on the local network: the server listens on loopback only")
@@ -30,7 +37,11 @@ final class LANAnnouncer: Service, Sendable {
                 case .failed(let error): logger.notice("not announced on the local network (DNS-SD): \(error)")
                 }
             }
-            announcement.withLockedValue { $0 = registered }
+            let isStopped = state.withLockedValue { state in
+                if !state.isStopped { state.announcement = registered }
+                return state.isStopped
+            }
+            if isStopped { registered.withdraw() }
         } catch {
             logger.notice("not announced on the local network (DNS-SD): \(error); players can still open its address")
         }
@@ -44,9 +55,9 @@ final class LANAnnouncer: Service, Sendable {
 
     /// Withdraws the record now, if it was registered.
     func withdraw() {
-        let registered = announcement.withLockedValue { current in
-            defer { current = nil }
-            return current
+        let registered = state.withLockedValue { state in
+            defer { state = (nil, true) }
+            return state.announcement
         }
         registered?.withdraw()
     }
