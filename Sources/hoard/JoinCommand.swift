@@ -22,7 +22,7 @@ struct JoinCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "The server, e.g. http://nas.local:8080, then the join code, e.g. ABCD-EFGH. Without the server, the servers announced on "
                 + "the local network (DNS-SD) are asked for the code in turn.",
-            valueName: "URL"))
+            valueName: "URL|CODE"))
     var serverOrCode: String
 
     @Argument(help: ArgumentHelp("The join code, e.g. ABCD-EFGH.", valueName: "CODE"))
