@@ -12,6 +12,7 @@ Checked there:
   - `avahi-browse -rt _hoard._tcp` finds it: address, port and TXT (api, id = the server's instance, tls, name);
   - `hoard servers --json` finds it; `hoard join CODE` without a URL joins its session;
   - wrong join codes are limited per address: one LAN address refused 429 leaves another unaffected;
+  - with --tls-cert and --tls-key, GET /v1/server lists https URLs and the record says tls=1;
   - after SIGTERM the record is gone within 5 s;
   - without a responder the server starts all the same and says once that it is not announced; the start-up time
     (to the first /healthz answer) with and without one is printed.
@@ -23,6 +24,7 @@ import os
 import re
 import shutil
 import signal
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -32,6 +34,7 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+UNVERIFIED = ssl._create_unverified_context()  # the TLS check's self-signed certificate
 PORT = 8137
 HOST = "hoardlan"
 BUS = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -94,9 +97,9 @@ def call(method, path, body=None, token=None, host="127.0.0.1"):
         return json.loads(response.read() or b"null")
 
 
-def healthy():
+def healthy(scheme="http"):
     try:
-        urllib.request.urlopen(f"http://127.0.0.1:{PORT}/healthz", timeout=1).read()
+        urllib.request.urlopen(f"{scheme}://127.0.0.1:{PORT}/healthz", timeout=1, context=UNVERIFIED if scheme == "https" else None).read()
         return True
     except OSError:
         return False
@@ -128,13 +131,13 @@ def browse():
 class Serve:
     """`hoard serve --lan` in the namespace; its standard error kept in a file."""
 
-    def __init__(self, hoard, data, log, *extra):
+    def __init__(self, hoard, data, log, *extra, scheme="http"):
         self.log_path = log
         self.log = open(log, "w")
         started = time.monotonic()
         self.process = subprocess.Popen([hoard, "serve", "--lan", "--data-dir", data, "--port", str(PORT), *extra],
                                         stdout=self.log, stderr=self.log)
-        if not until(healthy, 30, 0.02):
+        if not until(lambda: healthy(scheme), 30, 0.02):
             raise RuntimeError("hoard serve --lan did not answer: " + Path(log).read_text()[-2000:])
         self.startup = time.monotonic() - started
 
@@ -256,6 +259,18 @@ def inside(hoard):
         other = wrong_codes("10.37.0.1", 1)
         limited.stop()
         check.that(first == [404, 404, 404, 429] and other == [404], f"wrong codes are limited per LAN address ({first}, then {other})")
+
+        # TLS works the same on the LAN: https URLs, and tls=1 in the record.
+        run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1", "-subj", f"/CN={HOST}.local",
+            "-keyout", str(work / "key.pem"), "-out", str(work / "cert.pem"))
+        secure = Serve(hoard, data, work / "tls.log", "--tls-cert", str(work / "cert.pem"), "--tls-key", str(work / "key.pem"), scheme="https")
+        with urllib.request.urlopen(f"https://10.37.0.1:{PORT}/v1/server", timeout=10, context=UNVERIFIED) as response:
+            answer = json.loads(response.read())
+        check.that(answer["tls"] and answer["urls"] and all(url.startswith("https://") for url in answer["urls"]),
+                   f"with TLS, GET /v1/server over the LAN lists https URLs ({answer['urls']})")
+        records = until(lambda: [r for r in browse() if r[3].get("id") == identity["instance"] and r[3].get("tls") == "1"], 10, 0.3)
+        check.that(bool(records), f"and the record says tls=1 ({records[:1]})")
+        secure.stop()
 
         print(f"start-up to the first /healthz answer: {without * 1000:.0f} ms without a responder, "
               f"{with_responder * 1000:.0f} ms with avahi-daemon")
