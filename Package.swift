@@ -16,6 +16,7 @@ import PackageDescription
 //                             pictures, blobs, rows); its maintenance verifies, collects garbage and backs up.
 //                             Nothing above it speaks to a store.
 //   server    HoardServer     the HTTP API, the blob fast path, live sessions, the web page (the only Hummingbird user)
+//   discovery HoardDiscovery  DNS-SD (mDNS/Bonjour): a server announces `_hoard._tcp`, clients browse for it
 //   client    HoardClient     the API for apps: requests, blob cache directory, sync, the live channel;
 //             HoardClientNIO  the same requests and the live channel over SwiftNIO (what the command line uses)
 //   CLI       hoard           the executable: parses arguments, builds a configuration, calls the libraries
@@ -29,6 +30,7 @@ import PackageDescription
 //   imaging   HoardImaging    derived pictures (lower LODs, previews) through libvips (the only libvips user)
 //   C shims   CArchive        libarchive, found by pkg-config
 //             CVips           libvips, loaded with dlopen on first use
+//             CDNSSD          the dns_sd API: Avahi's compatibility library on Linux (pkg-config), the system's on Apple's
 //             CHoardSystem    syncfs, writeback and malloc tuning for the store, the plugins and the executable
 //   tests     HoardTestSupport  what several test targets share; one test target per source target
 let package = Package(
@@ -39,6 +41,8 @@ let package = Package(
         .library(name: "HoardCore", targets: ["HoardCore"]),
         .library(name: "HoardRepository", targets: ["HoardRepository"]),
         .library(name: "HoardClient", targets: ["HoardClient"]),
+        // Apps find servers with it: DNS-SD browse of `_hoard._tcp` (dns_sd on Apple platforms and, through Avahi, Linux).
+        .library(name: "HoardDiscovery", targets: ["HoardDiscovery"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -65,6 +69,11 @@ let package = Package(
             pkgConfig: "libarchive",
             providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]
         ),
+        // DNS-SD: Avahi's dns_sd compatibility library on Linux (Debian's libavahi-compat-libdnssd-dev, pkg-config
+        // avahi-compat-libdns_sd), linked by name: its pkg-config flags carry -D_REENTRANT, which SwiftPM refuses with a
+        // warning on every build. On Apple platforms dns_sd is part of the system.
+        .systemLibrary(name: "CDNSSD"),
+        .target(name: "HoardDiscovery", dependencies: ["CDNSSD"], linkerSettings: [.linkedLibrary("dns_sd", .when(platforms: [.linux]))]),
         // libvips is loaded with dlopen on first use, not linked (see Sources/CVips/include/hoard_vips.h).
         .target(name: "CVips", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(name: "CHoardSystem"),
@@ -103,7 +112,7 @@ let package = Package(
         .target(
             name: "HoardServer",
             dependencies: [
-                "HoardCore", "HoardCatalog", "HoardRepository",
+                "HoardCore", "HoardCatalog", "HoardRepository", "HoardDiscovery",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
@@ -141,7 +150,7 @@ let package = Package(
                 "HoardCatalog", "HoardRepository", "HoardServer", "HoardClient", "HoardImaging", "HoardPlugins",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                "HoardClientNIO", "CHoardSystem", "HoardStore", "HoardS3", "HoardPostgres",
+                "HoardClientNIO", "CHoardSystem", "HoardStore", "HoardS3", "HoardPostgres", "HoardDiscovery",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
@@ -164,6 +173,7 @@ let package = Package(
         ]),
         .testTarget(name: "HoardRepositoryTests", dependencies: ["HoardRepository", "HoardPlugins", "HoardTestSupport"]),
         .testTarget(name: "HoardImagingTests", dependencies: ["HoardImaging", "HoardPlugins", "HoardRepository", "HoardTestSupport"]),
+        .testTarget(name: "HoardDiscoveryTests", dependencies: ["HoardDiscovery"]),
         .testTarget(name: "HoardPluginsTests", dependencies: ["HoardPlugins", "HoardRepository"]),
         .testTarget(
             name: "HoardServerTests",

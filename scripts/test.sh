@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: install what is missing, check line lengths, build once, run every Swift test, check real
 # output against the JSON Schemas in Schemas/, drive the web page in headless Chromium, fuzz the API with schemathesis,
-# then run the cluster, crash, live-abuse, slowloris, fault and fuzz harnesses (Harness/, Fuzz/).
+# then run the cluster, crash, LAN (DNS-SD), live-abuse, slowloris, fault and fuzz harnesses (Harness/, Fuzz/).
 #
 #   scripts/test.sh            everything (CI runs this); each stage's time is printed at the end
 #   scripts/test.sh --quick    line lengths, the build and the Swift tests only: the loop while working
@@ -10,8 +10,8 @@
 # hold for it; a release build of the tests does not compile with Swift 6.3.1, see OPERATIONS.md). Only the libFuzzer
 # targets need a build of their own (sanitizers). After the Swift tests two lanes run side by side on the two cores:
 #   lane 1: the fuzz build, then the kept crashes replayed and 20 s per target
-#   lane 2: the cluster, the schema checks, schemathesis, crashes, the web page and the live table (stages that
-#           mostly wait on sockets, restarts and leases, and whose checks are not timings)
+#   lane 2: the cluster, the schema checks, schemathesis, crashes, the web page, the live table, invite links and
+#           the LAN (stages that mostly wait on sockets, restarts and leases, and whose checks are not timings)
 # then, alone, the stages whose bounds are timings: faults, the catalog, live abuse, slowloris.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,7 +41,7 @@ summary() {
   printf '%s\n' "${timings[@]}" >&2
 }
 
-if [ "$quick" = yes ]; then scripts/setup.sh --s3; else scripts/setup.sh --browser --s3 --cluster; fi
+if [ "$quick" = yes ]; then scripts/setup.sh --s3; else scripts/setup.sh --browser --s3 --cluster --lan; fi
 . scripts/env.sh
 
 # Services the Swift tests need start at once and come up while the build runs: a throwaway PostgreSQL for
@@ -132,6 +132,12 @@ python3 Tests/browser/test_web.py "$hoard"
 
 stage "lane 2: the live table in headless Chromium, a host and two players (screenshots in artefacts/browser/)"
 python3 Tests/browser/test_table.py "$hoard"
+
+stage "lane 2: invite links, the LAN URL and its QR code on the host's pages, decoded (Chromium in a network namespace)"
+timeout 180 python3 Tests/browser/test_invite.py "$hoard"
+
+stage "lane 2: hoard serve --lan announced by DNS-SD (avahi-daemon in a network namespace), found, joined, withdrawn"
+timeout 120 python3 Harness/lan.py "$hoard"
 
 stage "lane 1: waiting for the fuzzing"
 lane_status=0

@@ -23,7 +23,7 @@ struct HoardCommand: AsyncParsableCommand {
         subcommands: [
             ImportCommand.self, PluginsCommand.self, PacksCommand.self, AssetsCommand.self, DeleteCommand.self, VerifyCommand.self, GCCommand.self,
             ServeCommand.self, GroupCommand.self, TokenCommand.self, BackupCommand.self, RestoreCommand.self, JoinCommand.self, SessionCommand.self,
-            MigrateCatalogCommand.self,
+            MigrateCatalogCommand.self, ServersCommand.self,
         ]
     )
 }
@@ -32,8 +32,22 @@ struct HoardCommand: AsyncParsableCommand {
 struct DataOptions: ParsableArguments {
     @Option(
         name: .customLong("data-dir"),
-        help: ArgumentHelp("The data directory: catalog and blobs. Created if missing.", valueName: "DIR"))
-    var dataDirectory: String = ProcessInfo.processInfo.environment["HOARD_DATA_DIR"] ?? "hoard-data"
+        help: ArgumentHelp(
+            "The data directory: catalog and blobs. Created if missing. Default: $HOARD_DATA_DIR, else ./hoard-data if it exists, "
+                + "else ~/.local/share/hoard (~/Library/Application Support/Hoard on macOS).",
+            valueName: "DIR"))
+    var givenDataDirectory: String?
+
+    /// The data directory in effect and why (``DataLocation``).
+    var location: DataLocation { DataLocation.current(given: givenDataDirectory) }
+
+    /// The data directory in effect.
+    var dataDirectory: String { location.path }
+
+    /// Says on standard error which data directory a command that writes is about to change.
+    func sayWhere() {
+        Terminal.err(location.line)
+    }
 
     @Option(
         name: .customLong("plugins-dir"),

@@ -48,6 +48,7 @@ struct ImportCommand: AsyncParsableCommand {
         // An import runs up to eight threads of its own (reading, hashing and writing, rewriting, write-out, publishes,
         // the catalog); an arena per thread kept 2 MB more resident on the 300 MB pack than one per core, at the same speed.
         hoard_limit_malloc_arenas(Int32(ProcessInfo.processInfo.activeProcessorCount))
+        data.sayWhere()
         let hoard = try await data.open()
         var options = Importer.Options()
         options.group = group

@@ -18,11 +18,20 @@ struct JoinCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The server, e.g. http://nas.local:8080.", valueName: "URL"))
-    var url: String
+    @Argument(
+        help: ArgumentHelp(
+            "The server, e.g. http://nas.local:8080, then the join code, e.g. ABCD-EFGH. Without the server, the servers announced on "
+                + "the local network (DNS-SD) are asked for the code in turn.",
+            valueName: "URL|CODE"))
+    var serverOrCode: String
 
     @Argument(help: ArgumentHelp("The join code, e.g. ABCD-EFGH.", valueName: "CODE"))
-    var code: String
+    var givenCode: String?
+
+    /// The join code.
+    var code: String { givenCode ?? serverOrCode }
+    /// The server's URL; nil to look on the local network.
+    var url: String? { givenCode == nil ? nil : serverOrCode }
 
     @Option(help: ArgumentHelp("The cache folder (created if missing).", valueName: "DIR"))
     var cache: String
@@ -61,6 +70,9 @@ struct JoinCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
+        if givenCode == nil && serverOrCode.contains("://") {
+            throw ValidationError("give the join code after the server's URL, e.g. hoard join \(serverOrCode) ABCD-EFGH")
+        }
         if let pixelsPerTile, !(pixelsPerTile > 0 && pixelsPerTile.isFinite) {
             throw ValidationError("--pixels-per-tile must be a positive number, e.g. 64")
         }
@@ -70,11 +82,9 @@ struct JoinCommand: AsyncParsableCommand {
     func run() async throws {
         var configuration = try HoardClient.Configuration.commandLine(caCertificates: cacert)
         configuration.pixelsPerTile = pixelsPerTile
-        let client = HoardClient(baseURL: try ServerURL.parse(url), configuration: configuration)
         let cache: BlobCacheDirectory
         do { cache = try BlobCacheDirectory(path: self.cache, budget: cacheBudget.map { $0 << 20 }) } catch { throw CLIError("\(error)") }
-        let joined: JoinedSession
-        do { joined = try await client.join(code: code, name: name, cache: cache) } catch { throw CLIError("cannot join: \(error)") }
+        let (client, joined) = try await join(configuration: configuration, cache: cache)
         let session = joined.session
         Terminal.err("Joined '\(session.name)' hosted by \(session.host) as \(name)")
 
@@ -107,6 +117,36 @@ struct JoinCommand: AsyncParsableCommand {
         }
         guard follow else { return }
         try await Self.follow(joined, cache: cache, caCertificates: cacert)
+    }
+
+    /// Joins through the server given, else through the first server announced on the local network that knows the code.
+    func join(configuration: HoardClient.Configuration, cache: BlobCacheDirectory) async throws -> (HoardClient, JoinedSession) {
+        if let url {
+            let client = HoardClient(baseURL: try ServerURL.parse(url), configuration: configuration)
+            do { return (client, try await client.join(code: code, name: name, cache: cache)) } catch { throw CLIError("cannot join: \(error)") }
+        }
+        let servers = try Discovery.browse(seconds: 1.5)
+        guard !servers.isEmpty else {
+            throw CLIError("no Hoard server is announced on this network; give its address: hoard join URL \(code)")
+        }
+        var tried: [String] = []
+        for server in servers {
+            for address in server.urls {
+                guard let base = URL(string: address) else { continue }
+                let client = HoardClient(baseURL: base, configuration: configuration)
+                do {
+                    let joined = try await client.join(code: code, name: name, cache: cache)
+                    Terminal.err("Found the game on \(server.record?.name ?? server.serviceName) at \(address)")
+                    return (client, joined)
+                } catch let error as HoardClientError where error.code == .server {
+                    tried.append("\(address): \(error.message)")
+                    break  // it answered: its other addresses would answer the same
+                } catch {
+                    tried.append("\(address): \(error)")
+                }
+            }
+        }
+        throw CLIError("no server on this network took the code \(code):\n" + tried.map { "  \($0)" }.joined(separator: "\n"))
     }
 
     /// Prints live events, one line each, until interrupted or the channel gives up.

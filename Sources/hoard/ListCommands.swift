@@ -31,6 +31,7 @@ struct DeleteCommand: AsyncParsableCommand {
     @Option(help: "The group that owns it (needed when several groups have a pack of that name).") var group: String?
 
     func run() async throws {
+        data.sayWhere()
         // Several groups with a pack of that name: the catalog's error asks for the group (--group).
         guard try await data.open().catalog.deletePack(named: name, group: group) else {
             throw CLIError("no pack named '\(name)'" + (group.map { " in group '\($0)'" } ?? ""))
@@ -102,6 +103,7 @@ struct GCCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() async throws {
+        data.sayWhere()
         let report = try await data.open().collectGarbage(grace: grace)
         if json { return Terminal.out(try JSONOutput.encode(report)) }
         Terminal.out("Removed \(report.deletedBlobs) blobs (\(ByteFormat.string(report.deletedBytes)))"
@@ -129,6 +131,7 @@ struct RestoreCommand: AsyncParsableCommand {
     @Argument(help: "The backup folder.") var backup: String
 
     func run() async throws {
+        data.sayWhere()
         let report = try await Hoard.restore(from: backup, into: data.dataDirectory)
         let verified = try await data.open().verify()
         Terminal.out("Restored \(report.blobs) blobs (\(ByteFormat.string(report.bytes))) into \(report.path); verify: "

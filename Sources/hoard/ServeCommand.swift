@@ -18,7 +18,14 @@ struct ServeCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var data: DataOptions
-    @Option(help: "Address to listen on (use 0.0.0.0 to serve the local network).") var host = "127.0.0.1"
+    @Option(help: "Address to listen on (default: 127.0.0.1; with --lan, every address).") var host: String?
+    @Flag(
+        help: ArgumentHelp(
+            "Serve the local network: listen on every address, print the URLs players can open and announce the server by DNS-SD.",
+            discussion: "Without it the server listens on loopback only. Tokens and join codes guard everything as before."))
+    var lan = false
+    @Option(help: ArgumentHelp("The server's name on the local network (default: Hoard on HOST).", valueName: "NAME"))
+    var name: String?
     @Option(help: "Port to listen on.") var port = 8080
     @Option(help: "Memory for hot blobs, in MiB.") var cacheMB = 256
     @Option(help: "Smallest hot blob sent from its file with sendfile, in KiB (0: send every hot blob from memory).")
@@ -63,12 +70,16 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("unknown log level '\(logLevel)'") }
+        data.sayWhere()
         var configuration = ServerConfiguration(dataDirectory: data.dataDirectory)
         let loaded = try data.registry()
         for error in loaded.errors { Terminal.err("warning: plugin not loaded: \(error)") }
         configuration.registry = loaded.registry
         configuration.hoard = try await data.open(registry: loaded.registry)
-        configuration.host = host
+        configuration.host = host ?? (lan ? "0.0.0.0" : "127.0.0.1")
+        configuration.isLAN = lan
+        configuration.serverName = name
+        if lan { configuration.onServing = { identity in Self.sayWhere(identity) } }
         configuration.port = port
         configuration.cacheBytes = cacheMB << 20
         configuration.sendFileFrom = sendfileKB > 0 ? sendfileKB << 10 : nil
@@ -91,6 +102,20 @@ struct ServeCommand: AsyncParsableCommand {
 }
 
 extension ServeCommand {
+    /// Prints where people on the local network reach the server (with --lan).
+    static func sayWhere(_ identity: ServerIdentity) {
+        let urls = identity.lanURLs()
+        guard !identity.isLoopbackOnly else {
+            Terminal.err("--lan with a loopback --host serves this machine only: nothing is offered to the local network")
+            return
+        }
+        guard !urls.isEmpty else {
+            Terminal.err("Serving the local network on port \(identity.port), but this machine has no LAN address yet")
+            return
+        }
+        Terminal.err("Serving the local network as \"\(identity.name)\"; players can open:\n" + urls.map { "  \($0)" }.joined(separator: "\n"))
+    }
+
     /// The time limits, connection caps and TLS options, checked.
     func applyLimits(to configuration: inout ServerConfiguration) throws {
         func duration(_ seconds: Double, _ option: String) throws -> Duration {
@@ -146,6 +171,7 @@ struct GroupCommand: AsyncParsableCommand {
         @Option(help: "Most bytes its packs and uploads may hold, in MiB (no quota when absent).") var quotaMB: Int64?
 
         func run() async throws {
+            data.sayWhere()
             try await data.open().catalog.createGroup(named: name, quotaBytes: quotaMB.map { $0 << 20 })
             Terminal.out("Created group \(name). Give its members tokens with: hoard token create --group \(name)")
         }
@@ -187,6 +213,7 @@ struct TokenCommand: AsyncParsableCommand {
         func run() async throws {
             if admin { Terminal.err("note: --admin is deprecated; it means --role operator (a token that acts on every group)") }
             let chosen = admin ? .operator : TokenRole(rawValue: role) ?? .member
+            data.sayWhere()
             Terminal.out(try await data.open().createToken(group: group, label: name, role: chosen))
         }
     }

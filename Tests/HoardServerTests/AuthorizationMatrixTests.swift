@@ -43,6 +43,7 @@ import Testing
         "getJoinPageWithCode": "200 401 200 200 200 200 200 200 200 401",
         "getTablePage": "200 401 200 200 200 200 200 200 200 401",
         "getHealth": "200 401 200 200 200 200 200 200 200 401",
+        "getServer": "200 401 200 200 200 200 200 200 200 401",
         "getMetrics": "401 401 403 403 403 403 200 403 403 401",
         "getSharePage": "200 401 200 200 200 200 200 200 200 401",
         "getShare": "200 401 200 200 200 200 200 200 200 401",
@@ -132,6 +133,7 @@ import Testing
         case "getTablePage": return (.get, "/table/\(id["session"] ?? "")", nil, "")
         case "getSharePage": return (.get, "/s/\(id["share"] ?? "")", nil, "")
         case "getHealth": return (.get, "/healthz", nil, "")
+        case "getServer": return (.get, "/v1/server", nil, "")
         case "getMetrics": return (.get, "/metrics", nil, "")
         case "listAssets": return (.get, "/v1/assets?pack=\(id["pack"] ?? "")", nil, "")
         case "getAssetDescriptor": return (.get, "/v1/assets/\(id["asset"] ?? "")", nil, "")

@@ -35,8 +35,11 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     // Every table is loaded before the server answers, so what each participant may fetch is known from the first
     // request on (a participant who reconnects after a restart is not told 404 for their table's art meanwhile).
     await hub.loadAll()
+    let identity = ServerIdentity(configuration: configuration)
+    let announcer = configuration.isLAN && configuration.announcesByDNSSD ? LANAnnouncer(identity: identity, logger: logger) : nil
     let (router, _) = buildRouter(
-        hoard: hoard, access: access, metrics: metrics, reader: reader, limiter: limiter, hub: hub, configuration: configuration)
+        hoard: hoard, access: access, metrics: metrics, reader: reader, limiter: limiter, hub: hub, configuration: configuration,
+        identity: identity)
     // Replicas sharing the catalog apply each other's session events as they commit.
     let follower = hoard.catalog.sessionEventFeed.map { SessionFollowService(feed: $0, hub: hub) as any Service }
     let leases = LeaseService(catalog: hoard.catalog, hub: hub, logger: logger, interval: configuration.grabRenewal)
@@ -73,12 +76,16 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         server: server,
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: serverName, backlog: configuration.backlog),
-        services: [refresher, leases] + (follower.map { [$0] } ?? []) + metricsService(configuration, metrics: metrics, logger: logger) + (reloader.map { [$0] } ?? []),
+        services: [refresher, leases] + (follower.map { [$0] } ?? []) + metricsService(configuration, metrics: metrics, logger: logger)
+            + (reloader.map { [$0] } ?? []) + (announcer.map { [$0] } ?? []),
         onServerRunning: { channel in
+            identity.port = channel.localAddress?.port ?? configuration.port
             logger.info("Hoard is serving", metadata: [
-                "url": "\(configuration.certificates == nil ? "http" : "https")://\(configuration.host):\(channel.localAddress?.port ?? configuration.port)",
+                "url": "\(configuration.certificates == nil ? "http" : "https")://\(configuration.host):\(identity.port)",
                 "dataDirectory": "\(configuration.dataDirectory)",
             ])
+            announcer?.announce()
+            configuration.onServing?(identity)
         },
         eventLoopGroupProvider: configuration.networkThreads.map { .shared(MultiThreadedEventLoopGroup(numberOfThreads: $0)) } ?? .singleton,
         logger: logger
@@ -105,13 +112,15 @@ private func metricsService(_ configuration: ServerConfiguration, metrics: Serve
 /// The router with every middleware and route, and the list of operations it serves.
 func buildRouter(
     hoard: Hoard, access: AccessIndex, metrics: ServerMetrics, reader: BlobReader, limiter: RateLimiter, hub: SessionHub,
-    configuration: ServerConfiguration
+    configuration: ServerConfiguration, identity: ServerIdentity
 ) -> (Router<HoardRequestContext>, [Endpoints.Operation]) {
     let router = Router(context: HoardRequestContext.self)
     let endpoints = Endpoints(router: router)
     router.add(middleware: HoardMiddleware(access: access, metrics: metrics, endpoints: endpoints))
     router.add(middleware: FailedJoins(perMinute: configuration.failedJoinsPerMinute, limiter: limiter, proxies: configuration.trustedProxies))
     endpoints.on(.get, "/healthz") { _, _ in try JSONBody.response(["status": "ok"]) }
+    // Who this server is and its LAN URLs: what the page builds invite links from (no token: it names no data).
+    endpoints.on(.get, "/v1/server") { _, _ in try JSONBody.response(identity.answer()) }
     let hasMetricsAddress = configuration.metricsAddress != nil
     endpoints.on(.get, "/metrics") { request, context in
         // Request counts and paths tell an outsider how busy the server is and what it serves.
@@ -145,6 +154,7 @@ public func apiOperations(dataDirectory: String) throws -> [Endpoints.Operation]
         hoard: hoard, access: access, metrics: metrics,
         reader: BlobReader(hoard: hoard, cache: cache, metrics: metrics), limiter: RateLimiter(perMinute: 1, perParticipant: 1, joinsPerSession: 1),
         hub: SessionHub(catalog: hoard.catalog, storage: StoredTables(hoard: hoard), access: access, logger: Logger(label: "hoard")),
-        configuration: ServerConfiguration(dataDirectory: dataDirectory))
+        configuration: ServerConfiguration(dataDirectory: dataDirectory),
+        identity: ServerIdentity(configuration: ServerConfiguration(dataDirectory: dataDirectory)))
     return operations
 }

@@ -14,6 +14,15 @@ public struct ServerConfiguration: Sendable {
     public var hoard: Hoard?
     /// Address to bind.
     public var host: String = "127.0.0.1"
+    /// Whether the server is offered to the local network (`hoard serve --lan`, which also binds every address): its
+    /// LAN URLs are listed by `GET /v1/server`, and it is announced by DNS-SD as `_hoard._tcp`.
+    public var isLAN = false
+    /// Whether a LAN server registers its DNS-SD record (tests that need no responder turn it off).
+    public var announcesByDNSSD = true
+    /// The server's name for people (`GET /v1/server`, DNS-SD); nil: "Hoard on" and the machine's host name.
+    public var serverName: String?
+    /// Called once the server listens, with who it is and where (what `hoard serve` prints).
+    public var onServing: (@Sendable (ServerIdentity) -> Void)?
     /// Port to bind (0 picks a free one).
     public var port: Int = 8080
     /// Connections the system queues before the server accepts them (capped by `net.core.somaxconn`). Hummingbird's

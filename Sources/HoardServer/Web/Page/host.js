@@ -2,6 +2,7 @@
 // reveal, assign or remove the selected token, save the table as a map, or replace the map with a saved one.
 import {pictureURL, query, thumbnailDigest} from './api.js';
 import {h, replace, toast} from './dom.js';
+import {inviteCard} from './invite.js';
 import {newId} from './tablestate.js';
 
 export function hostControls(main, table, request) {
@@ -18,9 +19,8 @@ export function hostControls(main, table, request) {
   const saved = h('select', {id: 'saved-maps', 'aria-label': 'Saved maps'});
   const replaceButton = h('button', {type: 'button', id: 'replace-map', class: 'ghost'}, 'Replace the map');
   const code = session.you?.joinCode;
-  const invite = code ? new URL(`/join/${code}`, location.origin).href : null;
   const panel = h('section', {id: 'host-panel', class: 'host-panel'},
-    invite ? [h('h3', {}, 'Invite players'), h('p', {}, h('a', {id: 'join-link', href: invite}, invite))] : null,
+    code ? inviteCard(code) : null,
     h('h3', {}, 'Host'), selected, h('div', {class: 'row'}, hide, reveal, remove), h('label', {for: 'assign-token'}, 'Belongs to'), owner,
     h('h3', {}, 'Add a token'), search, results,
     h('h3', {}, 'Map'), h('div', {class: 'row'}, saveName, save), h('div', {class: 'row'}, saved, replaceButton));

@@ -3,6 +3,7 @@ import {api, query} from './api.js';
 import {assetCard} from './browse.js';
 import {drawMap, layers} from './mapview.js';
 import {bytes, h, plural, replace, toast} from './dom.js';
+import {inviteCard} from './invite.js';
 
 function when(text) {
   const date = new Date(text);
@@ -41,13 +42,7 @@ function startCard(maps) {
         h('p', {class: 'join-code', id: 'join-code'}, created.code), copy,
         h('p', {class: 'muted'}, 'The code is shown once: note it now. Your group sees the session at ',
           h('a', {href: page, id: 'session-link'}, page), '.'),
-        h('p', {class: 'join-link'})));
-      // A table page for players (/join) links straight in, when this server has one.
-      fetch('/join', {method: 'HEAD', credentials: 'omit'}).then((response) => {
-        if (!response.ok) return;
-        const join = new URL(`/join?code=${encodeURIComponent(created.code)}`, location.origin).href;
-        replace(out.querySelector('.join-link'), 'Players’ link: ', h('a', {href: join, id: 'join-link'}, join));
-      }, () => {});
+        inviteCard(created.code, {showsCode: false})));
     } catch (error) {
       replace(out, h('p', {class: 'error'}, error.status === 404 ? 'That saved map is gone; reload the page and pick another.'
         : `Cannot start it: ${error.message}`));
@@ -133,6 +128,7 @@ export async function showSession(main, id) {
     h('div', {class: 'session-body'},
       h('div', {class: 'map-column'}, frame, status),
       h('aside', {class: 'card legend'},
+        session.you?.joinCode ? inviteCard(session.you.joinCode) : null,
         h('h3', {}, 'Map'),
         h('p', {}, `${world.width} × ${world.height} tiles · ${plural(world.objects.length, 'object')} · ${plural(world.walls.length, 'wall')}`),
         h('p', {class: 'muted'}, `${plural(session.manifest.assets.length, 'asset')}; smallest variants ${bytes(smallest)}`),
