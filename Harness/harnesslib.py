@@ -285,3 +285,27 @@ def catalog_rows(data, sql, arguments=()):
         return db.execute(sql, arguments).fetchall()
     finally:
         db.close()
+
+
+class Check:
+    """Checks that print as they go and are counted: `that(condition, message)`, then `report` for the exit status."""
+
+    def __init__(self):
+        self.failures = []
+
+    def that(self, condition, message):
+        print(("ok    " if condition else "FAIL  ") + message, flush=True)
+        if not condition:
+            self.failures.append(message)
+        return condition
+
+    def report(self, shots=None, what="browser"):
+        """Says how the run went (and where the screenshots are); the process's exit status."""
+        if shots:
+            print(f"\nscreenshots in {shots}")
+        if self.failures:
+            print(f"{len(self.failures)} {what} check(s) failed", file=sys.stderr)
+            return 1
+        print(f"all {what} checks passed")
+        return 0
+

@@ -33,6 +33,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from harnesslib import Check
+
 ROOT = Path(__file__).resolve().parents[1]
 UNVERIFIED = ssl._create_unverified_context()  # the TLS check's self-signed certificate
 PORT = 8137
@@ -61,16 +63,6 @@ publish-hinfo=no
 publish-workstation=no
 """
 
-
-class Check:
-    def __init__(self):
-        self.failures = []
-
-    def that(self, condition, message):
-        print(("ok    " if condition else "FAIL  ") + message, flush=True)
-        if not condition:
-            self.failures.append(message)
-        return condition
 
 
 def run(*command, check=True, timeout=60):
@@ -282,11 +274,7 @@ def inside(hoard):
             except subprocess.TimeoutExpired:
                 process.kill()
         shutil.rmtree(work, ignore_errors=True)
-    if check.failures:
-        print(f"{len(check.failures)} LAN check(s) failed", file=sys.stderr)
-        return 1
-    print("all LAN checks passed")
-    return 0
+    return check.report(what="LAN")
 
 
 def main():

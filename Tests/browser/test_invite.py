@@ -192,12 +192,7 @@ def inside(hoard, shots):
         for server in servers:
             server.stop()
         shutil.rmtree(work, ignore_errors=True)
-    print(f"\nscreenshots in {shots}")
-    if check.failures:
-        print(f"{len(check.failures)} invite check(s) failed", file=sys.stderr)
-        return 1
-    print("all invite checks passed")
-    return 0
+    return check.report(shots, "invite")
 
 
 def main():

@@ -35,6 +35,9 @@ import zipfile
 import zlib
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "Harness"))
+from harnesslib import Check  # noqa: E402
+
 from axe_selenium_python import Axe
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
@@ -79,24 +82,6 @@ def hostile_pack(path):
         archive.writestr("pack.json", json.dumps({"name": HOSTILE, "version": "1.0.0", "tilePixels": 64}))
         archive.writestr("tokens/<b>bold<b>.png", png(64, 64, (120, 40, 160, 255)))
 
-
-class Check:
-    def __init__(self):
-        self.failures = []
-
-    def that(self, condition, message):
-        print(("ok    " if condition else "FAIL  ") + message, flush=True)
-        if not condition:
-            self.failures.append(message)
-
-    def report(self, shots, what="browser"):
-        """Says where the screenshots are and how the run went; the process's exit status."""
-        print(f"\nscreenshots in {shots}")
-        if self.failures:
-            print(f"{len(self.failures)} {what} check(s) failed", file=sys.stderr)
-            return 1
-        print(f"all {what} checks passed")
-        return 0
 
 
 class Server:
