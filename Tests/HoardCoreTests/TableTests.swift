@@ -505,6 +505,11 @@ private func ids(_ map: JSONValue) -> [String] {
         #expect(stored["background"]?["tiles"] == nil && stored["background"]?["rects"] != nil, "read tile by tile, as rectangles")
         guard case .array(let strokes)? = stored["drawing"]?["strokes"] else { Issue.record("no strokes"); return }
         #expect(strokes.compactMap { $0["id"]?.stringValue } == ["stroke-1", "p:bo:stroke-1"])
+        // Walls need no id in the schema either: each is given one no other entity has.
+        let walls = #"{"grid":{"width":8,"height":6},"drawing":{"walls":[{"from":[0,0],"to":[8,0]},{"id":"wall-1","from":[0,0],"to":[0,6]}]}}"#
+        guard case .success(let walled) = try admitted(walls) else { Issue.record("refused walls without ids"); return }
+        guard case .array(let stored2)? = walled["drawing"]?["walls"] else { Issue.record("no walls"); return }
+        #expect(stored2.compactMap { $0["id"]?.stringValue } == ["wall-2", "wall-1"])
     }
 }
 

@@ -148,7 +148,7 @@ public struct APIError: HTTPResponseError, Sendable {
         ("NOT_FOUND", 404), ("METHOD_NOT_ALLOWED", 405), ("PACK_CONFLICT", 409), ("PAYLOAD_TOO_LARGE", 413),
         ("RANGE_NOT_SATISFIABLE", 416), ("RATE_LIMITED", 429), ("INTERNAL", 500), ("QUOTA_EXCEEDED", 507),
         ("MISSING_BLOBS", 409), ("BAD_MAP", 400), ("UNKNOWN_CODE", 404), ("MAP_EXISTS", 409), ("CORRUPT_BLOB", 500),
-        ("NOT_A_PICTURE", 415), ("REF_CONFLICT", 412),
+        ("NOT_A_PICTURE", 415), ("REF_CONFLICT", 412), ("NAME_TAKEN", 409),
         ("UNREADABLE_BLOB", 500), ("UPGRADE_REQUIRED", 426), ("NOT_IMPLEMENTED", 501),
         ("STORAGE_UNAVAILABLE", 503),
     ] + ProblemCode.allCases.map { ($0.rawValue, [.packConflict, .importCancelled].contains($0) ? 409 : $0 == .storageFailure ? 507 : 422) }

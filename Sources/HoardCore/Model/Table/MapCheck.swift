@@ -10,11 +10,11 @@ public enum MapCheck {
     /// kept as `p:<participant>:<id>`.
     public static let maxStoredId = 256
 
-    /// The map as it is stored, or the reason it is refused: a per-tile floor as a palette and rectangles, strokes
-    /// without an id given one, then written as the table reads it back (the host's view), so the map a session is
+    /// The map as it is stored, or the reason it is refused: a per-tile floor as a palette and rectangles, walls and
+    /// strokes without an id given one, then written as the table reads it back (the host's view), so the map a session is
     /// created with and the map its host is shown are the same bytes.
     public static func admitted(_ map: JSONValue) -> Result<JSONValue, MapProblem> {
-        let stored = withStrokeIds(MapPalette.upgraded(map, anySchema: true))
+        let stored = withIds(MapPalette.upgraded(map, anySchema: true))
         if let problem = problem(in: stored) { return .failure(MapProblem(message: problem)) }
         return .success(Table(map: stored).map)
     }
@@ -134,12 +134,11 @@ public enum MapCheck {
         return nil
     }
 
-    /// The map with an id given to each stroke that has none (`stroke-<n>`, or `p:<participant>:stroke-<n>` on a
-    /// participant's layer), none taken already: ops name strokes by id, and views are told apart by them.
-    static func withStrokeIds(_ map: JSONValue) -> JSONValue {
-        guard case .object(var document) = map, case .object(var drawing)? = document["drawing"],
-            case .array(var strokes)? = drawing["strokes"]
-        else { return map }
+    /// The map with an id given to each wall and stroke that has none (the schema makes them optional): `wall-<n>`,
+    /// `stroke-<n>` (or `p:<participant>:stroke-<n>` on a participant's layer), none taken already: ops name them by id,
+    /// and views are told apart by them.
+    static func withIds(_ map: JSONValue) -> JSONValue {
+        guard case .object(var document) = map, case .object(var drawing)? = document["drawing"] else { return map }
         var taken: Set<String> = []
         for key in ["tokens", "objects"] {
             if case .array(let entries)? = document[key] { for entry in entries { if let id = entry["id"]?.stringValue { taken.insert(id) } } }
@@ -147,20 +146,23 @@ public enum MapCheck {
         for key in ["walls", "strokes"] {
             if case .array(let entries)? = drawing[key] { for entry in entries { if let id = entry["id"]?.stringValue { taken.insert(id) } } }
         }
-        var next = 1
         var changed = false
-        for index in strokes.indices {
-            guard case .object(var stroke) = strokes[index], stroke["id"] == nil else { continue }
-            let layer = stroke["layer"]?.stringValue
-            let prefix = layer.map { $0.hasPrefix("p:") ? $0 + ":" : "" } ?? ""
-            while taken.contains(prefix + "stroke-\(next)") { next += 1 }
-            stroke["id"] = .string(prefix + "stroke-\(next)")
-            taken.insert(prefix + "stroke-\(next)")
-            strokes[index] = .object(stroke)
-            changed = true
+        for (key, stem) in [("walls", "wall"), ("strokes", "stroke")] {
+            guard case .array(var entries)? = drawing[key] else { continue }
+            var next = 1
+            for index in entries.indices {
+                guard case .object(var entry) = entries[index], entry["id"] == nil else { continue }
+                let layer = key == "strokes" ? entry["layer"]?.stringValue : nil
+                let prefix = layer.map { $0.hasPrefix("p:") ? $0 + ":" : "" } ?? ""
+                while taken.contains(prefix + "\(stem)-\(next)") { next += 1 }
+                entry["id"] = .string(prefix + "\(stem)-\(next)")
+                taken.insert(prefix + "\(stem)-\(next)")
+                entries[index] = .object(entry)
+                changed = true
+            }
+            drawing[key] = .array(entries)
         }
         guard changed else { return map }
-        drawing["strokes"] = .array(strokes)
         document["drawing"] = .object(drawing)
         return .object(document)
     }
