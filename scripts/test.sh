@@ -8,11 +8,12 @@
 #
 # One build serves everything: the debug build the Swift tests run is the `hoard` every harness starts (their bounds
 # hold for it; a release build of the tests does not compile with Swift 6.3.1, see OPERATIONS.md). Only the libFuzzer
-# targets need a build of their own (sanitizers). After the Swift tests two lanes run side by side on the two cores:
-#   lane 1: the fuzz build, then the kept crashes replayed and 20 s per target
-#   lane 2: the cluster, the schema checks, schemathesis, crashes, the web page, the live table, invite links and
-#           the LAN (stages that mostly wait on sockets, restarts and leases, and whose checks are not timings)
-# then, alone, the stages whose bounds are timings: faults, the catalog, live abuse, slowloris.
+# targets need a build of their own (sanitizers). After the build, things run side by side on the two cores:
+#   lane 1 (from the build on): the fuzz build, then the kept crashes replayed and 20 s per target
+#   lane 2: the Swift tests with the cluster harness beside them, then the schema checks, schemathesis, crashes,
+#           faults, the web page, the live table, invite links and the LAN (stages that mostly wait on sockets,
+#           restarts and leases, and whose checks are not timings)
+# then, alone, the stages whose bounds are timings: the catalog, live abuse, slowloris.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -52,6 +53,7 @@ work="$(mktemp -d)"
 lane_pid=""
 cleanup() {
   [ -n "$lane_pid" ] && kill "$lane_pid" 2>/dev/null
+  [ -n "${cluster_pid:-}" ] && kill "$cluster_pid" 2>/dev/null
   tools/postgres.sh stop
   tools/s3-server.sh stop "$s3dir"
   rm -rf "$work"
@@ -86,15 +88,6 @@ stage "waiting for the S3 service (started with the build)"
 wait "$s3_pid" || { cat "$work/s3.log" >&2; exit 1; }
 eval "$(cat "$work/s3.env")"
 
-stage "the Swift tests (PostgreSQL and S3 on loopback)"
-swift test --skip-build
-tools/postgres.sh stop
-tools/s3-server.sh stop "$s3dir"
-if [ "$quick" = yes ]; then
-  summary
-  exit 0
-fi
-
 # Lane 1, in the background; its output is shown when it is waited for.
 fuzz_lane() {
   local begun=$SECONDS
@@ -105,11 +98,33 @@ fuzz_lane() {
   Fuzz/run.sh all 20
   echo "==> lane 1 (fuzzing) took $((SECONDS - begun)) s"
 }
-fuzz_lane >"$work/fuzz-lane.log" 2>&1 &
-lane_pid=$!
+if [ "$quick" = no ]; then
+  fuzz_lane >"$work/fuzz-lane.log" 2>&1 &
+  lane_pid=$!
+fi
 
-stage "lane 2: several replicas (PostgreSQL, S3, two replicas and nginx on loopback), kill -9 of a replica"
-timeout 300 python3 Harness/cluster.py "$hoard"
+# The cluster harness starts services of its own and mostly waits (on them, on a lease after a kill -9): it runs
+# beside the Swift tests, its output shown after them.
+cluster_pid=""
+if [ "$quick" = no ]; then
+  timeout 300 python3 Harness/cluster.py "$hoard" >"$work/cluster.log" 2>&1 &
+  cluster_pid=$!
+fi
+
+beside=""
+[ "$quick" = no ] && beside=", beside them several replicas (PostgreSQL, S3, two replicas, nginx), kill -9 of a replica"
+stage "the Swift tests (PostgreSQL and S3 on loopback)$beside"
+swift test --skip-build
+tools/postgres.sh stop
+tools/s3-server.sh stop "$s3dir"
+if [ "$quick" = yes ]; then
+  summary
+  exit 0
+fi
+cluster_status=0
+wait "$cluster_pid" || cluster_status=$?
+cat "$work/cluster.log"
+[ "$cluster_status" -eq 0 ] || { echo "the cluster harness failed (exit $cluster_status)" >&2; exit 1; }
 
 stage "lane 2: command output against Schemas/"
 python3 -c "import jsonschema" 2>/dev/null || python3 -m pip install -q jsonschema
@@ -126,6 +141,9 @@ tools/schemathesis.sh "$hoard"
 
 stage "lane 2: crash safety: SIGKILL the server 50 times under load, then verify"
 python3 Harness/crash.py "$hoard" --kills 50 --max-seconds 300
+
+stage "lane 2: fault injection: full disk, read-only data directory, busy catalog"
+python3 Harness/fault.py "$hoard"   # full disk and read-only only where it may mount a tmpfs (root)
 
 stage "lane 2: the web page in headless Chromium (screenshots in artefacts/browser/)"
 python3 Tests/browser/test_web.py "$hoard"
@@ -145,9 +163,6 @@ wait "$lane_pid" || lane_status=$?
 lane_pid=""
 cat "$work/fuzz-lane.log"
 [ "$lane_status" -eq 0 ] || { echo "the fuzzing lane failed (exit $lane_status)" >&2; exit 1; }
-
-stage "fault injection: full disk, read-only data directory, busy catalog"
-python3 Harness/fault.py "$hoard"   # full disk and read-only only where it may mount a tmpfs (root)
 
 stage "the catalog at 1,000 and 10,000 assets: listing and search must not grow with it"
 python3 Benchmarks/catalog.py "$hoard" --sizes 1000,10000 --pack-size 1000 --requests 20 --check-flat 5
