@@ -9,7 +9,7 @@
 # One build serves everything: the debug build the Swift tests run is the `hoard` every harness starts (their bounds
 # hold for it; a release build of the tests does not compile with Swift 6.3.1, see OPERATIONS.md). Only the libFuzzer
 # targets need a build of their own (sanitizers). After the build, things run side by side on the two cores:
-#   lane 1 (from the build on): the fuzz build, then the kept crashes replayed and 20 s per target
+#   lane 1 (after the Swift tests): the fuzz build, then the kept crashes replayed and 20 s per target
 #   lane 2: the Swift tests with the cluster harness beside them, then the schema checks, schemathesis, crashes,
 #           faults, the web page, the live table, invite links and the LAN (stages that mostly wait on sockets,
 #           restarts and leases, and whose checks are not timings)
@@ -98,10 +98,6 @@ fuzz_lane() {
   Fuzz/run.sh all 20
   echo "==> lane 1 (fuzzing) took $((SECONDS - begun)) s"
 }
-if [ "$quick" = no ]; then
-  fuzz_lane >"$work/fuzz-lane.log" 2>&1 &
-  lane_pid=$!
-fi
 
 # The cluster harness starts services of its own and mostly waits (on them, on a lease after a kill -9): it runs
 # beside the Swift tests, its output shown after them.
@@ -125,6 +121,10 @@ cluster_status=0
 wait "$cluster_pid" || cluster_status=$?
 cat "$work/cluster.log"
 [ "$cluster_status" -eq 0 ] || { echo "the cluster harness failed (exit $cluster_status)" >&2; exit 1; }
+# The fuzz lane starts once the Swift tests are done: beside them, its compiler load slowed a server's start in a test
+# past its patience.
+fuzz_lane >"$work/fuzz-lane.log" 2>&1 &
+lane_pid=$!
 
 stage "lane 2: command output against Schemas/"
 python3 -c "import jsonschema" 2>/dev/null || python3 -m pip install -q jsonschema

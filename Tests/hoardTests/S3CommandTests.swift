@@ -89,11 +89,11 @@ extension CLI {
         try ChildProcess.start([binary] + arguments, environment: environment)
     }
 
-    /// A GET over loopback, retried for 30 s while nothing answers (a server starting).
+    /// A GET over loopback, retried for 90 s while nothing answers (a server starting, on a loaded machine).
     static func get(port: Int, path: String, token: String) async throws -> (status: Int, body: [UInt8]) {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(90)
         while true {
             do {
                 let (data, response) = try await URLSession.shared.data(for: request)
