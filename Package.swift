@@ -170,6 +170,7 @@ let package = Package(
         .testTarget(name: "HoardPostgresTests", dependencies: [
             "HoardPostgres", "HoardCatalog", "HoardTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         .testTarget(name: "HoardRepositoryTests", dependencies: ["HoardRepository", "HoardPlugins", "HoardTestSupport"]),
         .testTarget(name: "HoardImagingTests", dependencies: ["HoardImaging", "HoardPlugins", "HoardRepository", "HoardTestSupport"]),

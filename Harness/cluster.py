@@ -212,6 +212,9 @@ class Harness:
         player, _ = self.join(c.b, session, "player on B")
         reader = Reader(self.live(c.b, session, player))
         host = Reader(self.live(c.a, session, self.member))
+        # The player is at the table (B sent the table as it is) before the host starts: an op applied before B
+        # reads the table is in that snapshot, not an event of its own (once seen under load: the first two).
+        self.expect(wait_for(lambda: reader.messages(), 15), "B sends the player the table as it is")
         count = 500
         for n in range(count):
             # Within the participant's budget: a burst of 100, then 50 a second.

@@ -36,6 +36,17 @@ stage() {
   [ -n "$stage_name" ] && printf '\033[1m==> %s\033[0m\n' "$stage_name" >&2
   return 0
 }
+# Runs one stage's command under a time limit, so a stage that hangs fails the run naming itself long before CI's own
+# limit ends it silently. The signal is SIGABRT, sent to the whole process group: a Swift process then prints every
+# thread's backtrace (SWIFT_BACKTRACE) and a Python one every thread's traceback (PYTHONFAULTHANDLER) before it goes.
+bounded() {
+  local seconds=$1 status=0
+  shift
+  SWIFT_BACKTRACE=enable=yes,threads=all,interactive=no PYTHONFAULTHANDLER=1 \
+    timeout --signal=ABRT --kill-after=60 "$seconds" "$@" || status=$?
+  if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then echo "stopped after ${seconds} s, unfinished: $*" >&2; fi
+  return "$status"
+}
 summary() {
   stage ""
   printf '\033[1m==> stage times (%d s in all)\033[0m\n' $((SECONDS - started)) >&2
@@ -92,10 +103,10 @@ eval "$(cat "$work/s3.env")"
 fuzz_lane() {
   local begun=$SECONDS
   echo "==> the fuzz targets' build (sanitizers)"
-  Fuzz/run.sh build
+  bounded 1200 Fuzz/run.sh build
   echo "==> fuzzing: the kept crashes and seeds replayed, then 20 s per target, two at a time"
-  Fuzz/run.sh regressions
-  Fuzz/run.sh all 20
+  bounded 300 Fuzz/run.sh regressions
+  bounded 900 Fuzz/run.sh all 20
   echo "==> lane 1 (fuzzing) took $((SECONDS - begun)) s"
 }
 
@@ -103,14 +114,20 @@ fuzz_lane() {
 # beside the Swift tests, its output shown after them.
 cluster_pid=""
 if [ "$quick" = no ]; then
-  timeout 300 python3 Harness/cluster.py "$hoard" >"$work/cluster.log" 2>&1 &
+  bounded 300 python3 Harness/cluster.py "$hoard" >"$work/cluster.log" 2>&1 &
   cluster_pid=$!
 fi
 
 beside=""
 [ "$quick" = no ] && beside=", beside them several replicas (PostgreSQL, S3, two replicas, nginx), kill -9 of a replica"
 stage "the Swift tests (PostgreSQL and S3 on loopback)$beside"
-swift test --skip-build
+# Line-buffered, so a run stopped by its limit has printed every line it wrote; the tests it was waiting on are named.
+tested=0
+bounded 1500 stdbuf -oL -eL swift test --skip-build 2>&1 | tee "$work/swift-test.log" || tested=$?
+if [ "$tested" -ne 0 ]; then
+  python3 tools/unfinished-tests.py "$work/swift-test.log" | sed 's/^/unfinished: /' >&2 || true
+  exit "$tested"
+fi
 tools/postgres.sh stop
 tools/s3-server.sh stop "$s3dir"
 if [ "$quick" = yes ]; then
@@ -137,25 +154,25 @@ python3 -c 'import json, sys, jsonschema; jsonschema.validate(json.load(open(sys
 echo "schema checks passed"
 
 stage "lane 2: schemathesis against a live server (zero 5xx, zero schema violations)"
-tools/schemathesis.sh "$hoard"
+bounded 600 tools/schemathesis.sh "$hoard"
 
 stage "lane 2: crash safety: SIGKILL the server 50 times under load, then verify"
-python3 Harness/crash.py "$hoard" --kills 50 --max-seconds 300
+bounded 600 python3 Harness/crash.py "$hoard" --kills 50 --max-seconds 300
 
 stage "lane 2: fault injection: full disk, read-only data directory, busy catalog"
-python3 Harness/fault.py "$hoard"   # full disk and read-only only where it may mount a tmpfs (root)
+bounded 300 python3 Harness/fault.py "$hoard"   # full disk and read-only only where it may mount a tmpfs (root)
 
 stage "lane 2: the web page in headless Chromium (screenshots in artefacts/browser/)"
-python3 Tests/browser/test_web.py "$hoard"
+bounded 600 python3 Tests/browser/test_web.py "$hoard"
 
 stage "lane 2: the live table in headless Chromium, a host and two players (screenshots in artefacts/browser/)"
-python3 Tests/browser/test_table.py "$hoard"
+bounded 400 python3 Tests/browser/test_table.py "$hoard"
 
 stage "lane 2: invite links, the LAN URL and its QR code on the host's pages, decoded (Chromium in a network namespace)"
-timeout 180 python3 Tests/browser/test_invite.py "$hoard"
+bounded 180 python3 Tests/browser/test_invite.py "$hoard"
 
 stage "lane 2: hoard serve --lan announced by DNS-SD (avahi-daemon in a network namespace), found, joined, withdrawn"
-timeout 120 python3 Harness/lan.py "$hoard"
+bounded 120 python3 Harness/lan.py "$hoard"
 
 stage "lane 1: waiting for the fuzzing"
 lane_status=0
@@ -165,12 +182,12 @@ cat "$work/fuzz-lane.log"
 [ "$lane_status" -eq 0 ] || { echo "the fuzzing lane failed (exit $lane_status)" >&2; exit 1; }
 
 stage "the catalog at 1,000 and 10,000 assets: listing and search must not grow with it"
-python3 Benchmarks/catalog.py "$hoard" --sizes 1000,10000 --pack-size 1000 --requests 20 --check-flat 5
+bounded 600 python3 Benchmarks/catalog.py "$hoard" --sizes 1000,10000 --pack-size 1000 --requests 20 --check-flat 5
 
 stage "the live channel under abuse: fragment floods, silent sockets, dropped readers, floods, SIGTERM"
-timeout 300 python3 Harness/live_abuse.py "$hoard"
+bounded 300 python3 Harness/live_abuse.py "$hoard"
 
 stage "slowloris: 20,000 half-open connections are closed at the head timeout; /healthz answers within a second"
-timeout 300 python3 Harness/slowloris.py "$hoard"
+bounded 300 python3 Harness/slowloris.py "$hoard"
 
 summary

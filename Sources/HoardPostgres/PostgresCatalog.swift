@@ -61,16 +61,16 @@ struct PostgresTransaction {
     let connection: PostgresConnection
     let logger: Logger
 
-    /// Runs a statement and gives every row.
+    /// Runs a statement and gives every row; fails with ``ConnectionClosed`` when the connection closes first.
     @discardableResult
     func query(_ query: PostgresQuery) throws -> PostgresQueryResult {
-        try connection.query(query, logger: logger).blockingValue()
+        try connection.query(query, logger: logger).blockingValue(failingWhenClosed: connection.closeFuture)
     }
 
     /// Runs a statement and gives how many rows it inserted, updated or deleted.
     @discardableResult
     func execute(_ query: PostgresQuery) throws -> Int {
-        try connection.query(query, logger: logger).blockingValue().metadata.rows ?? 0
+        try self.query(query).metadata.rows ?? 0
     }
 
     /// Runs a statement and decodes each row as `types`.
@@ -125,21 +125,41 @@ final class PostgresPool: Sendable {
         try PostgresSchema.migrate(connection, logger: database.logger)
     }
 
-    /// Runs `body` in a transaction on a pooled connection.
+    /// Runs `body` in a transaction on a pooled connection. A read whose connection broke under it (the backend was
+    /// terminated, PostgreSQL restarted: its `ROLLBACK` fails too) is run once more on another connection: it wrote
+    /// nothing, so nothing is done twice; a write is not, as its caller is told it may retry.
     func transaction<T>(
         _ what: String, readOnly: Bool, _ body: (PostgresTransaction) throws -> T
     ) throws(CatalogError) -> T {
+        var outcome = try transactionOnce(what, readOnly: readOnly, body)
+        if readOnly, case .closed = outcome { outcome = try transactionOnce(what, readOnly: readOnly, body) }
+        switch outcome {
+        case .done(let value): return value
+        case .closed(let error): throw error
+        }
+    }
+
+    /// A transaction's end: its value, or the failure of a connection that broke under it.
+    private enum Outcome<T> {
+        case done(T)
+        case closed(CatalogError)
+    }
+
+    private func transactionOnce<T>(
+        _ what: String, readOnly: Bool, _ body: (PostgresTransaction) throws -> T
+    ) throws(CatalogError) -> Outcome<T> {
         let (connection, transaction) = try begin(readOnly: readOnly)
         var healthy = true
         defer { checkIn(connection, healthy: healthy) }
         do {
             let value = try body(transaction)
             try transaction.query("COMMIT")
-            return value
+            return .done(value)
         } catch {
             if (try? transaction.query("ROLLBACK")) == nil { healthy = false }
-            if let error = error as? CatalogError { throw error }
-            throw Self.catalogError(what, error)
+            let failure = error as? CatalogError ?? Self.catalogError(what, error)
+            if !healthy { return .closed(failure) }
+            throw failure
         }
     }
 
@@ -178,7 +198,7 @@ final class PostgresPool: Sendable {
             return CatalogError(.database, "\(what): another writer got in the way; nothing was written, retry", cause: words)
         case "55P03", "57014":
             return CatalogError(.database, "\(what): the catalog stayed busy; nothing was written, retry", cause: words)
-        case "":
+        case "", "57P01", "57P02", "57P03":  // no answer; the backend ended by an administrator, a crash, a start-up
             return CatalogError(.unavailable, "\(what): the connection to PostgreSQL broke; retry when it is back", cause: words)
         default:
             return CatalogError(.database, what, cause: words)
@@ -325,16 +345,32 @@ extension EventLoopFuture where Value: Sendable {
     /// The future's value, blocking the calling thread until it completes. Unlike NIO's `wait()`, it may be called on
     /// an event loop's thread (a server handler reading the catalog blocks its loop as a read of SQLite's file does),
     /// as long as it is not the future's own loop: the pool's loop runs no one else's code.
-    func blockingValue() throws -> Value {
+    ///
+    /// With `closeFuture`, the wait also ends when that channel closes, with ``ConnectionClosed`` unless the value came
+    /// first. A statement is normally failed by its connection's close; postgres-nio 1.33.2 sometimes loses one sent
+    /// as the server terminates the backend (seen under load: a server thread waited forever for a read of a closed
+    /// connection), and a thread that waits on it must not wait forever.
+    func blockingValue(failingWhenClosed closeFuture: EventLoopFuture<Void>? = nil) throws -> Value {
         precondition(!eventLoop.inEventLoop, "blockingValue() on the future's own event loop would never return")
         let done = DispatchSemaphore(value: 0)
         let outcome = NIOLockedValueBox<Result<Value, any Error>?>(nil)
-        whenComplete { result in
-            outcome.withLockedValue { $0 = result }
-            done.signal()
+        @Sendable func settle(_ result: Result<Value, any Error>) {
+            let first = outcome.withLockedValue { settled in
+                guard settled == nil else { return false }
+                settled = result
+                return true
+            }
+            if first { done.signal() }
         }
+        whenComplete { settle($0) }
+        closeFuture?.whenComplete { _ in settle(.failure(ConnectionClosed())) }
         done.wait()
         guard let result = outcome.withLockedValue({ $0 }) else { Swift.preconditionFailure("a completed future has a result") }
         return try result.get()
     }
+}
+
+/// A statement's connection closed before PostgreSQL answered it: nothing more is known of what it did.
+struct ConnectionClosed: Error, CustomStringConvertible {
+    var description: String { "the connection to PostgreSQL closed before it answered" }
 }

@@ -1,5 +1,11 @@
-import HoardPostgres
+import HoardCatalog
+import HoardTestSupport
+import NIOCore
+import NIOPosix
+import Synchronization
 import Testing
+
+@testable import HoardPostgres
 
 @Suite struct PostgresConnectionTests {
     @Test func aURLWithoutSchemeUserOrDatabaseIsRefusedSayingHowToWriteIt() throws {
@@ -34,5 +40,48 @@ import Testing
         let refused = await #expect(throws: PostgresCatalogError.self) { try await stranger.connect() }
         #expect(refused?.code == .refused)
         #expect(refused?.message.contains("refused the user 'no_such_user'") == true)
+    }
+
+    /// postgres-nio 1.33.2 can lose a statement sent as the server ends its backend: the connection closes and the
+    /// statement's future never completes. A thread waiting for it is let go by the close.
+    @Test func aStatementWhoseConnectionClosesUnansweredFailsInsteadOfWaitingForever() throws {
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let unanswered = loop.makePromise(of: Int.self)
+        let closed = loop.makePromise(of: Void.self)
+        loop.scheduleTask(in: .milliseconds(100)) { closed.succeed() }
+        #expect(throws: ConnectionClosed.self) { try unanswered.futureResult.blockingValue(failingWhenClosed: closed.futureResult) }
+        unanswered.fail(ConnectionClosed())
+        // An answer that came first is the answer.
+        let answered = loop.makePromise(of: Int.self)
+        answered.succeed(7)
+        let open = loop.makePromise(of: Void.self)
+        #expect(try answered.futureResult.blockingValue(failingWhenClosed: open.futureResult) == 7)
+        open.succeed()
+    }
+
+    /// A read whose backend is terminated mid-transaction is read again on another connection; a write is not.
+    @Test func aReadWhoseConnectionBreaksIsReadAgainAndAWriteIsNot() throws {
+        let catalog = try PostgresCatalog(url: try TestPostgres.newDatabase())
+        defer { catalog.close() }
+        let attempts = Mutex(0)
+        let pid = try catalog.read("a read") { (transaction: PostgresTransaction) throws -> Int32? in
+            let attempt = attempts.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            if attempt == 1 { try transaction.query("SELECT pg_terminate_backend(pg_backend_pid())") }
+            return try transaction.rows("SELECT pg_backend_pid()", as: Int32.self).first
+        }
+        #expect(attempts.withLock { $0 } == 2)
+        #expect(pid != nil)
+        attempts.withLock { $0 = 0 }
+        let error = #expect(throws: CatalogError.self) {
+            try catalog.write("a write") { (transaction: PostgresTransaction) throws in
+                attempts.withLock { $0 += 1 }
+                try transaction.query("SELECT pg_terminate_backend(pg_backend_pid())")
+            }
+        }
+        #expect(attempts.withLock { $0 } == 1)
+        #expect(error?.code == .unavailable, "\(String(describing: error))")
     }
 }
