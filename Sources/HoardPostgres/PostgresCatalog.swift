@@ -64,7 +64,7 @@ struct PostgresTransaction {
     /// Runs a statement and gives every row; fails with ``ConnectionClosed`` when the connection closes first.
     @discardableResult
     func query(_ query: PostgresQuery) throws -> PostgresQueryResult {
-        try connection.query(query, logger: logger).blockingValue(failingWhenClosed: connection.closeFuture)
+        try connection.query(query, logger: logger).blockingValue(failingWhenClosed: { connection.isClosed })
     }
 
     /// Runs a statement and gives how many rows it inserted, updated or deleted.
@@ -346,11 +346,12 @@ extension EventLoopFuture where Value: Sendable {
     /// an event loop's thread (a server handler reading the catalog blocks its loop as a read of SQLite's file does),
     /// as long as it is not the future's own loop: the pool's loop runs no one else's code.
     ///
-    /// With `closeFuture`, the wait also ends when that channel closes, with ``ConnectionClosed`` unless the value came
-    /// first. A statement is normally failed by its connection's close; postgres-nio 1.33.2 sometimes loses one sent
-    /// as the server terminates the backend (seen under load: a server thread waited forever for a read of a closed
-    /// connection), and a thread that waits on it must not wait forever.
-    func blockingValue(failingWhenClosed closeFuture: EventLoopFuture<Void>? = nil) throws -> Value {
+    /// With `isClosed`, the wait also ends, with ``ConnectionClosed``, when the connection has been closed for a second
+    /// without the value. A closing connection fails its statements at once; postgres-nio 1.33.2 sometimes loses one
+    /// sent as the server terminates the backend (seen under load: a server thread waited forever on a closed
+    /// connection). The check is a timed wait, not a callback on the connection's close, which would pile up one
+    /// closure per statement for the connection's whole life.
+    func blockingValue(failingWhenClosed isClosed: (() -> Bool)? = nil) throws -> Value {
         precondition(!eventLoop.inEventLoop, "blockingValue() on the future's own event loop would never return")
         let done = DispatchSemaphore(value: 0)
         let outcome = NIOLockedValueBox<Result<Value, any Error>?>(nil)
@@ -363,8 +364,15 @@ extension EventLoopFuture where Value: Sendable {
             if first { done.signal() }
         }
         whenComplete { settle($0) }
-        closeFuture?.whenComplete { _ in settle(.failure(ConnectionClosed())) }
-        done.wait()
+        if let isClosed {
+            var closedFor = 0
+            while done.wait(timeout: .now() + .seconds(1)) == .timedOut {
+                closedFor = isClosed() ? closedFor + 1 : 0
+                if closedFor == 2 { settle(.failure(ConnectionClosed())) }
+            }
+        } else {
+            done.wait()
+        }
         guard let result = outcome.withLockedValue({ $0 }) else { Swift.preconditionFailure("a completed future has a result") }
         return try result.get()
     }
