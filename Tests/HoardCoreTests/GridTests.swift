@@ -1,0 +1,144 @@
+import Foundation
+import HoardCore
+import Testing
+
+/// The grid geometry against its definitions: conversions that undo each other, distances that are breadth-first step
+/// counts, footprints of the sizes MapTool's tables give, and pixels that land in the cell drawn there.
+@Suite struct GridTests {
+    /// A small deterministic generator (SplitMix64), so a failure names cells that can be tried again.
+    struct Random {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        mutating func int(_ range: ClosedRange<Int>) -> Int {
+            range.lowerBound + Int(next() % UInt64(range.upperBound - range.lowerBound + 1))
+        }
+        mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    }
+
+    @Test(arguments: HexLayout.all)
+    func offsetToCubeToOffsetIsTheIdentityForAMillionCells(_ layout: HexLayout) {
+        var random = Random(state: 1)
+        var wrong: [Cell] = []
+        for _ in 0..<1_000_000 {
+            let cell = Cell(x: random.int(-20_000...20_000), y: random.int(-20_000...20_000))
+            if layout.cell(of: layout.cube(of: cell)) != cell, wrong.count < 5 { wrong.append(cell) }
+        }
+        #expect(wrong.isEmpty, "\(layout): \(wrong)")
+    }
+
+    @Test(arguments: HexLayout.all)
+    func aPixelNearACellsCentreIsInThatCell(_ layout: HexLayout) {
+        var random = Random(state: 2)
+        var wrong: [String] = []
+        for (width, height) in [(72.0, 72.0), (100.0, 86.6), (86.6, 100.0), (37.0, 29.0)] {
+            let pixels = HexPixels(layout: layout, width: width, height: height)
+            // Well inside every hexagon of that box: 0.3 of its smaller side from the centre.
+            let reach = 0.3 * min(width, height)
+            for _ in 0..<250_000 {
+                let cell = Cell(x: random.int(-2_000...2_000), y: random.int(-2_000...2_000))
+                let centre = pixels.centre(of: cell)
+                let (angle, distance) = (random.unit() * 2 * Double.pi, random.unit() * reach)
+                let found = pixels.cell(atX: centre.x + distance * cos(angle), y: centre.y + distance * sin(angle))
+                if found != cell, wrong.count < 5 { wrong.append("\(cell) at \(width)×\(height) → \(found)") }
+            }
+        }
+        #expect(wrong.isEmpty, "\(layout): \(wrong)")
+    }
+
+    @Test(arguments: HexLayout.all)
+    func cellZeroStartsAtTheOriginAndNoCellOfTheMapStartsBeforeIt(_ layout: HexLayout) {
+        let pixels = HexPixels(layout: layout, width: 72, height: 72)
+        var left = Double.infinity
+        var top = Double.infinity
+        for x in 0..<6 {
+            for y in 0..<6 {
+                let centre = pixels.centre(of: Cell(x: x, y: y))
+                left = min(left, centre.x - 36)
+                top = min(top, centre.y - 36)
+            }
+        }
+        #expect(left == 0 && top == 0, "\(layout): the map's box starts at (\(left), \(top))")
+    }
+
+    @Test(arguments: [Grid.square] + HexLayout.all.map(Grid.hex))
+    func distanceIsSymmetricAndCountsBreadthFirstSteps(_ grid: Grid) {
+        var random = Random(state: 3)
+        for _ in 0..<300 {
+            let a = Cell(x: random.int(-50...50), y: random.int(-50...50))
+            let b = Cell(x: a.x + random.int(-8...8), y: a.y + random.int(-8...8))
+            #expect(grid.distance(a, b) == grid.distance(b, a))
+            #expect(grid.distance(a, b) == Self.steps(from: a, to: b, on: grid), "\(grid) \(a) → \(b)")
+        }
+    }
+
+    @Test(arguments: [Grid.square] + HexLayout.all.map(Grid.hex))
+    func neighboursAreDistinctOneStepAwayAndNeighbourBack(_ grid: Grid) {
+        var random = Random(state: 4)
+        for _ in 0..<1_000 {
+            let cell = Cell(x: random.int(-1_000...1_000), y: random.int(-1_000...1_000))
+            let neighbours = grid.neighbours(of: cell)
+            #expect(Set(neighbours).count == (grid == .square ? 8 : 6))
+            #expect(neighbours.allSatisfy { grid.distance(cell, $0) == 1 && grid.neighbours(of: $0).contains(cell) })
+        }
+    }
+
+    @Test(arguments: HexLayout.all)
+    func hexFootprintsCoverOneThreeSevenAndNineteenHexes(_ layout: HexLayout) throws {
+        let grid = Grid.hex(layout)
+        var random = Random(state: 5)
+        for _ in 0..<200 {
+            let at = Cell(x: random.int(-100...100), y: random.int(-100...100))
+            let counts = try (1...4).map { size in Set(try #require(grid.cells(of: Footprint(width: size, height: size)!, at: at))).count }
+            #expect(counts == [1, 3, 7, 19])
+            // Size 2: three hexes each next to the other two, the first where the token was put.
+            let large = try #require(grid.cells(of: Footprint(width: 2, height: 2)!, at: at))
+            #expect(large.first == at)
+            #expect(large.allSatisfy { a in large.allSatisfy { b in a == b || grid.distance(a, b) == 1 } })
+            // Sizes 3 and 4: every hex within one (two) steps of the centre.
+            let huge = try #require(grid.cells(of: Footprint(width: 4, height: 4)!, at: at))
+            #expect(huge.allSatisfy { grid.distance(at, $0) <= 2 })
+        }
+        #expect(grid.cells(of: Footprint(width: 5, height: 5)!, at: Cell(x: 3, y: 3)) == nil)
+    }
+
+    @Test(arguments: [Grid.square] + HexLayout.all.map(Grid.hex))
+    func aFootprintFitsExactlyWhenEachOfItsCellsIsOnTheMap(_ grid: Grid) throws {
+        let (columns, rows) = (10, 8)
+        var fitting = 0
+        for size in 1...4 {
+            let footprint = Footprint(width: size, height: size)!
+            for x in -3...12 {
+                for y in -3...10 {
+                    let cells = try #require(grid.cells(of: footprint, at: Cell(x: x, y: y)))
+                    let inside = cells.allSatisfy { $0.x >= 0 && $0.x < columns && $0.y >= 0 && $0.y < rows }
+                    #expect(grid.fits(footprint, at: Cell(x: x, y: y), columns: columns, rows: rows) == inside)
+                    if inside { fitting += 1 }
+                }
+            }
+        }
+        #expect(fitting > 100, "some places fit: \(fitting)")
+    }
+
+    @Test func aSquareFootprintIsTheRectangleFromItsTopLeftTile() throws {
+        let cells = try #require(Grid.square.cells(of: Footprint(width: 3, height: 2)!, at: Cell(x: 4, y: 5)))
+        #expect(Set(cells) == Set([4, 5, 6].flatMap { x in [5, 6].map { Cell(x: x, y: $0) } }))
+    }
+
+    /// Breadth-first steps from `a` to `b` over `grid.neighbours`: the definition distance must match.
+    static func steps(from a: Cell, to b: Cell, on grid: Grid) -> Int {
+        var seen: Set<Cell> = [a]
+        var frontier = [a]
+        var steps = 0
+        while !frontier.contains(b) {
+            steps += 1
+            frontier = frontier.flatMap { grid.neighbours(of: $0) }.filter { seen.insert($0).inserted }
+        }
+        return steps
+    }
+}
