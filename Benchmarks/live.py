@@ -5,17 +5,19 @@ moving their own tokens once a second each, for D seconds; then a join of a sess
 Every op's opId carries its sender's send time; every participant records (receive time - send time) for every op
 event. Prints p50/p99/max delivery latency, lost and reordered events (each participant checks its sequence numbers
 are consecutive and counts the ops it got), the server's peak memory, and the join's time (POST join + GET session,
-the answer checked to hold the last move). Loopback only; bounded in time.
+the answer checked to hold the last move). With --during-import, PACK is uploaded over HTTP into the same server a third
+of the way in (issue 38's "table during an import"). Loopback only; bounded in time.
 The participants are spread over --workers processes: one Python process decoding 10,000 WebSocket messages a
 second saturates its core and measures its own queue instead of the server (p99 80-330 ms with one, on 2 cores).
 Usage: python3 Benchmarks/live.py HOARD_BINARY [--participants 200] [--rate 50] [--movers 20] [--seconds 10]
-                                               [--workers 2] [--join-ops 10000]
+                                               [--workers 2] [--join-ops 10000] [--during-import PACK]
        python3 Benchmarks/live.py --servers URL,URL… --token TOKEN [options]
          against running replicas (scripts/cluster.sh): the host on the first, the participants spread over all
          (participant i on server i mod n); TOKEN hosts (a member or an operator). No memory figure.
 Needs: pip install websockets
 """
-import argparse, asyncio, hashlib, json, multiprocessing, os, shutil, statistics, subprocess, sys, tempfile, time, urllib.request
+import argparse, asyncio, hashlib, json, multiprocessing, os, shutil, statistics, subprocess, sys, tempfile, time
+import urllib.error, urllib.parse, urllib.request
 
 import websockets
 
@@ -145,20 +147,53 @@ async def fan_out(args, bases, host, art):
     await asyncio.sleep(2 + args.participants / 40)
     async with websockets.connect(live(base), additional_headers={"Authorization": "Bearer " + host}, ping_interval=None,
                                   max_size=1 << 24) as ws:
+        # The host reads its own echoes all along, as a real client does: a socket that is not read falls behind and
+        # the server rightly drops it (before this, a run longer than about 19 s failed so).
+        echoes = 0
+
+        async def read_echoes():
+            nonlocal echoes
+            async for _ in ws:
+                echoes += 1
+        reader = asyncio.create_task(read_echoes())
         start = time.time() + 0.2
         for pipe in pipes:
             pipe.send(start)
+        upload = None
         for n in range(host_ops):
+            if args.during_import and upload is None and time.time() >= start + args.seconds / 3:
+                upload = asyncio.create_task(asyncio.to_thread(upload_pack, base, host, args.during_import))
             await asyncio.sleep(max(0, start + n / args.rate - time.time()))
             await ws.send(op_message({"kind": "move", "token": "h", "x": n % 20, "y": 0}, "h", n))
-        latencies, lost, errors = gather_reports(pipes, workers, args.seconds + 90)
+        latencies, lost, errors = await asyncio.to_thread(gather_reports, pipes, workers, args.seconds + 90)
+        reader.cancel()
+        imported = await upload if upload else None
     count = len(latencies)
     pct = lambda p: latencies[min(count - 1, int(p * count))] * 1000
     total = expected * args.participants
+    during = f" (an upload of {os.path.basename(args.during_import)} from {args.seconds / 3:.0f} s: {imported})" \
+        if args.during_import else ""
     print(f"{args.participants} participants, host at {args.rate:g} ops/s and {args.movers} players at 1 op/s for "
-          f"{args.seconds:g} s: {count} deliveries (expected {total}); latency p50 {pct(0.5):.1f} ms, p99 {pct(0.99):.1f} ms, "
-          f"max {latencies[-1] * 1000:.1f} ms; lost or reordered: {lost + total - count}; errors: {errors}")
-    return count == total and lost == 0 and errors == 0
+          f"{args.seconds:g} s{during}: {count} deliveries (expected {total}); latency p50 {pct(0.5):.1f} ms, "
+          f"p99 {pct(0.99):.1f} ms, max {latencies[-1] * 1000:.1f} ms; lost or reordered: {lost + total - count}; "
+          f"errors: {errors}; host echoes read: {echoes}")
+    return count == total and lost == 0 and errors == 0 and (not args.during_import or imported.startswith("20"))
+
+
+def upload_pack(base, token, path):
+    """POST /v1/packs with the archive streamed from disk; gives the status and the seconds it took."""
+    started = time.time()
+    with open(path, "rb") as body:
+        request = urllib.request.Request(
+            base + "/v1/packs?name=" + urllib.parse.quote(f"during-{int(started)}"), data=body, method="POST",
+            headers={"Authorization": "Bearer " + token, "Content-Type": "application/zip",
+                     "Content-Length": str(os.path.getsize(path))})
+        try:
+            with urllib.request.urlopen(request, timeout=600) as response:
+                status = response.status
+        except urllib.error.HTTPError as error:
+            status = error.code
+    return f"{status} in {time.time() - started:.1f} s"
 
 
 async def join_after_ops(args, base, host, art):
@@ -256,6 +291,8 @@ def main():
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--workers", type=int, default=2, help="processes the participants are spread over")
     parser.add_argument("--join-ops", type=int, default=10000, help="ops before the late join (0: skip)")
+    parser.add_argument("--during-import", metavar="PACK",
+                        help="upload PACK over HTTP into the same server a third of the way into the measurement")
     args = parser.parse_args()
     if bool(args.hoard) == bool(args.servers) or bool(args.servers) != bool(args.token):
         parser.error("give HOARD_BINARY, or --servers with --token")
