@@ -130,6 +130,24 @@ import Testing
         #expect(Set(cells) == Set([4, 5, 6].flatMap { x in [5, 6].map { Cell(x: x, y: $0) } }))
     }
 
+    @Test func aMapSaysItsGridAndTheDoorRefusesOneTheSchemaDoesNotAllow() throws {
+        func grid(_ text: String) throws -> JSONValue { try JSONValue(parsing: Data(text.utf8)) }
+        #expect(Grid(map: nil) == .square)
+        #expect(Grid(map: try grid(#"{"width": 3, "height": 3}"#)) == .square)
+        #expect(Grid(map: try grid(#"{"width": 3, "height": 3, "type": "hex"}"#)) == .hex(HexLayout(.flat, .odd)))
+        #expect(
+            Grid(map: try grid(#"{"width": 3, "height": 3, "type": "hex", "orientation": "pointy", "offset": "even"}"#))
+                == .hex(HexLayout(.pointy, .even)))
+        for wrong in [#""type": "hexagon""#, #""type": "hex", "orientation": "diagonal""#, #""type": "hex", "offset": 1"#] {
+            #expect(Grid(map: try grid("{\"width\": 3, \"height\": 3, \(wrong)}")) == nil, "\(wrong)")
+            let map = try grid("{\"grid\": {\"width\": 3, \"height\": 3, \(wrong)}}")
+            let problem = MapCheck.problem(in: map)
+            #expect(problem?.contains("grid.type is \"square\" or \"hex\"") == true, "\(wrong): \(String(describing: problem))")
+        }
+        let hex = try grid(#"{"grid": {"width": 30, "height": 20, "type": "hex", "orientation": "flat"}}"#)
+        #expect(MapCheck.problem(in: hex) == nil)
+    }
+
     /// Breadth-first steps from `a` to `b` over `grid.neighbours`: the definition distance must match.
     static func steps(from a: Cell, to b: Cell, on grid: Grid) -> Int {
         var seen: Set<Cell> = [a]

@@ -11,6 +11,30 @@ public enum Grid: Sendable, Hashable {
     /// Hexes laid out as `layout` says.
     case hex(HexLayout)
 
+    /// A map's `grid` object (`map.schema.json`): square when absent or when it names no type; nil when a type,
+    /// orientation or offset is not one the schema allows.
+    public init?(map grid: JSONValue?) {
+        guard case .object(let members)? = grid else {
+            self = .square
+            return
+        }
+        func choice<T: RawRepresentable<String>>(_ key: String, default value: T) -> T? {
+            guard let given = members[key] else { return value }
+            return given.stringValue.flatMap(T.init(rawValue:))
+        }
+        switch members["type"] {
+        case nil, .string("square")?:
+            self = .square
+        case .string("hex")?:
+            guard let orientation = choice("orientation", default: HexLayout.Orientation.flat),
+                let parity = choice("offset", default: HexLayout.Parity.odd)
+            else { return nil }
+            self = .hex(HexLayout(orientation, parity))
+        default:
+            return nil
+        }
+    }
+
     /// The cells `size` covers when placed at `cell`: on squares the `width × height` rectangle whose top-left is
     /// `cell`; on hexes (where a token's size is its width) 1, 3, 7 or 19 hexes for sizes 1 to 4, as MapTool's
     /// Medium, Large, Huge and Humongous: size 2 is `cell` and the two hexes below it and beside it (a triangle

@@ -28,6 +28,10 @@ public enum MapCheck {
                 return "grid.width and grid.height are integers from 1 to 512"
             }
             (width, height) = (w, h)
+            guard Grid(map: grid) != nil else {
+                return "grid.type is \"square\" or \"hex\"; a hex grid's orientation is \"flat\" or \"pointy\" and its "
+                    + "offset \"odd\" or \"even\""
+            }
         }
         if let problem = floorProblem(document["background"], width, height) { return problem }
         if let fog = document["fog"] {

@@ -1,6 +1,7 @@
 // How the table answers hands: a wheel or a pinch zooms about the pointer, a drag on the floor pans, a drag on a token
 // asks the server to move it (the table moves when the server's `op` comes back, so a refusal leaves it in place),
 // and the ping and draw tools point and draw. `table` lends the view, the page's state and how to send an op.
+import {geometry} from './grid.js';
 import {newId} from './tablestate.js';
 
 /** The farthest and closest zoom, in CSS pixels a tile. */
@@ -20,10 +21,12 @@ export function attachGestures(canvas, table) {
   const tileAt = ([px, py]) => [(px - view.x) / view.tile, (py - view.y) / view.tile];
   const tokenAt = (point) => {
     const [tx, ty] = tileAt(point);
+    const cells = geometry(world());
     for (let i = world().tokens.length - 1; i >= 0; i--) {
       const token = world().tokens[i];
       const art = resolve()(token?.asset) ?? {footprint: {width: 1, height: 1}};
-      if (tx >= token.x && ty >= token.y && tx < token.x + art.footprint.width && ty < token.y + art.footprint.height) return token;
+      const box = cells.box(token.x, token.y, art.footprint);
+      if (tx >= box.x && ty >= box.y && tx < box.x + box.w && ty < box.y + box.h) return token;
     }
     return null;
   };
@@ -89,8 +92,15 @@ export function attachGestures(canvas, table) {
     } else if (drag.moved) {
       const [tx, ty] = tileAt(point);
       const art = resolve()(drag.token.asset) ?? {footprint: {width: 1, height: 1}};
-      drag.tile = [Math.max(0, Math.min(world().width - art.footprint.width, Math.floor(tx - art.footprint.width / 2 + 0.5))),
-        Math.max(0, Math.min(world().height - art.footprint.height, Math.floor(ty - art.footprint.height / 2 + 0.5)))];
+      const cells = geometry(world());
+      if (cells.hex) {
+        // The hex under the pointer (a hex token is placed by its centre cell), kept on the map.
+        const [cx, cy] = cells.cellAt(tx, ty);
+        drag.tile = [Math.max(0, Math.min(world().width - 1, cx)), Math.max(0, Math.min(world().height - 1, cy))];
+      } else {
+        drag.tile = [Math.max(0, Math.min(world().width - art.footprint.width, Math.floor(tx - art.footprint.width / 2 + 0.5))),
+          Math.max(0, Math.min(world().height - art.footprint.height, Math.floor(ty - art.footprint.height / 2 + 0.5)))];
+      }
     }
     render();
   });

@@ -3,6 +3,7 @@
 // preview, about 32 px a tile, else its smallest variant) is drawn first, so the map shows at once; variants big
 // enough for the screen replace them as they arrive.
 import {loadImage} from './api.js';
+import {geometry, gridOf} from './grid.js';
 
 const isDigest = (value) => typeof value === 'string' && /^sha256:[0-9a-f]{64}$/.test(value);
 
@@ -51,7 +52,7 @@ export function layers(map) {
     }
   }
   return {
-    width, height,
+    width, height, grid: gridOf(map),
     color: typeof background.color === 'string' && /^#[0-9a-fA-F]{6}$/.test(background.color) ? background.color : '#2b2a27',
     texture: background.texture,
     tiles, walls: list(drawing.walls), strokes: list(drawing.strokes),
@@ -81,12 +82,13 @@ function fogOf(fog, width, height) {
 export async function drawMap(canvas, map, manifest, maxWidth, maxHeight = Infinity) {
   const world = layers(map);
   const resolve = resolver(manifest);
-  const tile = Math.max(6, Math.min(96, Math.floor(Math.min(maxWidth / world.width, maxHeight / world.height))));
+  const [across, down] = geometry(world).extent;
+  const tile = Math.max(6, Math.min(96, Math.floor(Math.min(maxWidth / across, maxHeight / down))));
   const ratio = window.devicePixelRatio || 1;
-  canvas.width = world.width * tile * ratio;
-  canvas.height = world.height * tile * ratio;
-  canvas.style.width = `${world.width * tile}px`;
-  canvas.style.height = `${world.height * tile}px`;
+  canvas.width = Math.ceil(across * tile * ratio);
+  canvas.height = Math.ceil(down * tile * ratio);
+  canvas.style.width = `${Math.ceil(across * tile)}px`;
+  canvas.style.height = `${Math.ceil(down * tile)}px`;
   const context = canvas.getContext('2d');
   const images = new Map();
 
@@ -126,25 +128,36 @@ export async function drawMap(canvas, map, manifest, maxWidth, maxHeight = Infin
 /** Paints `world` (from layers()) with `tile` CSS pixels a tile, its top-left corner at `origin` (CSS pixels). */
 export function paint(context, world, resolve, images, tile, ratio, origin = [0, 0]) {
   const {width, height} = world;
+  const cells = geometry(world);
   context.setTransform(ratio, 0, 0, ratio, origin[0] * ratio, origin[1] * ratio);
   context.fillStyle = world.color;
-  context.fillRect(0, 0, width * tile, height * tile);
+  context.fillRect(0, 0, cells.extent[0] * tile, cells.extent[1] * tile);
   const picture = (reference) => images.get(reference)?.image;
+  // A cell's picture fills its box: a square tile, or a hex's bounding box (hex art's transparent corners are
+  // covered by its neighbours, as it was made to be drawn).
+  const drawCell = (image, x, y) => {
+    const [cx, cy] = cells.centre(x, y);
+    context.drawImage(image, (cx - 0.5) * tile, (cy - 0.5) * tile, tile, tile);
+  };
 
   // Background: the default texture in every tile, then the per-tile textures.
   const floor = picture(world.texture);
-  if (floor) for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) context.drawImage(floor, x * tile, y * tile, tile, tile);
+  if (floor) for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) drawCell(floor, x, y);
   for (const cell of world.tiles) {
     const image = picture(cell?.texture);
     const x = Math.floor(number(cell?.x, -1));
     const y = Math.floor(number(cell?.y, -1));
-    if (image && x >= 0 && y >= 0 && x < width && y < height) context.drawImage(image, x * tile, y * tile, tile, tile);
+    if (image && x >= 0 && y >= 0 && x < width && y < height) drawCell(image, x, y);
   }
   context.strokeStyle = 'rgba(0, 0, 0, 0.18)';
   context.lineWidth = 1;
   context.beginPath();
-  for (let x = 0; x <= width; x++) { context.moveTo(x * tile + 0.5, 0); context.lineTo(x * tile + 0.5, height * tile); }
-  for (let y = 0; y <= height; y++) { context.moveTo(0, y * tile + 0.5); context.lineTo(width * tile, y * tile + 0.5); }
+  if (cells.hex) {
+    if (tile >= 8) for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) cells.trace(context, x, y, tile);
+  } else {
+    for (let x = 0; x <= width; x++) { context.moveTo(x * tile + 0.5, 0); context.lineTo(x * tile + 0.5, height * tile); }
+    for (let y = 0; y <= height; y++) { context.moveTo(0, y * tile + 0.5); context.lineTo(width * tile, y * tile + 0.5); }
+  }
   context.stroke();
 
   // Drawing: free strokes (tile units), then walls along grid lines, doors as a gap with a leaf.
@@ -190,11 +203,8 @@ export function paint(context, world, resolve, images, tile, ratio, origin = [0,
 
   // Objects, then tokens, each on its footprint; tokens carry their number.
   const place = (item, art) => {
-    const x = number(item?.x) * tile;
-    const y = number(item?.y) * tile;
-    const w = art.footprint.width * tile;
-    const h = art.footprint.height * tile;
-    return {x, y, w, h};
+    const box = cells.box(number(item?.x), number(item?.y), art.footprint);
+    return {x: box.x * tile, y: box.y * tile, w: box.w * tile, h: box.h * tile};
   };
   for (const object of world.objects) {
     const art = resolve(object?.asset);
@@ -248,8 +258,10 @@ export function paint(context, world, resolve, images, tile, ratio, origin = [0,
   // Fog as the host sees it: what players do not see is darkened, not hidden.
   if (world.fog) {
     context.fillStyle = 'rgba(12, 14, 24, 0.6)';
+    context.beginPath();
     for (let y = 0; y < height; y++) {
-      for (let x = 0; x < width; x++) if (!world.fog[y * width + x]) context.fillRect(x * tile, y * tile, tile, tile);
+      for (let x = 0; x < width; x++) if (!world.fog[y * width + x]) cells.trace(context, x, y, tile);
     }
+    context.fill();
   }
 }

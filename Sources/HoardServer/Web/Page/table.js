@@ -7,6 +7,7 @@
 import {blobLoader} from './blobs.js';
 import {h, replace, toast} from './dom.js';
 import {LiveChannel} from './live.js';
+import {geometry} from './grid.js';
 import {layers, paint, resolver} from './mapview.js';
 import {applyOp, artOf} from './tablestate.js';
 import {attachGestures, zoomLimits} from './gestures.js';
@@ -65,9 +66,10 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
   const fit = () => {
     const width = frame.clientWidth || 600;
     const height = frame.clientHeight || 400;
-    view.tile = Math.max(zoomLimits.min, Math.min(96, Math.min(width / world.width, height / world.height)));
-    view.x = (width - world.width * view.tile) / 2;
-    view.y = (height - world.height * view.tile) / 2;
+    const [across, down] = geometry(world).extent;
+    view.tile = Math.max(zoomLimits.min, Math.min(96, Math.min(width / across, height / down)));
+    view.x = (width - across * view.tile) / 2;
+    view.y = (height - down * view.tile) / 2;
   };
   const size = () => {
     view.ratio = window.devicePixelRatio || 1;
@@ -148,9 +150,11 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
     context.fillRect(0, 0, canvas.width, canvas.height);
     paint(context, world, resolve, images, view.tile, view.ratio, [view.x, view.y]);
     const t = view.tile;
+    const cells = geometry(world);
     const centre = (token) => {
       const art = resolve(token.asset) ?? {footprint: {width: 1, height: 1}};
-      return {x: (token.x + art.footprint.width / 2) * t, y: (token.y + art.footprint.height / 2) * t, r: Math.min(art.footprint.width, art.footprint.height) * t / 2};
+      const box = cells.box(token.x, token.y, art.footprint);
+      return {x: (box.x + box.w / 2) * t, y: (box.y + box.h / 2) * t, r: Math.min(box.w, box.h) * t / 2};
     };
     if (state.selected) {
       const token = world.tokens.find((candidate) => candidate?.id === state.selected);
@@ -165,7 +169,8 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
       const art = resolve(state.drag.token.asset) ?? {footprint: {width: 1, height: 1}};
       const image = images.get(state.drag.token.asset)?.image;
       context.globalAlpha = 0.65;
-      const [x, y, w, hgt] = [state.drag.tile[0] * t, state.drag.tile[1] * t, art.footprint.width * t, art.footprint.height * t];
+      const box = cells.box(state.drag.tile[0], state.drag.tile[1], art.footprint);
+      const [x, y, w, hgt] = [box.x * t, box.y * t, box.w * t, box.h * t];
       if (image) context.drawImage(image, x, y, w, hgt); else { context.fillStyle = '#f3d98f'; context.fillRect(x, y, w, hgt); }
       context.globalAlpha = 1;
     }
@@ -319,7 +324,8 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
     /** Where tile (x, y)'s centre is, in the page's client coordinates (tests and tools aim with it). */
     clientPoint(x, y) {
       const box = canvas.getBoundingClientRect();
-      return [box.left + view.x + (x + 0.5) * view.tile, box.top + view.y + (y + 0.5) * view.tile];
+      const [cx, cy] = geometry(world).centre(x, y);
+      return [box.left + view.x + cx * view.tile, box.top + view.y + cy * view.tile];
     },
     tokens: () => world.tokens,
     centreTile: () => tileAt([canvas.clientWidth / 2, canvas.clientHeight / 2]).map(Math.floor),
