@@ -1,29 +1,14 @@
 import Foundation
 import HoardCore
+import HoardTestSupport
 import Testing
 
 /// The grid geometry against its definitions: conversions that undo each other, distances that are breadth-first step
 /// counts, footprints of the sizes MapTool's tables give, and pixels that land in the cell drawn there.
 @Suite struct GridTests {
-    /// A small deterministic generator (SplitMix64), so a failure names cells that can be tried again.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func int(_ range: ClosedRange<Int>) -> Int {
-            range.lowerBound + Int(next() % UInt64(range.upperBound - range.lowerBound + 1))
-        }
-        mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-    }
-
     @Test(arguments: HexLayout.all)
     func offsetToCubeToOffsetIsTheIdentityForAMillionCells(_ layout: HexLayout) {
-        var random = Random(state: 1)
+        var random = SeededRandom(seed: 1)
         var wrong: [Cell] = []
         for _ in 0..<1_000_000 {
             let cell = Cell(x: random.int(-20_000...20_000), y: random.int(-20_000...20_000))
@@ -34,7 +19,7 @@ import Testing
 
     @Test(arguments: HexLayout.all)
     func aPixelNearACellsCentreIsInThatCell(_ layout: HexLayout) {
-        var random = Random(state: 2)
+        var random = SeededRandom(seed: 2)
         var wrong: [String] = []
         for (width, height) in [(72.0, 72.0), (100.0, 86.6), (86.6, 100.0), (37.0, 29.0)] {
             let pixels = HexPixels(layout: layout, width: width, height: height)
@@ -68,7 +53,7 @@ import Testing
 
     @Test(arguments: [Grid.square] + HexLayout.all.map(Grid.hex))
     func distanceIsSymmetricAndCountsBreadthFirstSteps(_ grid: Grid) {
-        var random = Random(state: 3)
+        var random = SeededRandom(seed: 3)
         for _ in 0..<300 {
             let a = Cell(x: random.int(-50...50), y: random.int(-50...50))
             let b = Cell(x: a.x + random.int(-8...8), y: a.y + random.int(-8...8))
@@ -79,7 +64,7 @@ import Testing
 
     @Test(arguments: [Grid.square] + HexLayout.all.map(Grid.hex))
     func neighboursAreDistinctOneStepAwayAndNeighbourBack(_ grid: Grid) {
-        var random = Random(state: 4)
+        var random = SeededRandom(seed: 4)
         for _ in 0..<1_000 {
             let cell = Cell(x: random.int(-1_000...1_000), y: random.int(-1_000...1_000))
             let neighbours = grid.neighbours(of: cell)
@@ -91,7 +76,7 @@ import Testing
     @Test(arguments: HexLayout.all)
     func hexFootprintsCoverOneThreeSevenAndNineteenHexes(_ layout: HexLayout) throws {
         let grid = Grid.hex(layout)
-        var random = Random(state: 5)
+        var random = SeededRandom(seed: 5)
         for _ in 0..<200 {
             let at = Cell(x: random.int(-100...100), y: random.int(-100...100))
             let counts = try (1...4).map { size in Set(try #require(grid.cells(of: Footprint(width: size, height: size)!, at: at))).count }
@@ -159,4 +144,13 @@ import Testing
         }
         return steps
     }
+}
+
+extension SeededRandom {
+    mutating func int(_ range: ClosedRange<Int>) -> Int {
+        range.lowerBound + Int(next(upperBound: UInt64(range.upperBound - range.lowerBound + 1)))
+    }
+
+    /// A number in [0, 1).
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HoardCore
 import HoardRepository
 import HoardServer
+import HoardTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -14,18 +15,6 @@ import Testing
 /// after every quarter of the cases loads every stored table. Fixed seed and budget: the same cases every run, in a few seconds.
 @Suite("Generated maps and ops keep the table's secrets", .timeLimit(.minutes(3)))
 struct TableSecretsPropertyTests {
-    /// SplitMix64: a fixed seed gives the same cases on every machine.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let seed: UInt64 = 34
     static let maps = 16
     /// How many servers play the cases in turn, each loading what the ones before stored.
@@ -34,7 +23,7 @@ struct TableSecretsPropertyTests {
 
     /// A map that may or may not pass the door; `secret` is a hidden token with art `art[1]` (no other entity uses it)
     /// and a stroke on the host's layer.
-    static func map(_ art: [String], _ random: inout Generator) -> [String: Any] {
+    static func map(_ art: [String], _ random: inout SeededRandom) -> [String: Any] {
         let (width, height) = (Int.random(in: 3...14, using: &random), Int.random(in: 3...14, using: &random))
         func corner(_ side: Int) -> Int { Int.random(in: 0...(side + (Int.random(in: 0..<5, using: &random) == 0 ? 3 : 0)), using: &random) }
         var ids = ["goblin", "wolf"] + adversarialIds.shuffled(using: &random).prefix(2)
@@ -72,7 +61,7 @@ struct TableSecretsPropertyTests {
     static func op(_ text: String, id: String? = nil) -> String { TableSocketTests.op(text, id: id) }
 
     /// Host ops that never show the secret token or stroke to a player.
-    static func hostOps(_ random: inout Generator) -> [String] {
+    static func hostOps(_ random: inout SeededRandom) -> [String] {
         (0..<6).map { _ in
             switch Int.random(in: 0..<7, using: &random) {
             case 0: op(#"{"kind":"move","token":"secret","x":\#(Int.random(in: 0...2, using: &random)),"y":1}"#)
@@ -102,7 +91,7 @@ struct TableSecretsPropertyTests {
                     let shown = try await client.json(.get, "/v1/sessions/\(session)", token: fixture.hostToken)
                     #expect(shown.status == .ok, "round \(round): \(session) loads again: \(shown.json)")
                 }
-                var random = Generator(state: Self.seed &+ UInt64(round))
+                var random = SeededRandom(seed: Self.seed &+ UInt64(round))
                 let port = try #require(client.port)
                 let perRound = Self.maps / Self.restarts
                 for index in round * perRound..<(round + 1) * perRound {
