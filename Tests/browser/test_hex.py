@@ -8,7 +8,8 @@ of size 3 is generated and imported; a 30 × 20 map painted edge to edge with it
 as a hex map (`grid.type` "hex", flat, odd) and, for comparison, as a square one. Checked, from the canvas's pixels:
 inside the map (a hex's width in from its edges) under 1 % of the pixels are near-black on the hex map, where the
 square grid shows the background through every hexagon's corners; the size-3 token covers the seven hexes around its
-cell and no hex two steps away; every pointy and even layout opens without a script error. Screenshots in DIR.
+cell and no hex two steps away; the server refuses a move that puts one of its hexes off the map and takes one that
+does not; every pointy and even layout opens without a script error. Screenshots in DIR.
 Needs: scripts/setup.sh --browser (chromium, chromium-driver, selenium).
 """
 import base64
@@ -170,6 +171,14 @@ def main():
                 covered = [cell for cell in ring if near(at(*cell), OGRE)]
                 check.that(len(covered) == 7, f"the size-3 ogre covers its seven hexes ({covered})")
                 check.that(not near(at(10, 6), OGRE) and not near(at(12, 8), OGRE), "and no hex two steps away")
+                # The server judges the ogre by its seven hexes (their footprint read from the catalog): one step from
+                # the left edge they leave the map; two steps in they do not.
+                seat.js("window.hoardTable.send({kind: 'move', token: 'ogre', x: 0, y: 4}).catch(window.hoardTable.refused('the move'))")
+                status = seat.until(lambda: seat.js("return document.getElementById('table-status').textContent") or None, "the refusal")
+                check.that("OUT_OF_GRID" in status and "7 hexes" in status, f"a move that puts a hex of the ogre off the map is refused ({status!r})")
+                seat.js("window.hoardTable.send({kind: 'move', token: 'ogre', x: 1, y: 4})")
+                seat.until(lambda: (seat.token("ogre") or {}).get("x") == 1, "the ogre's move to (1, 4)")
+                check.that(True, "one hex further in, every hex of it is on the map and it moves")
                 check.that(near(at(22, 4), TERRAIN["water"]) and near(at(3, 13), TERRAIN["dirt"]),
                            f"the lake and the band are where painted ({at(22, 4)}, {at(3, 13)})")
         check.that(shares["hex"] < 0.01, f"hex terrain on the hex map leaves {shares['hex']:.2%} near-black inside it (under 1 %)")

@@ -100,7 +100,10 @@ extension SessionHub {
             }
             switch type {
             case "op":
-                if let opJSON = body?["op"], let op = try? TableOp(json: opJSON) {
+                if let opJSON = body?["op"], let op = try? TableOp(json: opJSON), sessions[id] != nil {
+                    if case .add(_, let entity) = op {
+                        try? learnFootprints(JSONValue.object(entity).referencedDigests, into: &sessions[id]!.table)
+                    }
                     _ = try? sessions[id]?.table.apply(op, by: .host)
                     // Ended by its sender; here too if its sender dies first.
                     if case .glimpse(let token, let to, let seconds) = op {

@@ -51,6 +51,7 @@ extension SessionHub {
     ) throws -> Outcome {
         guard var table = sessions[id]?.table else { throw APIError.notFound("no session \(id)") }
         if let opId, sessions[id]?.recentOps[participantId]?.contains(opId) == true { return .duplicate }
+        if case .add(_, let entity) = op { try learnFootprints(JSONValue.object(entity).referencedDigests, into: &table) }
         let change: Table.Change
         do {
             change = try table.apply(op, by: actor)

@@ -36,7 +36,7 @@ extension SessionHub {
         guard let live = sessions[id] else { throw APIError.notFound("no session \(id)") }
         let seq = live.lastSeq + 1
         try commit(seq)
-        sessions[id]?.table = Table(map: map)
+        sessions[id]?.table = try table(map)
         sessions[id]?.baseSeq = seq
         let published = try publish(session: id, event, views: [(.everyone, nil)])
         try updateVisibleArt(id)
@@ -70,5 +70,22 @@ struct TableDocument: Sendable {
     init(_ table: Table, viewer: Table.Actor) throws {
         bytes = try CanonicalJSON.encode(table.view(for: viewer))
         digest = BlobHasher.digest(of: bytes)
+    }
+}
+
+extension SessionHub {
+    /// A table of `map`; on hexes, with the footprints of the art it places, which decide the hexes each covers.
+    func table(_ map: JSONValue) throws -> Table {
+        var table = Table(map: map)
+        try learnFootprints(map.referencedDigests, into: &table)
+        return table
+    }
+
+    /// Resolves the footprints of `art` a hex table does not know yet (a square table needs none).
+    func learnFootprints(_ art: Set<Digest>, into table: inout Table) throws {
+        guard case .hex = table.grid else { return }
+        let unknown = art.subtracting(table.footprints.keys)
+        guard !unknown.isEmpty else { return }
+        for asset in try catalog.resolve(unknown).assets { table.footprints[asset.digest] = asset.footprint }
     }
 }

@@ -126,7 +126,7 @@ actor SessionHub {
             // Read again after the wait: the log is read now, and must continue the base that was read.
             guard let current = try catalog.session(id: id) else { throw APIError.notFound("no session \(id)") }
             guard current.mapDigest == record.mapDigest, current.baseSeq == record.baseSeq else { continue }
-            var live = Live(lastSeq: current.baseSeq, baseSeq: current.baseSeq, table: Table(map: map))
+            var live = Live(lastSeq: current.baseSeq, baseSeq: current.baseSeq, table: try table(map))
             // The grabs as of now; the log after the base takes them on to where it ends (a grab or release logged
             // after this read is in it).
             live.grabs = try catalog.grabs(session: id)
@@ -151,6 +151,7 @@ actor SessionHub {
                 guard let body = parsed else { continue }
                 Self.applyGrab(body, to: &live)
                 guard body["type"]?.stringValue == "op", let opJSON = body["op"], let op = try? TableOp(json: opJSON) else { continue }
+                if case .add(_, let entity) = op { try learnFootprints(JSONValue.object(entity).referencedDigests, into: &live.table) }
                 _ = try? live.table.apply(op, by: .host)
                 if case .glimpse(let token, let to, let seconds) = op { glimpses.append((token, to, Self.glimpseEnd(body, seconds))) }
                 if let opId = body["opId"]?.stringValue, let from = body["from"]?.stringValue { Self.remember(opId, from, in: &live) }

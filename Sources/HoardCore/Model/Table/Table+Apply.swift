@@ -19,7 +19,7 @@ extension Table {
         switch op {
         case .move(let id, let x, let y):
             let token = try ownToken(id, participant)
-            try onGrid(x, y)
+            try onGrid(token.merging(["x": .number(Double(x)), "y": .number(Double(y))]) { $1 })
             tokens.update(id) {
                 $0["x"] = .number(Double(x)); $0["y"] = .number(Double(y))
             }
@@ -32,7 +32,7 @@ extension Table {
             try hostOnly(participant, "add tokens and objects")
             let id = entity["id"]?.stringValue ?? ""
             try isFree(id, for: entity)
-            try onGrid(Self.int(entity["x"]), Self.int(entity["y"]))
+            try onGrid(entity)
             if layer == .token {
                 tokens.append(entity)
                 return change(op, token: id, before: .nobody)
@@ -273,8 +273,15 @@ extension Table {
         if participant != nil { throw TableError(.forbidden, "only the host may \(what)") }
     }
 
-    private func onGrid(_ x: Int, _ y: Int) throws(TableError) {
+    /// A token or object at its place is on the grid: its tile, or every hex of its footprint.
+    private func onGrid(_ entity: [String: JSONValue]) throws(TableError) {
+        let (x, y) = (Self.int(entity["x"]), Self.int(entity["y"]))
         guard x < width, y < height else { throw TableError(.outOfGrid, "(\(x), \(y)) is off the \(width)×\(height) grid") }
+        let cells = cells(of: entity)
+        guard cells.count > 1, let off = cells.first(where: { !(0..<width).contains($0.x) || !(0..<height).contains($0.y) }) else {
+            return
+        }
+        throw TableError(.outOfGrid, "at (\(x), \(y)) its \(cells.count) hexes leave the \(width)×\(height) grid: (\(off.x), \(off.y)) is off it")
     }
 
     /// The change for an op on one token (nil: not a token op): who saw it before, who sees it now.

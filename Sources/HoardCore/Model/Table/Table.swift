@@ -43,6 +43,12 @@ public struct Table: Sendable {
     public private(set) var height: Int
     /// Whether the map is not a JSON object (no tokens, objects or strokes to change).
     public let isOpaque: Bool
+    /// The map's grid (square when it names none). On hexes a token or object covers its footprint's hexes
+    /// (``Grid/cells(of:at:)``): every one of them must be on the map, and it is seen when fog reveals any of them.
+    public let grid: Grid
+    /// The footprints of the art the table places, by digest: what the server resolved from the catalog (art it did
+    /// not resolve covers one cell). Only hex maps read them; a square map checks and shows a place by its tile.
+    public var footprints: [Digest: Footprint] = [:]
 
     var document: [String: JSONValue]
     var drawing: [String: JSONValue]
@@ -67,13 +73,14 @@ public struct Table: Sendable {
     /// Reads a map document.
     public init(map: JSONValue) {
         guard case .object(var document) = map else {
-            (width, height, isOpaque, original) = (512, 512, true, map)
+            (width, height, isOpaque, original, grid) = (512, 512, true, map, .square)
             (self.document, self.drawing, layers, fixedArt) = ([:], [:], [:], map.referencedDigests)
             (tokens, objects, strokes, walls) = (EntityList(nil), EntityList(nil), EntityList(nil), EntityList(nil))
             return
         }
         width = Self.side(map["grid"]?["width"])
         height = Self.side(map["grid"]?["height"])
+        grid = Grid(map: map["grid"]) ?? .square
         var drawing: [String: JSONValue] = [:]
         if case .object(let members)? = document["drawing"] { drawing = members }
         tokens = EntityList(document.removeValue(forKey: "tokens"))
@@ -174,10 +181,20 @@ public struct Table: Sendable {
     /// The fog while it is on.
     var activeFog: Fog? { fog?.isEnabled == true ? fog : nil }
 
-    /// Who sees what stands on a tile (a token's or object's top-left tile): everyone unless fog covers it.
+    /// Who sees what stands on the grid: everyone unless fog covers its tile (on squares, its top-left tile) or every
+    /// hex of its footprint (on hexes).
     func placeAudience(_ entity: [String: JSONValue]) -> Audience {
         guard let fog = activeFog else { return .everyone }
-        return fog.reveals(Self.int(entity["x"]), Self.int(entity["y"])) ? .everyone : .nobody
+        return cells(of: entity).contains { fog.reveals($0.x, $0.y) } ? .everyone : .nobody
+    }
+
+    /// The cells a token or object stands on, as the table judges them: its tile on squares, its footprint's hexes on
+    /// hexes (one hex when its art is not resolved or its size is past 4).
+    func cells(of entity: [String: JSONValue]) -> [Cell] {
+        let anchor = Cell(x: Self.int(entity["x"]), y: Self.int(entity["y"]))
+        guard case .hex = grid else { return [anchor] }
+        let footprint = entity["asset"]?.stringValue.flatMap(Digest.init).flatMap { footprints[$0] } ?? .single
+        return grid.cells(of: footprint, at: anchor) ?? [anchor]
     }
 
     /// Who sees an object: everyone unless fog covers its tile.

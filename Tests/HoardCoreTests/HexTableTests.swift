@@ -1,0 +1,87 @@
+import Foundation
+import HoardTestSupport
+import Testing
+
+@testable import HoardCore
+
+/// The table on hexes: a token covers its footprint's hexes, each of which must be on the map, and fog shows it when
+/// it reveals any of them; the same places on a square map keep the square rules.
+@Suite struct HexTableTests {
+    static let ogre = Digest(bytes: [UInt8](repeating: 3, count: 32))!
+    static let imp = Digest(bytes: [UInt8](repeating: 1, count: 32))!
+
+    /// A `width × height` map of `grid` with a size-3 ogre and a size-1 imp, fog on and only `revealed` seen.
+    static func table(grid: [String: JSONValue], width: Int = 12, height: Int = 9, revealed: [[Int]] = []) -> Table {
+        func place(_ id: String, _ art: Digest, _ x: Int, _ y: Int) -> JSONValue {
+            .object(["id": .string(id), "asset": .string(art.description), "x": .number(Double(x)), "y": .number(Double(y)),
+                     "number": .number(1)])
+        }
+        var table = Table(map: .object([
+            "schema": .string("hoard.map/v2"),
+            "grid": .object(grid.merging(["width": .number(Double(width)), "height": .number(Double(height))]) { $1 }),
+            "fog": .object(["enabled": .bool(true), "revealed": .array(revealed.map { .array($0.map { .number(Double($0)) }) })]),
+            "tokens": .array([place("ogre", ogre, 5, 4), place("imp", imp, 1, 1)]),
+        ]))
+        table.footprints = [ogre: Footprint(width: 3, height: 3)!, imp: .single]
+        return table
+    }
+
+    static let flat: [String: JSONValue] = ["type": .string("hex"), "orientation": .string("flat"), "offset": .string("odd")]
+
+    static func move(_ token: String, _ x: Int, _ y: Int) throws -> TableOp {
+        try TableOp(json: JSONValue(parsing: Data(#"{"kind":"move","token":"\#(token)","x":\#(x),"y":\#(y)}"#.utf8)))
+    }
+
+    @Test func aHexTokenMovesOnlyWhereEveryHexOfItsFootprintIsOnTheMap() throws {
+        var table = Self.table(grid: Self.flat)
+        _ = try table.apply(Self.move("ogre", 1, 1), by: .host)
+        let error = #expect(throws: TableError.self) { _ = try table.apply(Self.move("ogre", 0, 4), by: .host) }
+        #expect(error?.code == .outOfGrid)
+        #expect(error?.message.contains("7 hexes leave the 12×9 grid") == true, "\(String(describing: error))")
+        #expect(throws: TableError.self) { _ = try table.apply(Self.move("ogre", 11, 8), by: .host) }
+        // The imp (one hex) goes to the corner; on a square map the ogre's corner move keeps the square rule (its tile).
+        _ = try table.apply(Self.move("imp", 0, 0), by: .host)
+        var square = Self.table(grid: [:])
+        _ = try square.apply(Self.move("ogre", 0, 4), by: .host)
+    }
+
+    /// The issue's property: for every place and size, the table accepts a move exactly when `Grid.fits` says every
+    /// hex is on the map, in all four layouts.
+    @Test(arguments: HexLayout.all)
+    func aMoveIsAcceptedExactlyWhenTheFootprintFits(_ layout: HexLayout) throws {
+        let grid: [String: JSONValue] = [
+            "type": .string("hex"), "orientation": .string(layout.orientation.rawValue), "offset": .string(layout.parity.rawValue),
+        ]
+        var random = SeededRandom(seed: 39)
+        for size in 1...4 {
+            var table = Self.table(grid: grid, width: 10, height: 8)
+            table.footprints[Self.ogre] = Footprint(width: size, height: size)!
+            for _ in 0..<300 {
+                let (x, y) = (Int(random.next(upperBound: 10)), Int(random.next(upperBound: 8)))
+                let fits = Grid.hex(layout).fits(Footprint(width: size, height: size)!, at: Cell(x: x, y: y), columns: 10, rows: 8)
+                let accepted = (try? table.apply(Self.move("ogre", x, y), by: .host)) != nil
+                #expect(accepted == fits, "\(layout) size \(size) at (\(x), \(y))")
+            }
+        }
+    }
+
+    @Test func fogShowsAHexTokenWhenItRevealsAnyOfItsHexesAndASquareOneByItsTile() throws {
+        // The ogre stands on (5, 4); in flat-odd, column 5 (odd) reaches down: its ring holds (6, 5) but not (6, 3).
+        let ringOnly = [[6, 5, 1, 1]]
+        let hex = Self.table(grid: Self.flat, revealed: ringOnly)
+        #expect(hex.view(for: .participant("pia")).holds("ogre"), "one revealed hex of seven shows it")
+        let far = Self.table(grid: Self.flat, revealed: [[6, 3, 1, 1], [8, 4, 2, 2]])
+        #expect(!far.view(for: .participant("pia")).holds("ogre"), "hexes outside its footprint do not")
+        let square = Self.table(grid: [:], revealed: ringOnly)
+        #expect(!square.view(for: .participant("pia")).holds("ogre"), "on squares its tile decides")
+        #expect(square.view(for: .host).holds("ogre"))
+    }
+}
+
+extension JSONValue {
+    /// Whether the view lists a token with this id.
+    fileprivate func holds(_ id: String) -> Bool {
+        guard case .array(let tokens)? = self["tokens"] else { return false }
+        return tokens.contains { $0["id"]?.stringValue == id }
+    }
+}
