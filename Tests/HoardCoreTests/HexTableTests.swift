@@ -78,6 +78,51 @@ import Testing
     }
 }
 
+extension HexTableTests {
+    /// A hex map with fog whose only wall runs along side `side` of cell (5, 4); `revealed` are the seen cells.
+    static func walled(side: Int, revealed: [[Int]]) throws -> Table {
+        var table = Self.table(grid: Self.flat, revealed: revealed)
+        _ = try table.apply(TableOp(json: JSONValue(parsing: Data(
+            #"{"kind":"wall","add":{"id":"w","cell":[5,4],"side":\#(side)}}"#.utf8))), by: .host)
+        return table
+    }
+
+    @Test func aWallOnAHexSideIsSeenByThoseWhoSeeEitherCellItSeparates() throws {
+        func seen(_ table: Table) -> Bool {
+            guard case .array(let walls)? = table.view(for: .participant("pia"))["drawing"]?["walls"] else { return false }
+            return walls.contains { $0["id"]?.stringValue == "w" }
+        }
+        // Side 0 of (5, 4) in flat-odd faces cube direction (+1, 0): the cell (6, 5) (column 5 is pushed down).
+        #expect(seen(try Self.walled(side: 0, revealed: [[5, 4, 1, 1]])))
+        #expect(seen(try Self.walled(side: 0, revealed: [[6, 5, 1, 1]])))
+        #expect(!seen(try Self.walled(side: 0, revealed: [[6, 4, 1, 1], [4, 4, 1, 1]])), "neighbours across other sides")
+        #expect(!seen(try Self.walled(side: 3, revealed: [[6, 5, 1, 1]])), "side 3 faces the other way")
+    }
+
+    @Test func wallsAreSidesOfCellsOnHexesAndCornerToCornerOnSquares() throws {
+        func problem(_ grid: String, _ wall: String) throws -> String? {
+            MapCheck.problem(in: try JSONValue(parsing: Data(
+                #"{"grid":{"width":6,"height":5\#(grid)},"drawing":{"walls":[\#(wall)]}}"#.utf8)))
+        }
+        let hex = #","type":"hex""#
+        #expect(try problem(hex, #"{"id":"a","cell":[5,4],"side":5}"#) == nil)
+        #expect(try problem(hex, #"{"id":"a","cell":[6,4],"side":1}"#)?.contains("a wall on a hex map is a cell") == true)
+        #expect(try problem(hex, #"{"id":"a","cell":[1,1],"side":6}"#) != nil)
+        #expect(try problem(hex, #"{"id":"a","from":[0,0],"to":[1,0]}"#) != nil)
+        #expect(try problem("", #"{"id":"a","cell":[1,1],"side":0}"#)?.contains("runs from corner to corner") == true)
+        #expect(try problem("", #"{"id":"a","from":[0,0],"to":[1,0]}"#) == nil)
+        #expect(throws: TableError.self) {
+            _ = try TableOp(json: JSONValue(parsing: Data(#"{"kind":"wall","add":{"id":"w","cell":[1,1],"side":9}}"#.utf8)))
+        }
+        var table = Self.table(grid: Self.flat)
+        let error = #expect(throws: TableError.self) {
+            _ = try table.apply(TableOp(json: JSONValue(parsing: Data(
+                #"{"kind":"wall","add":{"id":"w","from":[0,0],"to":[1,0]}}"#.utf8))), by: .host)
+        }
+        #expect(error?.code == .outOfGrid)
+    }
+}
+
 extension JSONValue {
     /// Whether the view lists a token with this id.
     fileprivate func holds(_ id: String) -> Bool {

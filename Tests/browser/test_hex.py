@@ -9,7 +9,8 @@ as a hex map (`grid.type` "hex", flat, odd) and, for comparison, as a square one
 inside the map (a hex's width in from its edges) under 1 % of the pixels are near-black on the hex map, where the
 square grid shows the background through every hexagon's corners; the size-3 token covers the seven hexes around its
 cell and no hex two steps away; the server refuses a move that puts one of its hexes off the map and takes one that
-does not; every pointy and even layout opens without a script error. Screenshots in DIR.
+does not; in every pointy and even layout the ogre is on its cell and a wall on a hex's side is drawn on that edge,
+without a script error. Screenshots in DIR.
 Needs: scripts/setup.sh --browser (chromium, chromium-driver, selenium).
 """
 import base64
@@ -64,6 +65,21 @@ def game_map(digests, grid, width=30, height=20):
         "drawing": {"walls": [], "strokes": []}, "objects": [],
         "tokens": [{"id": "ogre", "asset": digests["ogre"], "x": 10, "y": 8, "number": 1}],
     }
+
+
+def across_side(layout, x, y, side):
+    """The cell on the other side of side `side` of (x, y): the test's own offset ↔ cube conversion (Red Blob Games),
+    so the page's is checked against it."""
+    flat, odd = layout
+    directions = [(1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1)]
+    if flat:
+        q, r = x, y - ((x - (x & 1)) // 2 if odd else (x + (x & 1)) // 2)
+    else:
+        q, r = x - ((y - (y & 1)) // 2 if odd else (y + (y & 1)) // 2), y
+    q, r = q + directions[side][0], r + directions[side][1]
+    if flat:
+        return q, r + ((q - (q & 1)) // 2 if odd else (q + (q & 1)) // 2)
+    return q + ((r - (r & 1)) // 2 if odd else (r + (r & 1)) // 2), r
 
 
 def canvas_pixels(seat):
@@ -186,7 +202,10 @@ def main():
 
         for orientation, offset in (("pointy", "odd"), ("pointy", "even"), ("flat", "even")):
             grid = {"type": "hex", "orientation": orientation, "offset": offset}
-            created = server.call("POST", "/v1/sessions", {"name": f"Hex {orientation} {offset}", "map": game_map(digests, grid, 14, 11)})
+            document = game_map(digests, grid, 14, 11)
+            # A wall along side 1 of (3, 3): drawn on the edge (3, 3) shares with the cell across that side.
+            document["drawing"]["walls"] = [{"id": "w", "cell": [3, 3], "side": 1}]
+            created = server.call("POST", "/v1/sessions", {"name": f"Hex {orientation} {offset}", "map": document})
             seat.driver.get(server.base + f"/table/{created['id']}")
             seat.drawn()
             rows, width, height, view = canvas_pixels(seat)
@@ -194,6 +213,12 @@ def main():
                 const p = window.hoardTable.clientPoint(10, 8); return [p[0] - b.left, p[1] - b.top];""")
             drawn = pixel(rows, px * view["ratio"], py * view["ratio"])
             check.that(near(drawn, OGRE), f"{orientation} {offset}: the ogre is drawn on its cell ({drawn})")
+            other = across_side((orientation == "flat", offset == "odd"), 3, 3, 1)
+            ends = [seat.js("""const c = document.getElementById('table-canvas'); const b = c.getBoundingClientRect();
+                const p = window.hoardTable.clientPoint(arguments[0], arguments[1]); return [p[0] - b.left, p[1] - b.top];""", *cell)
+                for cell in ((3, 3), other)]
+            middle = pixel(rows, (ends[0][0] + ends[1][0]) / 2 * view["ratio"], (ends[0][1] + ends[1][1]) / 2 * view["ratio"])
+            check.that(near(middle, (29, 26, 23)), f"{orientation} {offset}: the wall on side 1 of (3, 3) runs between it and {other} ({middle})")
             seat.shot(f"hex-{orientation}-{offset}")
         check.that(not seat.problems(), f"no script error or CSP violation ({seat.problems()[:2]})")
     except Exception as error:  # a step failed: keep what the screen showed

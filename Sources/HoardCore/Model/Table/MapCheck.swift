@@ -23,15 +23,17 @@ public enum MapCheck {
     public static func problem(in map: JSONValue) -> String? {
         guard case .object(let document) = map else { return nil }
         var (width, height) = (512, 512)
+        var isHex = false
         if let grid = document["grid"] {
             guard let w = integer(grid["width"]), let h = integer(grid["height"]), (1...512).contains(w), (1...512).contains(h) else {
                 return "grid.width and grid.height are integers from 1 to 512"
             }
             (width, height) = (w, h)
-            guard Grid(map: grid) != nil else {
+            guard let kind = Grid(map: grid) else {
                 return "grid.type is \"square\" or \"hex\"; a hex grid's orientation is \"flat\" or \"pointy\" and its "
                     + "offset \"odd\" or \"even\""
             }
+            if case .hex = kind { isHex = true }
         }
         if let problem = floorProblem(document["background"], width, height) { return problem }
         if let fog = document["fog"] {
@@ -63,7 +65,7 @@ public enum MapCheck {
                 guard ids.insert(id).inserted else { return "the id \(id.debugDescription) is used twice; ids are unique across kinds" }
                 let isStroke = name == "drawing.strokes"
                 if let problem = reservedIdProblem(id, layer: entity["layer"]?.stringValue, isStroke: isStroke) { return problem }
-                if let problem = placeProblem(name, entity, width, height) { return "\(id.debugDescription) in \(name): " + problem }
+                if let problem = placeProblem(name, entity, width, height, hex: isHex) { return "\(id.debugDescription) in \(name): " + problem }
             }
         }
         return nil
@@ -113,14 +115,21 @@ public enum MapCheck {
         return nil
     }
 
-    /// Whether an entity's place is on the grid: a token's or object's tile, a wall's two corners, a stroke's points.
-    static func placeProblem(_ list: String, _ entity: [String: JSONValue], _ width: Int, _ height: Int) -> String? {
+    /// Whether an entity's place is on the grid: a token's or object's tile, a wall's two corners (its cell and side on
+    /// hexes), a stroke's points.
+    static func placeProblem(_ list: String, _ entity: [String: JSONValue], _ width: Int, _ height: Int, hex: Bool) -> String? {
         switch list {
         case "tokens", "objects":
             guard let x = integer(entity["x"]), let y = integer(entity["y"]), (0..<width).contains(x), (0..<height).contains(y) else {
                 return "x and y are a tile inside the \(width)×\(height) grid"
             }
+        case "drawing.walls" where hex:
+            guard entity["from"] == nil, entity["to"] == nil, case .array(let cell)? = entity["cell"], cell.count == 2,
+                let x = integer(cell[0]), let y = integer(cell[1]), (0..<width).contains(x), (0..<height).contains(y),
+                let side = integer(entity["side"]), (0...5).contains(side)
+            else { return "a wall on a hex map is a cell [x, y] inside the \(width)×\(height) grid and a side from 0 to 5" }
         case "drawing.walls":
+            if entity["cell"] != nil || entity["side"] != nil { return "a wall on a square map runs from corner to corner" }
             for key in ["from", "to"] {
                 guard case .array(let corner)? = entity[key], corner.count == 2, let x = integer(corner[0]), let y = integer(corner[1]),
                     (0...width).contains(x), (0...height).contains(y)

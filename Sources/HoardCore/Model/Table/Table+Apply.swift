@@ -152,10 +152,8 @@ extension Table {
         case .addWall(let wall):
             try hostOnly(participant, "build walls")
             try isFree(wall["id"]?.stringValue ?? "", for: wall)
-            for key in ["from", "to"] {
-                if case .array(let corner)? = wall[key], Self.int(corner[0]) > width || Self.int(corner[1]) > height {
-                    throw TableError(.outOfGrid, "the wall's \(key) corner is off the \(width)×\(height) grid")
-                }
+            if let problem = MapCheck.placeProblem("drawing.walls", wall, width, height, hex: grid != .square) {
+                throw TableError(.outOfGrid, "the wall: \(problem)")
             }
             walls.append(wall)
             let audience = wallAudience(wall)

@@ -200,9 +200,15 @@ public struct Table: Sendable {
     /// Who sees an object: everyone unless fog covers its tile.
     func objectAudience(_ object: [String: JSONValue]) -> Audience { placeAudience(object) }
 
-    /// Who sees a wall or door: everyone unless fog covers every tile it touches.
+    /// Who sees a wall or door: everyone unless fog covers every tile it touches (on hexes, both cells of its side).
     func wallAudience(_ wall: [String: JSONValue]) -> Audience {
         guard let fog = activeFog else { return .everyone }
+        if case .hex(let layout) = grid, case .array(let pair)? = wall["cell"], pair.count == 2 {
+            let cell = Cell(x: Self.int(pair[0]), y: Self.int(pair[1]))
+            let side = Cube.directions[min(5, max(0, Self.int(wall["side"])))]
+            let across = layout.cell(of: layout.cube(of: cell) + side)
+            return [cell, across].contains { fog.reveals($0.x, $0.y) } ? .everyone : .nobody
+        }
         let (from, to) = (Self.corner(wall["from"]), Self.corner(wall["to"]))
         return fog.reveals(wallFrom: from.x, from.y, to: to.x, to.y) ? .everyone : .nobody
     }

@@ -282,15 +282,26 @@ public enum TableOp: Sendable, Hashable {
 
     // MARK: Entities
 
-    /// A wall as the map schema has it, with the `id` ops name it by.
+    /// A wall as the map schema has it, with the `id` ops name it by: from corner to corner (square maps) or along a
+    /// side of a cell (hex maps: `cell` [x, y] and `side` 0 to 5).
     static func wall(_ entity: [String: JSONValue]) throws(TableError) -> [String: JSONValue] {
         var fields = Fields(entity, kind: "a wall", isEntity: true)
         _ = try fields.id("id")
-        for key in ["from", "to"] {
-            fields.consumed.insert(key)
-            guard case .array(let corner)? = entity[key], corner.count == 2,
-                corner.allSatisfy({ if case .number(let v) = $0 { v == v.rounded() && (0...512).contains(v) } else { false } })
-            else { throw TableError(.badOp, "a wall's \"\(key)\" is a grid corner [x, y], integers from 0 to 512") }
+        func isPair(_ value: JSONValue?, upTo limit: Double) -> Bool {
+            guard case .array(let pair)? = value, pair.count == 2 else { return false }
+            return pair.allSatisfy { if case .number(let v) = $0 { v == v.rounded() && (0...limit).contains(v) } else { false } }
+        }
+        if entity["cell"] != nil || entity["side"] != nil {
+            fields.consumed.formUnion(["cell", "side"])
+            guard isPair(entity["cell"], upTo: 511), case .number(let side)? = entity["side"], side == side.rounded(), (0...5).contains(side)
+            else { throw TableError(.badOp, "a hex wall is a \"cell\" [x, y] (integers from 0 to 511) and a \"side\" from 0 to 5") }
+        } else {
+            for key in ["from", "to"] {
+                fields.consumed.insert(key)
+                guard isPair(entity[key], upTo: 512) else {
+                    throw TableError(.badOp, "a wall's \"\(key)\" is a grid corner [x, y], integers from 0 to 512")
+                }
+            }
         }
         if entity["texture"] != nil { _ = try fields.digest("texture") }
         for key in ["door", "open"] where entity[key] != nil { _ = try fields.bool(key) }

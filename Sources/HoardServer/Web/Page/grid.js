@@ -37,7 +37,8 @@ const HEX_SPAN = [1, 1.9, 2.7, 4.4];
 /**
  * The geometry of `world` (from mapview's layers()): `extent` (the map's size in tile units), `centre(x, y)`,
  * `cellAt(ux, uy)` (the cell under a point, maybe off the map), `box(x, y, footprint)` (where art placed at (x, y) is
- * drawn), and `trace(context, x, y, t)` (a cell's outline as a path, `t` CSS pixels a unit).
+ * drawn), `trace(context, x, y, t)` (a cell's outline as a path, `t` CSS pixels a unit) and, on hexes,
+ * `edge(x, y, side)` (a side's two ends).
  */
 export function geometry(world) {
   const grid = world.grid ?? SQUARE;
@@ -87,6 +88,15 @@ export function geometry(world) {
       }
       const span = HEX_SPAN[size - 1];
       return {x: cx - span / 2, y: cy - span / 2, w: span, h: span};
+    },
+    /** The two ends of side `side` (0 to 5) of cell (x, y): the corners it shares with the hex across that side. */
+    edge: (x, y, side) => {
+      const [q, r] = cube(grid, x, y);
+      const [dq, dr] = DIRECTIONS[Math.max(0, Math.min(5, side))];
+      const ends = (cx, cy) => corners.map(([dx, dy]) => [cx + dx, cy + dy]);
+      const mine = ends(...centre(x, y));
+      const theirs = ends(...centre(...offset(grid, q + dq, r + dr)));
+      return mine.filter(([ax, ay]) => theirs.some(([bx, by]) => Math.abs(ax - bx) < 1e-6 && Math.abs(ay - by) < 1e-6));
     },
     trace: (context, x, y, t) => {
       const [cx, cy] = centre(x, y);

@@ -177,8 +177,12 @@ export function paint(context, world, resolve, images, tile, ratio, origin = [0,
     context.stroke();
   }
   for (const wall of world.walls) {
-    const [x1, y1] = [number(wall?.from?.[0]), number(wall?.from?.[1])].map((v) => v * tile);
-    const [x2, y2] = [number(wall?.to?.[0]), number(wall?.to?.[1])].map((v) => v * tile);
+    // On squares from corner to corner; on hexes along a side of a cell.
+    const ends = cells.hex && Array.isArray(wall?.cell)
+      ? cells.edge(number(wall.cell[0]), number(wall.cell[1]), Math.floor(number(wall?.side)))
+      : [[number(wall?.from?.[0]), number(wall?.from?.[1])], [number(wall?.to?.[0]), number(wall?.to?.[1])]];
+    if (ends.length !== 2) continue;
+    const [[x1, y1], [x2, y2]] = ends.map(([ux, uy]) => [ux * tile, uy * tile]);
     const image = picture(wall?.texture);
     context.lineWidth = Math.max(3, tile * 0.22);
     context.lineCap = 'square';
