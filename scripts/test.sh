@@ -168,6 +168,9 @@ bounded 600 python3 Tests/browser/test_web.py "$hoard"
 stage "lane 2: the live table in headless Chromium, a host and two players (screenshots in artefacts/browser/)"
 bounded 400 python3 Tests/browser/test_table.py "$hoard"
 
+stage "lane 2: a game made by clicks in the map editor, a player who joins it (Chromium, axe-core)"
+bounded 300 python3 Tests/browser/test_editor.py "$hoard"
+
 stage "lane 2: hex maps drawn as hex art is made (Chromium; the canvas's pixels against the square grid's)"
 bounded 300 python3 Tests/browser/test_hex.py "$hoard"
 

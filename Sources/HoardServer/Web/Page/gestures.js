@@ -53,6 +53,13 @@ export function attachGestures(canvas, table) {
       state.drag = null; state.stroke = null;
       return;
     }
+    if (state.editor?.handles(state.tool)) {
+      // A building tool (editor.js) takes the pointer until it is let go.
+      state.building = true;
+      state.editor.down(tileAt(point));
+      render();
+      return;
+    }
     if (state.tool === 'ping') {
       const [x, y] = tileAt(point);
       table.send({kind: 'ping', x: Math.max(0, Math.min(world().width, x)), y: Math.max(0, Math.min(world().height, y))}, 'the ping');
@@ -74,6 +81,11 @@ export function attachGestures(canvas, table) {
       const [a, b] = [...pointers.values()];
       const factor = (pinch.tile * Math.hypot(a[0] - b[0], a[1] - b[1]) / pinch.distance) / view.tile;
       zoomAt([(a[0] + b[0]) / 2, (a[1] + b[1]) / 2], factor);
+      return;
+    }
+    if (state.building) {
+      state.editor.move(tileAt(point));
+      render();
       return;
     }
     if (state.stroke) {
@@ -107,6 +119,12 @@ export function attachGestures(canvas, table) {
   const release = (event) => {
     pointers.delete(event.pointerId);
     if (pinch) { if (pointers.size < 2) pinch = null; return; }
+    if (state.building) {
+      state.building = false;
+      state.editor.up(tileAt(local(event)));
+      render();
+      return;
+    }
     if (state.stroke) {
       const stroke = state.stroke;
       state.stroke = null;

@@ -12,9 +12,9 @@ export function hostControls(main, table, request) {
   const reveal = h('button', {type: 'button', id: 'reveal-token', disabled: true}, 'Reveal');
   const remove = h('button', {type: 'button', id: 'remove-token', class: 'ghost', disabled: true}, 'Remove');
   const owner = h('select', {id: 'assign-token', 'aria-label': 'Whose token', disabled: true});
-  const search = h('input', {id: 'asset-search', type: 'search', placeholder: 'Find a token in the packs…', autocomplete: 'off'});
+  const search = h('input', {id: 'asset-search', type: 'search', placeholder: 'Find a token in the packs…', 'aria-label': 'Find a token in the packs'});
   const results = h('div', {id: 'asset-results', class: 'asset-results'});
-  const saveName = h('input', {id: 'save-name', type: 'text', maxlength: '128', placeholder: 'Name of the saved map'});
+  const saveName = h('input', {id: 'save-name', type: 'text', maxlength: '128', placeholder: 'Name of the saved map', 'aria-label': 'Name of the saved map'});
   const save = h('button', {type: 'button', id: 'save-map'}, 'Save the table');
   const saved = h('select', {id: 'saved-maps', 'aria-label': 'Saved maps'});
   const replaceButton = h('button', {type: 'button', id: 'replace-map', class: 'ghost'}, 'Replace the map');

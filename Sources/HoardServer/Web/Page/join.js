@@ -4,6 +4,7 @@
 import {api, APIError, auth} from './api.js';
 import {h, replace} from './dom.js';
 import {openTable} from './table.js';
+import {editorTools} from './editor.js';
 import {hostControls} from './host.js';
 
 const SEAT_KEY = 'hoard.seat';
@@ -83,7 +84,10 @@ async function hostTable(sessionId) {
   const request = (path, options = {}) => api(path, options);
   const table = await openTable(main, {sessionId, token, seat: {}, request, onLeave: () => location.assign(`/#/sessions/${sessionId}`)});
   window.hoardTable = table;
-  if (table.isHost) hostControls(main, table, request);
+  if (table.isHost) {
+    hostControls(main, table, request);
+    editorTools(main, table, request);
+  }
 }
 
 async function route() {

@@ -4,6 +4,7 @@ import {assetCard} from './browse.js';
 import {drawMap, layers} from './mapview.js';
 import {bytes, h, plural, replace, toast} from './dom.js';
 import {inviteCard} from './invite.js';
+import {newMapCard} from './newmap.js';
 
 function when(text) {
   const date = new Date(text);
@@ -14,8 +15,7 @@ function when(text) {
 function startCard(maps) {
   if (!maps.length) {
     return h('div', {class: 'card start-session'}, h('h2', {}, 'Start a session'),
-      h('p', {class: 'muted'}, 'Your group has no saved map yet. Save one from a tablet app or with ', h('code', {}, 'hoard map save'),
-        ', then start a session from it here.'));
+      h('p', {class: 'muted'}, 'Your group has no saved map yet. Make one above (New map, then “Save the table”) and start a session from it here.'));
   }
   const map = h('select', {id: 'start-map'}, maps.map((m) => h('option', {value: m.name}, m.name)));
   const name = h('input', {type: 'text', id: 'start-name', maxlength: '128', required: true, autocomplete: 'off', value: maps[0].name});
@@ -57,6 +57,7 @@ export async function showLobby(main) {
   const [{sessions}, {maps}] = await Promise.all([api('/v1/sessions'), api('/v1/maps').catch(() => ({maps: []}))]);
   replace(main, h('section', {class: 'lobby'},
     h('h1', {}, 'Game sessions'),
+    newMapCard(),
     startCard(maps),
     sessions.length === 0
       ? h('div', {class: 'card notice'}, h('h2', {}, 'No sessions yet'),

@@ -46,7 +46,7 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
   const presence = h('ul', {id: 'presence', class: 'people presence'});
   const messages = h('ol', {id: 'messages', class: 'messages'});
   const toSelect = h('select', {id: 'message-to', 'aria-label': 'Send to'});
-  const text = h('input', {id: 'message-text', type: 'text', maxlength: '2000', placeholder: 'Say something…', autocomplete: 'off', required: true});
+  const text = h('input', {id: 'message-text', type: 'text', maxlength: '2000', placeholder: 'Say something…', autocomplete: 'off', required: true, 'aria-label': 'Message'});
   const messageForm = h('form', {id: 'message-form', class: 'message-form'}, toSelect, text, h('button', {type: 'submit', class: 'primary'}, 'Send'));
   const tools = ['move', 'ping', 'draw'].map((tool) => h('button', {type: 'button', class: 'tool', dataset: {tool}, 'aria-pressed': String(tool === state.tool)},
     {move: 'Move', ping: 'Ping', draw: 'Draw'}[tool]));
@@ -150,6 +150,7 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
     context.fillRect(0, 0, canvas.width, canvas.height);
     paint(context, world, resolve, images, view.tile, view.ratio, [view.x, view.y]);
     const t = view.tile;
+    state.overlay?.(context, t);
     const cells = geometry(world);
     const centre = (token) => {
       const art = resolve(token.asset) ?? {footprint: {width: 1, height: 1}};

@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""A game made by clicks only, in headless Chromium: the referee's map editor and a player who joins it.
+
+Usage: Tests/browser/test_editor.py PATH/TO/hoard [--artefacts DIR] [--keep]
+
+The host opens the lobby and makes a new 20 × 15 map ("New map"); on its table, with the Build tools only: two rooms
+painted with rectangles of two textures and the rest filled with a third; the rooms walled, with a door between them;
+four tokens and two objects placed from the packs; fog turned on with the first room revealed; the table saved and a
+session started from the saved map in the lobby. A player joins by the link: judged from the data their page holds and
+every WebSocket frame it received, they see only the first room (its tokens, not the second room's, nor its floor's
+texture). The host opens the door and reveals the second room: the player's page has its token within 200 ms of the
+reveal being sent. An undo of a paint restores the floor for both. axe-core finds no critical or serious violation in
+the editor. Screenshots in DIR.
+Needs: scripts/setup.sh --browser (chromium, chromium-driver, selenium, axe-selenium-python).
+"""
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from axe_selenium_python import Axe
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_table import Seat  # noqa: E402
+from test_web import ROOT, TABLET, start  # noqa: E402
+
+# Per-cell textures of the page's map, read with the page's own reading of the floor (mapview.layers).
+FLOOR = """const done = arguments[arguments.length - 1];
+    import('/web/mapview.js').then((m) => {
+      const cells = {};
+      for (const t of m.layers(window.hoardTable.state.map).tiles) cells[`${t.x},${t.y}`] = t.texture ?? null;
+      done(cells);
+    }, (e) => done({error: String(e)}));"""
+
+
+def main():
+    arguments, shots, check, work, server = start(__doc__, "hoard-editor-")
+    seats = []
+    try:
+        server.run("import", "--group", "default", str(ROOT / "Packs/dungeon-basics.zip"))
+        assets = server.call("GET", "/v1/assets?pack=dungeon-basics&limit=100")["assets"]
+        digest = {a["name"]: a["digest"] for a in assets}
+
+        host = Seat("host", (1400, 1000), shots)
+        seats.append(host)
+        host.driver.get(server.base + "/")
+        host.js("sessionStorage.setItem('hoard.token', arguments[0])", server.token)
+        host.driver.get(server.base + "/#/sessions")
+        host.visible("#new-map-name").send_keys("The crypt")
+        for field, value in (("#new-map-width", "20"), ("#new-map-height", "15"), ("#new-map-pixels", "64")):
+            element = host.visible(field)
+            element.clear()
+            element.send_keys(value)
+        host.driver.find_element(By.ID, "new-map-button").click()
+        host.until(lambda: "/table/" in host.driver.current_url, "the new map's table")
+        host.visible("#editor-panel")
+        host.until(lambda: host.js("return document.body.dataset.live") == "connected", "the editor's channel")
+        grid = host.js("return window.hoardTable.state.map.grid")
+        check.that(grid["width"] == 20 and grid["height"] == 15, f"New map makes a 20 × 15 map and opens it ({grid})")
+
+        def tool(name):
+            host.driver.find_element(By.CSS_SELECTOR, f"#editor-panel [data-tool={name}]").click()
+
+        def texture(name):
+            search = host.visible("#texture-search")
+            search.clear()
+            search.send_keys(name)
+            host.until(lambda: host.js(f"return !!document.querySelector('#texture-palette [data-digest=\"{digest[name]}\"]')"),
+                       f"{name} in the palette")
+            host.driver.find_element(By.CSS_SELECTOR, f"#texture-palette [data-digest=\"{digest[name]}\"]").click()
+
+        def drag(start, end, seat=host):
+            seat.drag(start, end)
+            time.sleep(0.3)
+
+        def corner_drag(a, b):
+            """A drag from grid corner a to corner b (offsets from the centre of tile (0, 0) by half a tile)."""
+            canvas = host.driver.find_element(By.ID, "table-canvas")
+            tile = host.js("return window.hoardTable.view.tile")
+            (ax, ay), (bx, by) = host.offset(0, 0), host.offset(0, 0)
+            start = (round(ax + (a[0] - 0.5) * tile), round(ay + (a[1] - 0.5) * tile))
+            end = (round(bx + (b[0] - 0.5) * tile), round(by + (b[1] - 0.5) * tile))
+            ActionChains(host.driver).move_to_element_with_offset(canvas, *start).click_and_hold() \
+                .move_to_element_with_offset(canvas, (start[0] + end[0]) // 2, (start[1] + end[1]) // 2) \
+                .move_to_element_with_offset(canvas, *end).release().perform()
+            time.sleep(0.2)
+
+        # The floor: two rooms by rectangles, the rest filled.
+        texture("stone-floor")
+        tool("rect")
+        drag((1, 1), (8, 6))
+        texture("wood-floor")
+        tool("rect")
+        drag((9, 1), (17, 6))
+        texture("grass")
+        tool("fill")
+        host.click_tile(3, 11)
+        host.until(lambda: len(host.js("return window.hoardTable.state.map.background.palette ?? []")) == 3, "three textures painted")
+        floor = host.driver.execute_async_script(FLOOR)
+        check.that(floor.get("2,2") == digest["stone-floor"] and floor.get("12,3") == digest["wood-floor"]
+                   and floor.get("0,14") == digest["grass"] and floor.get("19,0") == digest["grass"],
+                   "a rectangle of stone, one of wood, and the rest filled with grass")
+
+        # Walls around both rooms, the one between them with a door.
+        tool("wall")
+        for a, b in (((1, 1), (18, 1)), ((18, 1), (18, 7)), ((18, 7), (1, 7)), ((1, 7), (1, 1)), ((9, 1), (9, 3)), ((9, 4), (9, 7))):
+            corner_drag(a, b)
+        host.driver.find_element(By.ID, "wall-door").click()
+        corner_drag((9, 3), (9, 4))
+        host.driver.find_element(By.ID, "wall-door").click()
+        walls = host.until(lambda: (lambda w: w if len(w) == 7 else None)(host.js("return window.hoardTable.state.map.drawing.walls")),
+                           "seven walls")
+        door = next((w for w in walls if w.get("door")), None)
+        check.that(door is not None and door["from"] == [9, 3] and door["to"] == [9, 4], f"a room of walls with a door ({door})")
+
+        # Four tokens and two objects from the packs.
+        def place(kind, name, cell):
+            Select(host.driver.find_element(By.ID, "place-kind")).select_by_value(kind)
+            search = host.visible("#place-search")
+            search.clear()
+            search.send_keys(name)
+            host.until(lambda: host.js(f"return !!document.querySelector('#place-results [data-digest=\"{digest[name]}\"]')"),
+                       f"{name} to place")
+            host.driver.find_element(By.CSS_SELECTOR, f"#place-results [data-digest=\"{digest[name]}\"]").click()
+            host.click_tile(*cell)
+            time.sleep(0.2)
+
+        for kind, name, cell in (("token", "goblin", (3, 3)), ("token", "knight", (5, 4)), ("token", "rat", (2, 5)),
+                                 ("token", "wolf", (14, 3)), ("object", "chest", (7, 2)), ("object", "table", (12, 5))):
+            place(kind, name, cell)
+        host.until(lambda: len(host.js("return window.hoardTable.state.map.tokens")) == 4
+                   and len(host.js("return window.hoardTable.state.map.objects")) == 2, "four tokens and two objects")
+        wolf = next(t["id"] for t in host.js("return window.hoardTable.state.map.tokens") if t["asset"] == digest["wolf"])
+        check.that(True, "four tokens and two objects placed from the packs")
+
+        # Fog on, the first room revealed.
+        host.driver.find_element(By.ID, "fog-enabled").click()
+        tool("reveal")
+        drag((1, 1), (8, 6))
+        host.until(lambda: host.js("return window.hoardTable.state.map.fog?.enabled === true && (window.hoardTable.state.map.fog.revealed ?? []).length > 0"),
+                   "fog on with a room revealed")
+        host.shot("editor-01-built")
+
+        axe = Axe(host.driver)
+        axe.inject()
+        bad = [v for v in axe.run()["violations"] if v["impact"] in ("critical", "serious")]
+        check.that(not bad, "axe-core finds no critical or serious violation in the editor"
+                   + "".join(f"\n      {v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']]}" for v in bad))
+
+        # Saved, and a session started from it in the lobby.
+        host.visible("#save-name").send_keys("The crypt")
+        host.driver.find_element(By.ID, "save-map").click()
+        host.until(lambda: "Saved" in (host.js("return document.getElementById('table-status').textContent") or ""), "the save")
+        host.driver.get(server.base + "/#/sessions")
+        Select(host.visible("#start-map")).select_by_value("The crypt")
+        host.driver.find_element(By.ID, "start-button").click()
+        code = host.visible("#join-code").text
+        check.that(len(code.replace("-", "")) == 8, f"a session started from the saved map ({code})")
+        session = next(s for s in server.call("GET", "/v1/sessions")["sessions"] if s["name"] == "The crypt" and s["participants"] == [])
+        host.driver.get(server.base + f"/table/{session['id']}")
+        host.visible("#editor-panel")
+        host.until(lambda: host.js("return document.body.dataset.live") == "connected", "the host's channel")
+
+        player = Seat("player", TABLET, shots)
+        seats.append(player)
+        player.driver.get(server.base + f"/join/{code}")
+        player.visible("#join-name").send_keys("Pia")
+        player.driver.find_element(By.CSS_SELECTOR, "#join-form button").click()
+        player.drawn()
+        player.until(lambda: player.js("return document.body.dataset.live") == "connected", "the player's channel")
+        seen = {t["asset"] for t in player.js("return window.hoardTable.state.map.tokens")}
+        check.that(seen == {digest["goblin"], digest["knight"], digest["rat"]}, "the player holds the first room's tokens only")
+        palette = player.js("return window.hoardTable.state.map.background?.palette ?? []")
+        player.traffic()
+        received = " ".join(player.frames + player.requests)
+        check.that(digest["wood-floor"] not in palette and digest["wood-floor"] not in received and wolf not in received,
+                   "nothing of the second room (its floor's texture, its wolf) is in the player's data or frames")
+        player.shot("editor-02-player-first-room")
+
+        # The host opens the door and reveals the second room; the wolf reaches the player within 200 ms.
+        player.js("""window.__seen = null; const wolf = arguments[0];
+            const id = setInterval(() => { if (window.hoardTable.tokens().some((t) => t.id === wolf)) { window.__seen = Date.now(); clearInterval(id); } }, 2);""", wolf)
+        host.js("""const live = window.hoardTable.live; const send = live.send.bind(live);
+            live.send = (op) => { if (op.kind === 'fog' && op.reveal) window.__sent = Date.now(); return send(op); };""")
+        tool("door")
+        host.click_tile(8.5, 3)  # a point on the door: (9, 3.5), between the centres of tiles (8, 3) and (9, 3)
+        host.until(lambda: any(w.get("door") and w.get("open") for w in host.js("return window.hoardTable.state.map.drawing.walls")),
+                   "the door open")
+        tool("reveal")
+        drag((9, 1), (17, 6))
+        player.until(lambda: player.js("return window.__seen") is not None, "the wolf on the player's table")
+        latency = player.js("return window.__seen") - host.js("return window.__sent")
+        check.that(latency < 200, f"the player sees the revealed room's wolf {latency} ms after the reveal is sent (under 200 ms)")
+        player.shot("editor-03-player-second-room")
+
+        # A paint and its undo: both floors are as before.
+        texture("grass")
+        tool("brush")
+        host.click_tile(2, 2)
+        player.until(lambda: player.driver.execute_async_script(FLOOR).get("2,2") == digest["grass"], "the paint on the player's table")
+        host.driver.find_element(By.ID, "undo-edit").click()
+        player.until(lambda: player.driver.execute_async_script(FLOOR).get("2,2") == digest["stone-floor"], "the undo on the player's table")
+        check.that(host.driver.execute_async_script(FLOOR).get("2,2") == digest["stone-floor"], "an undo of a paint restores the floor for both")
+        host.shot("editor-04-host")
+
+        for seat in seats:
+            problems = seat.problems()
+            check.that(not problems, f"no CSP violation or script error in {seat.name}'s console" + (f": {problems[:3]}" if problems else ""))
+    except Exception as error:  # a step failed: keep what the screens showed
+        for seat in seats:
+            seat.shot(f"editor-99-failure-{seat.name}")
+        traceback.print_exc()
+        check.that(False, f"the run stopped: {type(error).__name__}: {error}")
+    finally:
+        for seat in seats:
+            seat.quit()
+        server.stop()
+        if not arguments.keep:
+            subprocess.run(["rm", "-rf", str(work)])
+    return check.report(shots, "editor")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
