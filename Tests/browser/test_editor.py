@@ -5,8 +5,8 @@ Usage: Tests/browser/test_editor.py PATH/TO/hoard [--artefacts DIR] [--keep]
 
 The host opens the lobby and makes a new 20 × 15 map ("New map"); on its table, with the Build tools only: two rooms
 painted with rectangles of two textures and the rest filled with a third; the rooms walled, with a door between them;
-four tokens and two objects placed from the packs; fog turned on with the first room revealed; the table saved and a
-session started from the saved map in the lobby. A player joins by the link: judged from the data their page holds and
+four tokens and two objects placed from the packs; fog turned on with the first room revealed; the table saved, the
+saved map duplicated, renamed and deleted in the lobby, and a session started from it. A player joins by the link: judged from the data their page holds and
 every WebSocket frame it received, they see only the first room (its tokens, not the second room's, nor its floor's
 texture). The host opens the door and reveals the second room: the player's page has its token within 200 ms of the
 reveal being sent. An undo of a paint restores the floor for both. axe-core finds no critical or serious violation in
@@ -156,6 +156,21 @@ def main():
         host.driver.find_element(By.ID, "save-map").click()
         host.until(lambda: "Saved" in (host.js("return document.getElementById('table-status').textContent") or ""), "the save")
         host.driver.get(server.base + "/#/sessions")
+        # The saved maps: duplicated, the copy renamed, then deleted (two clicks).
+        names = lambda: [li.get_attribute("data-name") for li in host.driver.find_elements(By.CSS_SELECTOR, "#saved-map-list li[data-name]")]
+        host.until(lambda: names() == ["The crypt"], "the saved map in the lobby's list")
+        host.driver.find_element(By.CSS_SELECTOR, '#saved-map-list li[data-name="The crypt"] [data-action=duplicate]').click()
+        host.until(lambda: names() == ["The crypt", "The crypt (copy)"], "its copy")
+        host.driver.find_element(By.CSS_SELECTOR, '#saved-map-list li[data-name="The crypt (copy)"] [data-action=rename]').click()
+        field = host.visible('input[data-rename="The crypt (copy)"]')
+        field.clear()
+        field.send_keys("Crypt two\n")
+        host.until(lambda: names() == ["Crypt two", "The crypt"], "the copy renamed")
+        for _ in range(2):
+            host.driver.find_element(By.CSS_SELECTOR, '#saved-map-list li[data-name="Crypt two"] [data-action=delete]').click()
+        host.until(lambda: names() == ["The crypt"], "the copy deleted")
+        saved = sorted(m["name"] for m in server.call("GET", "/v1/maps")["maps"])
+        check.that(saved == ["The crypt"], f"saved maps are duplicated, renamed and deleted from the lobby ({saved})")
         Select(host.visible("#start-map")).select_by_value("The crypt")
         host.driver.find_element(By.ID, "start-button").click()
         code = host.visible("#join-code").text

@@ -46,3 +46,71 @@ export function newMapCard() {
   });
   return form;
 }
+
+/**
+ * The group's saved maps: each opens in the editor (a private session of it), is renamed, duplicated or deleted.
+ * Saving never overwrites, so a rename saves under the new name, then deletes the old one.
+ */
+export function savedMapsCard(maps) {
+  const list = h('ul', {id: 'saved-map-list', class: 'saved-maps'});
+  const status = h('p', {id: 'saved-map-status', role: 'status'});
+  const card = h('section', {class: 'card saved-maps-card', 'aria-labelledby': 'saved-maps-title'},
+    h('h2', {id: 'saved-maps-title'}, 'Saved maps'), list, status);
+  const path = (name) => `/v1/maps/${encodeURIComponent(name)}`;
+  const fail = (what) => (error) => replace(status, h('span', {class: 'error'}, `Cannot ${what}: ${error.message}`));
+  const show = (names) => {
+    if (!names.length) { replace(list, h('li', {class: 'muted'}, 'None yet: make one with New map, then “Save the table”.')); return; }
+    replace(list, names.map((name) => {
+      const open = h('button', {type: 'button', class: 'small', dataset: {action: 'open'}}, 'Open in the editor');
+      const rename = h('button', {type: 'button', class: 'ghost small', dataset: {action: 'rename'}}, 'Rename');
+      const duplicate = h('button', {type: 'button', class: 'ghost small', dataset: {action: 'duplicate'}}, 'Duplicate');
+      const remove = h('button', {type: 'button', class: 'ghost small danger', dataset: {action: 'delete'}}, 'Delete');
+      const row = h('li', {dataset: {name}}, h('span', {class: 'saved-map-name'}, name), h('span', {class: 'row'}, open, rename, duplicate, remove));
+      open.addEventListener('click', () => api('/v1/sessions', {method: 'POST', json: {name, fromMap: name, visibility: 'private'}})
+        .then((created) => location.assign(`/table/${created.id}`), fail('open it')));
+      duplicate.addEventListener('click', async () => {
+        try {
+          const {map} = await api(path(name));
+          const copy = unusedName(`${name} (copy)`, names);
+          await api('/v1/maps', {method: 'POST', json: {name: copy, map}});
+          show([...names, copy].sort());
+        } catch (error) { fail('duplicate it')(error); }
+      });
+      rename.addEventListener('click', () => {
+        const field = h('input', {type: 'text', value: name, maxlength: '128', 'aria-label': `New name for ${name}`, dataset: {rename: name}});
+        const keep = h('button', {type: 'submit', class: 'small primary'}, 'Rename');
+        const form = h('form', {class: 'row'}, field, keep);
+        form.addEventListener('submit', async (event) => {
+          event.preventDefault();
+          const renamed = field.value.trim();
+          if (!renamed || renamed === name) { show(names); return; }
+          try {
+            const {map} = await api(path(name));
+            await api('/v1/maps', {method: 'POST', json: {name: renamed, map}});
+            await api(path(name), {method: 'DELETE'});
+            show(names.map((other) => (other === name ? renamed : other)).sort());
+          } catch (error) { fail('rename it')(error); }
+        });
+        replace(row, form);
+        field.focus();
+      });
+      remove.addEventListener('click', async () => {
+        if (remove.dataset.armed !== 'yes') { remove.dataset.armed = 'yes'; remove.textContent = 'Delete it?'; return; }
+        try {
+          await api(path(name), {method: 'DELETE'});
+          show(names.filter((other) => other !== name));
+        } catch (error) { fail('delete it')(error); }
+      });
+      return row;
+    }));
+  };
+  show(maps.map((map) => map.name));
+  return card;
+}
+
+/** `wanted`, or it with " 2", " 3"… when the group already has a map of that name. */
+function unusedName(wanted, names) {
+  let candidate = wanted;
+  for (let n = 2; names.includes(candidate); n++) candidate = `${wanted} ${n}`;
+  return candidate;
+}

@@ -4,7 +4,7 @@ import {assetCard} from './browse.js';
 import {drawMap, layers} from './mapview.js';
 import {bytes, h, plural, replace, toast} from './dom.js';
 import {inviteCard} from './invite.js';
-import {newMapCard} from './newmap.js';
+import {newMapCard, savedMapsCard} from './newmap.js';
 
 function when(text) {
   const date = new Date(text);
@@ -59,6 +59,7 @@ export async function showLobby(main) {
     h('h1', {}, 'Game sessions'),
     newMapCard(),
     startCard(maps),
+    savedMapsCard(maps),
     sessions.length === 0
       ? h('div', {class: 'card notice'}, h('h2', {}, 'No sessions yet'),
         h('p', {}, 'A host starts one from a tablet app or with ', h('code', {}, 'hoard session create'), '.'))
