@@ -9,7 +9,8 @@ four tokens and two objects placed from the packs; fog turned on with the first 
 saved map duplicated, renamed and deleted in the lobby, and a session started from it. A player joins by the link: judged from the data their page holds and
 every WebSocket frame it received, they see only the first room (its tokens, not the second room's, nor its floor's
 texture). The host opens the door and reveals the second room: the player's page has its token within 200 ms of the
-reveal being sent. An undo of a paint restores the floor for both. axe-core finds no critical or serious violation in
+reveal being sent. The host's "see the table as" Pia holds the tokens her page holds; a layer only the host sees
+takes a token from her and a glimpse shows it to her until it ends. An undo of a paint restores the floor for both. axe-core finds no critical or serious violation in
 the editor. Screenshots in DIR.
 Needs: scripts/setup.sh --browser (chromium, chromium-driver, selenium, axe-selenium-python).
 """
@@ -211,6 +212,37 @@ def main():
         latency = player.js("return window.__seen") - host.js("return window.__sent")
         check.that(latency < 200, f"the player sees the revealed room's wolf {latency} ms after the reveal is sent (under 200 ms)")
         player.shot("editor-03-player-second-room")
+
+        # "See the table as" Pia: the host's page draws the view the server sends her.
+        pia = player.js("return JSON.parse(sessionStorage.getItem('hoard.seat')).participantId")
+        host.until(lambda: host.js("return [...document.querySelectorAll('#view-as option')].some((o) => o.value === arguments[0])", pia),
+                   "Pia in the host's view-as list")
+        Select(host.driver.find_element(By.ID, "view-as")).select_by_value(pia)
+        as_pia = host.driver.execute_async_script("""const done = arguments[arguments.length - 1]; const who = arguments[0];
+            Promise.all([import('/web/mapview.js'), import('/web/editor.js')]).then(([m, e]) =>
+              done(e.playerView(m.layers(window.hoardTable.state.map), who).tokens.map((t) => t.id).sort()));""", pia)
+        hers = sorted(t["id"] for t in player.js("return window.hoardTable.tokens()"))
+        check.that(as_pia == hers, f"the host's view as Pia holds the tokens her page holds ({as_pia} / {hers})")
+        host.shot("editor-05-host-as-player")
+        Select(host.driver.find_element(By.ID, "view-as")).select_by_value("")
+
+        # A layer only the host sees takes the knight from her; a glimpse shows it to her for two seconds.
+        knight = next(t["id"] for t in host.js("return window.hoardTable.state.map.tokens") if t["asset"] == digest["knight"])
+        host.driver.find_element(By.CSS_SELECTOR, ".table-tools [data-tool=move]").click()
+        host.click_tile(5, 4)
+        host.until(lambda: host.js("return window.hoardTable.state.selected") == knight, "the knight selected")
+        host.visible("#layer-name").send_keys("secrets")
+        Select(host.driver.find_element(By.ID, "layer-visible")).select_by_value("")
+        host.driver.find_element(By.ID, "layer-apply").click()
+        player.until(lambda: knight not in [t["id"] for t in player.js("return window.hoardTable.tokens()")], "the knight gone from her table")
+        Select(host.driver.find_element(By.ID, "glimpse-to")).select_by_value(pia)
+        seconds = host.driver.find_element(By.ID, "glimpse-seconds")
+        seconds.clear()
+        seconds.send_keys("2")
+        host.driver.find_element(By.ID, "glimpse-token").click()
+        player.until(lambda: knight in [t["id"] for t in player.js("return window.hoardTable.tokens()")], "the glimpse of the knight")
+        player.until(lambda: knight not in [t["id"] for t in player.js("return window.hoardTable.tokens()")], "the glimpse's end")
+        check.that(True, "a layer for the host only hides a token from her; a glimpse shows it to her until it ends")
 
         # A paint and its undo: both floors are as before.
         texture("grass")

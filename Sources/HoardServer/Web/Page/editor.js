@@ -31,6 +31,14 @@ export function editorTools(main, table, request) {
   const placeSearch = h('input', {id: 'place-search', type: 'search', placeholder: 'Find art to place…', 'aria-label': 'Find art to place'});
   const placeList = h('div', {id: 'place-results', class: 'asset-results', role: 'listbox', 'aria-label': 'Art to place'});
   const fog = h('input', {id: 'fog-enabled', type: 'checkbox', checked: state.map?.fog?.enabled === true});
+  const viewAs = h('select', {id: 'view-as', 'aria-label': 'See the table as'});
+  const glimpseTo = h('select', {id: 'glimpse-to', 'aria-label': 'Glimpse to'});
+  const glimpseSeconds = h('input', {id: 'glimpse-seconds', type: 'number', min: '1', max: '60', value: '5', 'aria-label': 'Seconds'});
+  const glimpse = h('button', {type: 'button', id: 'glimpse-token', class: 'small'}, 'Glimpse');
+  const layerName = h('input', {id: 'layer-name', type: 'text', maxlength: '64', placeholder: 'Layer', 'aria-label': 'Layer of the selected token'});
+  const layerVisible = h('select', {id: 'layer-visible', 'aria-label': 'Who sees that layer'},
+    h('option', {value: '*'}, 'Everyone sees it'), h('option', {value: ''}, 'Only the host'));
+  const layerApply = h('button', {type: 'button', id: 'layer-apply', class: 'small'}, 'Set');
   const undo = h('button', {type: 'button', id: 'undo-edit', class: 'ghost', disabled: true, title: 'Undo (Ctrl+Z)'}, 'Undo');
   const redo = h('button', {type: 'button', id: 'redo-edit', class: 'ghost', disabled: true, title: 'Redo (Ctrl+Shift+Z)'}, 'Redo');
   const section = h('section', {id: 'editor-panel', class: 'editor-panel'},
@@ -39,7 +47,12 @@ export function editorTools(main, table, request) {
     h('h4', {}, 'Place tokens and objects'), h('p', {class: 'muted'}, 'Drag one onto the map, or pick one and click where it goes.'),
     h('div', {class: 'row'}, placeKind, placeSearch), placeList,
     h('label', {class: 'row'}, fog, h('span', {}, 'Fog of war (players see only what is revealed)')),
-    h('div', {class: 'row'}, undo, redo));
+    h('div', {class: 'row'}, undo, redo),
+    h('h4', {}, 'What players see'), h('label', {class: 'field'}, h('span', {}, 'See the table as'), viewAs),
+    h('p', {class: 'muted'}, 'The selected token, shown for a moment to one player:'),
+    h('div', {class: 'row'}, glimpseTo, glimpseSeconds, glimpse),
+    h('p', {class: 'muted'}, 'The selected token’s layer, and who sees that layer:'),
+    h('div', {class: 'row'}, layerName, layerVisible, layerApply));
   const panel = main.querySelector('#host-panel') ?? main.querySelector('.table-side');
   panel.insertBefore(section, panel.querySelector('h3:nth-of-type(2)'));
 
@@ -115,6 +128,36 @@ export function editorTools(main, table, request) {
     const box = canvas.getBoundingClientRect();
     const view = table.view;
     place(cellOf([(event.clientX - box.left - view.x) / view.tile, (event.clientY - box.top - view.y) / view.tile]));
+  });
+
+  // The players' side: see the table as one of them; a glimpse; layers.
+  const players = () => [...state.people].filter(([id]) => !id.startsWith('host:'));
+  let shownPlayers = '';
+  const showPlayers = () => {
+    const key = players().map(([id, person]) => `${id}:${person.name}`).join('|');
+    if (key === shownPlayers) return;  // rebuilt only when someone came or went, not under a hand choosing
+    shownPlayers = key;
+    const current = viewAs.value;
+    replace(viewAs, h('option', {value: ''}, 'the host (everything)'), players().map(([id, person]) => h('option', {value: id, selected: id === current}, person.name)));
+    replace(glimpseTo, players().map(([id, person]) => h('option', {value: id}, person.name)));
+    glimpse.disabled = players().length === 0;
+  };
+  showPlayers();
+  setInterval(showPlayers, 2000);
+  viewAs.addEventListener('change', () => {
+    state.viewFilter = viewAs.value ? (w) => playerView(w, viewAs.value) : null;
+    table.render();
+  });
+  glimpse.addEventListener('click', () => {
+    if (!state.selected || !glimpseTo.value) { table.setStatus('Select a token, then the player to show it to.', 'info'); return; }
+    send({kind: 'reveal', token: state.selected, to: [glimpseTo.value], seconds: Math.max(1, Math.min(60, Number(glimpseSeconds.value) || 5))}, 'the glimpse');
+  });
+  layerApply.addEventListener('click', () => {
+    const layer = layerName.value.trim();
+    if (!layer) return;
+    const ops = [{kind: 'layer', layer, visibleTo: layerVisible.value === '*' ? '*' : []}];
+    if (state.selected) ops.unshift({kind: 'set', token: state.selected, layer});
+    for (const op of ops) send(op, 'the layer');
   });
 
   // Undo and redo: each edit keeps the ops that take it back and the ops that do it again.
@@ -366,4 +409,40 @@ function toSegment([px, py], [ax, ay], [bx, by]) {
   const length = dx * dx + dy * dy;
   const t = length ? Math.max(0, Math.min(1, ((px - ax) * dx + (py - ay) * dy) / length)) : 0;
   return Math.hypot(px - (ax + t * dx), py - (ay + t * dy));
+}
+
+/**
+ * The table as `participant` is shown it (for the host's "see the table as"), by the rules the server applies:
+ * hidden tokens only to their owner, layers to their audience, and under fog only what fog reveals (a player's own
+ * tokens anywhere). The server decides what players are sent; this draws the same view for the host to check.
+ */
+export function playerView(world, participant) {
+  const cells = geometry(world);
+  const revealed = (x, y) => !world.fog || (x >= 0 && y >= 0 && x < world.width && y < world.height && world.fog[y * world.width + x] === 1);
+  const layerSees = (layer) => {
+    const audience = world.layers?.[layer];
+    return layer === undefined || audience === undefined || audience === '*' || (Array.isArray(audience) && audience.includes(participant));
+  };
+  const placeSeen = (item) => {
+    const [x, y] = [Math.floor(item?.x ?? -1), Math.floor(item?.y ?? -1)];
+    return revealed(x, y);
+  };
+  const tokens = world.tokens.filter((token) => token?.owner === participant
+    || (token?.hidden !== true && layerSees(token?.layer) && placeSeen(token)));
+  const objects = world.objects.filter(placeSeen);
+  const walls = world.walls.filter((wall) => {
+    if (!world.fog) return true;
+    const ends = cells.hex && Array.isArray(wall?.cell) ? [wall.cell, wall.cell] : [wall?.from ?? [0, 0], wall?.to ?? [0, 0]];
+    return ends.some(([x, y]) => [[x, y], [x - 1, y], [x, y - 1], [x - 1, y - 1]].some(([cx, cy]) => revealed(cx, cy)));
+  });
+  let {texture, tiles} = world;
+  if (world.fog) {
+    const painted = new Set(tiles.map((t) => `${t.x},${t.y}`));
+    tiles = tiles.filter((t) => revealed(t.x, t.y));
+    for (let y = 0; y < world.height; y++) {
+      for (let x = 0; x < world.width; x++) if (revealed(x, y) && !painted.has(`${x},${y}`)) tiles.unshift({x, y, texture});
+    }
+    texture = null;
+  }
+  return {...world, texture, tiles, tokens, objects, walls, strokes: world.strokes};
 }

@@ -55,7 +55,7 @@ export function layers(map) {
     width, height, grid: gridOf(map),
     color: typeof background.color === 'string' && /^#[0-9a-fA-F]{6}$/.test(background.color) ? background.color : '#2b2a27',
     texture: background.texture,
-    tiles, walls: list(drawing.walls), strokes: list(drawing.strokes),
+    tiles, walls: list(drawing.walls), strokes: list(drawing.strokes), layers: drawing.layers ?? {},
     objects: list(map?.objects), tokens: list(map?.tokens),
     fog: fogOf(map?.fog, width, height),
   };

@@ -148,7 +148,8 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
     context.setTransform(1, 0, 0, 1, 0, 0);
     context.fillStyle = '#14161c';
     context.fillRect(0, 0, canvas.width, canvas.height);
-    paint(context, world, resolve, images, view.tile, view.ratio, [view.x, view.y]);
+    // The host may see the table as a player would (editor.js's "see the table as").
+    paint(context, state.viewFilter ? state.viewFilter(world) : world, resolve, images, view.tile, view.ratio, [view.x, view.y]);
     const t = view.tile;
     state.overlay?.(context, t);
     const cells = geometry(world);
