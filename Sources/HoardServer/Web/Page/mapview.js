@@ -125,40 +125,44 @@ export async function drawMap(canvas, map, manifest, maxWidth, maxHeight = Infin
   return {references: references.size, drawn: images.size};
 }
 
-/** Paints `world` (from layers()) with `tile` CSS pixels a tile, its top-left corner at `origin` (CSS pixels). */
+/** The floor drawn once per map change and zoom, by world (layers() makes a new one per change). */
+const floors = new WeakMap();
+/** The largest floor kept as a picture, in device pixels a side; a larger one is drawn cell by cell, on screen only. */
+const FLOOR_CACHE_SIDE = 4096;
+
+/**
+ * Paints `world` (from layers()) with `tile` CSS pixels a tile, its top-left corner at `origin` (CSS pixels). The floor
+ * (colour, textures, grid lines) is drawn into a picture of its own once per map change, zoom and sharper picture, so
+ * a pan redraws one picture, not every cell; a floor too large for that is drawn for the cells on screen only.
+ */
 export function paint(context, world, resolve, images, tile, ratio, origin = [0, 0]) {
   const {width, height} = world;
   const cells = geometry(world);
+  const [across, down] = cells.extent;
   context.setTransform(ratio, 0, 0, ratio, origin[0] * ratio, origin[1] * ratio);
-  context.fillStyle = world.color;
-  context.fillRect(0, 0, cells.extent[0] * tile, cells.extent[1] * tile);
   const picture = (reference) => images.get(reference)?.image;
-  // A cell's picture fills its box: a square tile, or a hex's bounding box (hex art's transparent corners are
-  // covered by its neighbours, as it was made to be drawn).
-  const drawCell = (image, x, y) => {
-    const [cx, cy] = cells.centre(x, y);
-    context.drawImage(image, (cx - 0.5) * tile, (cy - 0.5) * tile, tile, tile);
+  // What is on screen, in cells (a cell's margin around, for hexes and rounding).
+  const screen = {
+    x0: Math.floor(-origin[0] / tile) - 1, y0: Math.floor(-origin[1] / tile) - 1,
+    x1: Math.ceil((context.canvas.width / ratio - origin[0]) / tile) + 1, y1: Math.ceil((context.canvas.height / ratio - origin[1]) / tile) + 1,
   };
-
-  // Background: the default texture in every tile, then the per-tile textures.
-  const floor = picture(world.texture);
-  if (floor) for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) drawCell(floor, x, y);
-  for (const cell of world.tiles) {
-    const image = picture(cell?.texture);
-    const x = Math.floor(number(cell?.x, -1));
-    const y = Math.floor(number(cell?.y, -1));
-    if (image && x >= 0 && y >= 0 && x < width && y < height) drawCell(image, x, y);
-  }
-  context.strokeStyle = 'rgba(0, 0, 0, 0.18)';
-  context.lineWidth = 1;
-  context.beginPath();
-  if (cells.hex) {
-    if (tile >= 8) for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) cells.trace(context, x, y, tile);
+  const pixels = [Math.ceil(across * tile * ratio), Math.ceil(down * tile * ratio)];
+  if (pixels[0] <= FLOOR_CACHE_SIDE && pixels[1] <= FLOOR_CACHE_SIDE && typeof document !== 'undefined') {
+    const signature = `${tile}|${ratio}|${[...images.values()].map((entry) => entry.digest).join(',')}`;
+    let cached = floors.get(world);
+    if (!cached || cached.signature !== signature) {
+      const canvas = document.createElement('canvas');
+      [canvas.width, canvas.height] = pixels;
+      const layer = canvas.getContext('2d');
+      layer.setTransform(ratio, 0, 0, ratio, 0, 0);
+      paintFloor(layer, world, cells, picture, tile, {x0: 0, y0: 0, x1: width, y1: height});
+      cached = {signature, canvas};
+      floors.set(world, cached);
+    }
+    context.drawImage(cached.canvas, 0, 0, pixels[0] / ratio, pixels[1] / ratio);
   } else {
-    for (let x = 0; x <= width; x++) { context.moveTo(x * tile + 0.5, 0); context.lineTo(x * tile + 0.5, height * tile); }
-    for (let y = 0; y <= height; y++) { context.moveTo(0, y * tile + 0.5); context.lineTo(width * tile, y * tile + 0.5); }
+    paintFloor(context, world, cells, picture, tile, screen);
   }
-  context.stroke();
 
   // Drawing: free strokes (tile units), then walls along grid lines, doors as a gap with a leaf.
   context.lineCap = 'round';
@@ -210,10 +214,14 @@ export function paint(context, world, resolve, images, tile, ratio, origin = [0,
     const box = cells.box(number(item?.x), number(item?.y), art.footprint);
     return {x: box.x * tile, y: box.y * tile, w: box.w * tile, h: box.h * tile};
   };
+  const [left, top] = [-origin[0], -origin[1]];
+  const [right, bottom] = [left + context.canvas.width / ratio, top + context.canvas.height / ratio];
+  const offScreen = (box) => box.x + box.w < left || box.y + box.h < top || box.x > right || box.y > bottom;
   for (const object of world.objects) {
     const art = resolve(object?.asset);
     if (!art) continue;
     const box = place(object, art);
+    if (offScreen(box)) continue;
     const image = picture(object.asset);
     context.save();
     context.translate(box.x + box.w / 2, box.y + box.h / 2);
@@ -225,6 +233,7 @@ export function paint(context, world, resolve, images, tile, ratio, origin = [0,
   for (const token of world.tokens) {
     const art = resolve(token?.asset) ?? {footprint: {width: 1, height: 1}};
     const box = place(token, art);
+    if (offScreen(box)) continue;
     const image = picture(token?.asset);
     // The host's page shows hidden tokens (players are never sent them) faint, with a dashed ring.
     const hidden = token?.hidden === true;
@@ -268,4 +277,38 @@ export function paint(context, world, resolve, images, tile, ratio, origin = [0,
     }
     context.fill();
   }
+}
+
+/** The floor of the cells in `range` (columns x0…x1, rows y0…y1): the colour, the textures, the grid lines. */
+function paintFloor(context, world, cells, picture, tile, range) {
+  const {width, height} = world;
+  const [x0, y0] = [Math.max(0, range.x0), Math.max(0, range.y0)];
+  const [x1, y1] = [Math.min(width, range.x1), Math.min(height, range.y1)];
+  context.fillStyle = world.color;
+  context.fillRect(0, 0, cells.extent[0] * tile, cells.extent[1] * tile);
+  // A cell's picture fills its box: a square tile, or a hex's bounding box (hex art's transparent corners are
+  // covered by its neighbours, as it was made to be drawn).
+  const drawCell = (image, x, y) => {
+    const [cx, cy] = cells.centre(x, y);
+    context.drawImage(image, (cx - 0.5) * tile, (cy - 0.5) * tile, tile, tile);
+  };
+  // Background: the default texture in every tile, then the per-tile textures.
+  const floor = picture(world.texture);
+  if (floor) for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) drawCell(floor, x, y);
+  for (const cell of world.tiles) {
+    const image = picture(cell?.texture);
+    const x = Math.floor(number(cell?.x, -1));
+    const y = Math.floor(number(cell?.y, -1));
+    if (image && x >= x0 && y >= y0 && x < x1 && y < y1) drawCell(image, x, y);
+  }
+  context.strokeStyle = 'rgba(0, 0, 0, 0.18)';
+  context.lineWidth = 1;
+  context.beginPath();
+  if (cells.hex) {
+    if (tile >= 8) for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) cells.trace(context, x, y, tile);
+  } else if (tile >= 3) {
+    for (let x = x0; x <= x1; x++) { context.moveTo(x * tile + 0.5, y0 * tile); context.lineTo(x * tile + 0.5, y1 * tile); }
+    for (let y = y0; y <= y1; y++) { context.moveTo(x0 * tile, y * tile + 0.5); context.lineTo(x1 * tile, y * tile + 0.5); }
+  }
+  context.stroke();
 }
