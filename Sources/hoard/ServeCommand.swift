@@ -18,7 +18,7 @@ struct ServeCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var data: DataOptions
-    @Option(help: "Address to listen on (default: 127.0.0.1; with --lan, every address).") var host: String?
+    @Option(help: "Address to listen on (default: 127.0.0.1; with --lan, every IPv4 and IPv6 address).") var host: String?
     @Flag(
         help: ArgumentHelp(
             "Serve the local network: listen on every address, print the URLs players can open and announce the server by DNS-SD.",
@@ -76,7 +76,7 @@ struct ServeCommand: AsyncParsableCommand {
         for error in loaded.errors { Terminal.err("warning: plugin not loaded: \(error)") }
         configuration.registry = loaded.registry
         configuration.hoard = try await data.open(registry: loaded.registry)
-        configuration.host = host ?? (lan ? "0.0.0.0" : "127.0.0.1")
+        configuration.host = host ?? (lan ? ServerIdentity.lanWildcard() : "127.0.0.1")
         configuration.isLAN = lan
         configuration.serverName = name
         if lan { configuration.onServing = { identity in Self.sayWhere(identity) } }

@@ -1,5 +1,6 @@
 import Foundation
 import HoardCore
+import HoardDiscovery
 import HoardRepository
 import Hummingbird
 import HummingbirdCore
@@ -81,7 +82,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         onServerRunning: { channel in
             identity.port = channel.localAddress?.port ?? configuration.port
             logger.info("Hoard is serving", metadata: [
-                "url": "\(configuration.certificates == nil ? "http" : "https")://\(configuration.host):\(identity.port)",
+                "url": "\(LANAddress.url(scheme: configuration.certificates == nil ? "http" : "https", host: configuration.host, port: identity.port))",
                 "dataDirectory": "\(configuration.dataDirectory)",
             ])
             announcer?.announce()
@@ -103,7 +104,7 @@ private func metricsService(_ configuration: ServerConfiguration, metrics: Serve
             router: router, configuration: .init(address: .hostname(address.host, port: address.port), serverName: "Hoard"),
             onServerRunning: { channel in
                 logger.info("Hoard serves its metrics", metadata: [
-                    "url": "http://\(address.host):\(channel.localAddress?.port ?? address.port)/metrics"
+                    "url": "\(LANAddress.url(scheme: "http", host: address.host, port: channel.localAddress?.port ?? address.port))/metrics"
                 ])
             }, logger: logger)
     ]
