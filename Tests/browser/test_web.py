@@ -330,6 +330,34 @@ def main():
         visible("#replace-yes").click()
         wait.until(lambda d: "unchanged" in d.find_element(By.ID, "report").text)
         check.that(True, "saying yes uploads it (here: unchanged)")
+        # A wrapper folder names the pack before the file name does: the page says the name the server files it under.
+        wrapped = work / "mymonsters-v2.zip"
+        pack_zip(wrapped, {"My Monsters/tokens/imp.png": png(72, 72, (200, 10, 10, 255)),
+                           "My Monsters/tokens/orc.png": png(72, 72, (10, 10, 200, 255))})
+        driver.find_element(By.ID, "pack-file").send_keys(str(wrapped))
+        told = wait.until(lambda d: "“" in d.find_element(By.ID, "filed-as").text and d.find_element(By.ID, "filed-as").text)
+        check.that("“My Monsters”" in told and "folder" in told, f"the page predicts the wrapper folder's name ({told!r})")
+        driver.find_element(By.ID, "upload-button").click()
+        report = visible("#report.ok")
+        check.that("Imported “My Monsters”" in report.text and "No warnings" in report.text,
+                   f"it is filed under that name, and 72 px art without tilePixels imports without warnings ({report.text[:200]!r})")
+        # A tar's listing is not read before upload; the server still refuses to add a version unasked, and the page asks.
+        import tarfile
+        tarred = work / "monsters-again.tar"
+        with tarfile.open(tarred, "w") as archive, zipfile.ZipFile(wrapped) as source:
+            for info in source.infolist():
+                data = source.read(info)
+                member = tarfile.TarInfo(info.filename)
+                member.size = len(data)
+                archive.addfile(member, io.BytesIO(data))
+        driver.find_element(By.ID, "pack-file").send_keys(str(tarred))
+        wait.until(lambda d: "unless" in d.find_element(By.ID, "filed-as").text)
+        driver.find_element(By.ID, "upload-button").click()
+        asked = visible("#replace-confirm").text
+        check.that("already here" in asked and "My Monsters" in asked, f"replacing a pack the page could not foresee still asks first ({asked!r})")
+        visible("#replace-yes").click()
+        wait.until(lambda d: "unchanged" in d.find_element(By.ID, "report").text)
+        check.that(True, "saying yes sends it again (here: unchanged)")
         # An upload cancelled while it is sent: nothing is stored.
         cancelled = work / "cancelled.zip"
         pack_zip(cancelled, {"tokens/big.png": png(64, 64, (1, 2, 3, 255), padding=600_000)}, {"name": "cancelled-pack", "version": "1.0.0"})
