@@ -233,6 +233,7 @@ export async function showUpload(main) {
     if (!selected) return;
     const picked = selected;
     go.disabled = true;
+    setBar(progress, bar, 0);
     let asked = false;
     try {
       const filed = (await predict())?.name;
