@@ -187,17 +187,10 @@ struct CreateSessionCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The server, e.g. http://nas.local:8080.", valueName: "URL"))
-    var url: String
+    @OptionGroup var server: MemberConnection
 
     @Option(help: ArgumentHelp("The map document (JSON).", valueName: "FILE"))
     var map: String
-
-    @Option(help: ArgumentHelp("A member's token (default: $HOARD_TOKEN).", valueName: "T"))
-    var token: String?
-
-    @Option(help: ArgumentHelp("Trust only the certificates in this PEM file for an https:// server.", valueName: "PEM"))
-    var cacert: String?
 
     @Option(help: ArgumentHelp("The session's name (default: the map file's name).", valueName: "N"))
     var name: String?
@@ -209,17 +202,9 @@ struct CreateSessionCommand: AsyncParsableCommand {
     var isPrivate = false
 
     func run() async throws {
-        guard let token = token ?? ProcessInfo.processInfo.environment["HOARD_TOKEN"] else {
-            throw ValidationError("give a member's token with --token or HOARD_TOKEN")
-        }
-        let document: JSONValue
-        do {
-            document = try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: URL(fileURLWithPath: map)))
-        } catch {
-            throw CLIError("cannot read the map \(map) as JSON: \(error)")
-        }
-        let sessionName = name ?? ((map as NSString).lastPathComponent as NSString).deletingPathExtension
-        let client = HoardClient(baseURL: try ServerURL.parse(url), token: token, configuration: try .commandLine(caCertificates: cacert))
+        let client = try server.client()
+        let document = try MapCommand.document(at: map)
+        let sessionName = name ?? MapCommand.stem(of: map)
         let source = blobs.map { BlobFolder(directory: URL(fileURLWithPath: $0, isDirectory: true)) }
         let created: CreatedSession
         do {

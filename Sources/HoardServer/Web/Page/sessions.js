@@ -14,7 +14,7 @@ function when(text) {
 function startCard(maps) {
   if (!maps.length) {
     return h('div', {class: 'card start-session'}, h('h2', {}, 'Start a session'),
-      h('p', {class: 'muted'}, 'Your group has no saved map yet. Save one from a tablet app or with ', h('code', {}, 'hoard map save'),
+      h('p', {class: 'muted'}, 'Your group has no saved map yet. Save one from a tablet app or with ', h('code', {}, 'hoard map import URL FILE.json'),
         ', then start a session from it here.'));
   }
   const map = h('select', {id: 'start-map'}, maps.map((m) => h('option', {value: m.name}, m.name)));
