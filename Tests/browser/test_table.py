@@ -134,6 +134,12 @@ def main():
         host.until(lambda: host.js("return document.body.dataset.live") == "connected", "the host's channel")
         check.that(host.token(secret["id"]) is not None, "the host's table holds the hidden token")
         check.that(host.visible("#join-link").get_attribute("href").endswith(f"/join/{code}"), "the host's page shows the link to share")
+        # The host gives the name the players see them by (kept in this browser); the channel reconnects with it.
+        host.visible("#host-name").send_keys("Greta")
+        host.driver.find_element(By.ID, "host-name-set").click()
+        host.until(lambda: host.js("return localStorage.getItem('hoard.hostName')") == "Greta", "the host's name kept")
+        host.until(lambda: host.js("return window.hoardTable.live.connections") >= 2
+                   and host.js("return document.body.dataset.live") == "connected", "the host's channel again")
 
         # 1. A player joins by the code's link, on a tablet.
         pia = Seat("pia", TABLET, shots)
@@ -145,6 +151,12 @@ def main():
         references = pia.drawn()
         check.that(references > 5, f"the player's map is drawn ({references} pictures)")
         pia.until(lambda: pia.js("return document.body.dataset.live") == "connected", "the player's channel")
+        shown = pia.until(lambda: pia.js("return [...document.querySelectorAll('#presence li.online')].map((li) => li.textContent)"),
+                          "who is at the table")
+        check.that("Greta (host)" in shown, f"a player who just joined sees the host connected, by the host's name ({shown})")
+        check.that(not any("(host)" in name and "Greta" not in name for name in
+                           pia.js("return [...document.querySelectorAll('#presence li')].map((li) => li.textContent)")),
+                   "the host is never shown by their token's label")
         seat = pia.js("return JSON.parse(sessionStorage.getItem('hoard.seat'))")
         check.that(seat and seat["token"].startswith("hoard_p_"), "the participant token is kept in sessionStorage")
         check.that(seat["token"] not in pia.driver.current_url and pia.js("return document.cookie") == "", "no token in the URL, no cookie")

@@ -5,53 +5,46 @@ import Testing
 /// `hoard map list|export|import|delete` against a running server, and the commands the web page cites.
 @Suite(.timeLimit(.minutes(5))) struct MapCommandTests {
     @Test func mapsAreImportedListedExportedByNameOrDigestAndDeleted() async throws {
-        let data = try CLI.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: data) }
-        #expect(try CLI.run(["group", "create", "default", "--data-dir", data]).status == 0)
-        let token = try CLI.run(["token", "create", "--group", "default", "--data-dir", data]).stdout
-            .trimmingCharacters(in: .whitespacesAndNewlines).components(separatedBy: "\n").last ?? ""
-        let port = try await freePort()
-        let server = try CLI.start(["serve", "--data-dir", data, "--port", "\(port)", "--log-level", "warning"], environment: ProcessInfo.processInfo.environment)
-        defer { _ = server.terminate() }
-        _ = try await CLI.get(port: port, path: "/healthz", token: token)
-        let url = "http://127.0.0.1:\(port)"
-        func map(_ arguments: String...) throws -> CLI.Result {
-            try CLI.run(["map"] + arguments, environment: ProcessInfo.processInfo.environment.merging(["HOARD_TOKEN": token]) { $1 })
+        try await ServedData.with { served in
+            let (data, token, url) = (served.data, served.token, served.url)
+            func map(_ arguments: String...) throws -> CLI.Result {
+                try CLI.run(["map"] + arguments, environment: ProcessInfo.processInfo.environment.merging(["HOARD_TOKEN": token]) { $1 })
+            }
+
+            let empty = try map("list", url)
+            #expect(empty.status == 0 && empty.stdout.contains("No saved maps yet"), "\(empty.stderr)")
+            let file = data + "/cellar.json"
+            let document: [String: Any] = [
+                "schema": "hoard.map/v1", "grid": ["width": 12, "height": 7], "background": ["tiles": [] as [Any]],
+                "drawing": ["walls": [] as [Any], "strokes": [] as [Any]], "objects": [] as [Any], "tokens": [] as [Any],
+            ]
+            try JSONSerialization.data(withJSONObject: document).write(to: URL(fileURLWithPath: file))
+            let saved = try map("import", url, file)
+            #expect(saved.status == 0 && saved.stdout.contains("Saved the map 'cellar'"), "\(saved.stderr)")
+            #expect(try map("import", url, file, "--name", "attic").status == 0)
+            let again = try map("import", url, file)
+            #expect(again.status != 0, "a name in use is refused")
+
+            let listed = try map("list", url, "--json")
+            let maps = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]], "\(listed.stderr)")
+            #expect(Set(maps.compactMap { $0["name"] as? String }) == ["cellar", "attic"])
+            let digest = try #require(maps.first { $0["name"] as? String == "cellar" }?["digest"] as? String)
+
+            let out = data + "/out.json"
+            #expect(try map("export", url, "cellar", out).status == 0)
+            let exported = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out))) as? [String: Any])
+            #expect((exported["grid"] as? [String: Any])?["width"] as? Int == 12)
+            let byDigest = try map("export", url, digest)
+            #expect(byDigest.status == 0 && byDigest.stdout.contains("\"width\" : 12"), "\(byDigest.stderr)")
+            // What export writes, import reads back.
+            #expect(try map("import", url, out, "--name", "cellar copy").status == 0)
+
+            #expect(try map("delete", url, "attic").status == 0)
+            let missing = try map("delete", url, "attic")
+            #expect(missing.status != 0 && missing.stderr.contains("no saved map named 'attic'"), "\(missing.stderr)")
+            let left = try map("list", url)
+            #expect(left.stdout.contains("cellar") && !left.stdout.contains("attic"))
         }
-
-        let empty = try map("list", url)
-        #expect(empty.status == 0 && empty.stdout.contains("No saved maps yet"), "\(empty.stderr)")
-        let file = data + "/cellar.json"
-        let document: [String: Any] = [
-            "schema": "hoard.map/v1", "grid": ["width": 12, "height": 7], "background": ["tiles": [] as [Any]],
-            "drawing": ["walls": [] as [Any], "strokes": [] as [Any]], "objects": [] as [Any], "tokens": [] as [Any],
-        ]
-        try JSONSerialization.data(withJSONObject: document).write(to: URL(fileURLWithPath: file))
-        let saved = try map("import", url, file)
-        #expect(saved.status == 0 && saved.stdout.contains("Saved the map 'cellar'"), "\(saved.stderr)")
-        #expect(try map("import", url, file, "--name", "attic").status == 0)
-        let again = try map("import", url, file)
-        #expect(again.status != 0, "a name in use is refused")
-
-        let listed = try map("list", url, "--json")
-        let maps = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]], "\(listed.stderr)")
-        #expect(Set(maps.compactMap { $0["name"] as? String }) == ["cellar", "attic"])
-        let digest = try #require(maps.first { $0["name"] as? String == "cellar" }?["digest"] as? String)
-
-        let out = data + "/out.json"
-        #expect(try map("export", url, "cellar", out).status == 0)
-        let exported = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out))) as? [String: Any])
-        #expect((exported["grid"] as? [String: Any])?["width"] as? Int == 12)
-        let byDigest = try map("export", url, digest)
-        #expect(byDigest.status == 0 && byDigest.stdout.contains("\"width\" : 12"), "\(byDigest.stderr)")
-        // What export writes, import reads back.
-        #expect(try map("import", url, out, "--name", "cellar copy").status == 0)
-
-        #expect(try map("delete", url, "attic").status == 0)
-        let missing = try map("delete", url, "attic")
-        #expect(missing.status != 0 && missing.stderr.contains("no saved map named 'attic'"), "\(missing.stderr)")
-        let left = try map("list", url)
-        #expect(left.stdout.contains("cellar") && !left.stdout.contains("attic"))
     }
 
     @Test func theMapCommandsHaveHelp() throws {

@@ -29,7 +29,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         joinsPerSession: configuration.joinsPerSession, windowSeconds: configuration.limitWindowSeconds)
 
     let hub = SessionHub(
-        catalog: hoard.catalog, storage: StoredTables(hoard: hoard), access: access, logger: logger, grabLease: configuration.grabLease)
+        catalog: hoard.catalog, storage: StoredTables(hoard: hoard), access: access, logger: logger, grabLease: configuration.grabLease,
+        awayGrace: configuration.awayGrace)
     // A participant removed, a session ended or a session made through another server sharing the catalog: its sockets
     // close here too, and its table is loaded here so that its players may fetch its art through this server.
     access.onSessionChanges { changes in Task { await hub.follow(changes) } }
