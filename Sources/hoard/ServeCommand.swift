@@ -52,6 +52,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a WebSocket upgrade may take, from its request to the 101 answer.") var websocketHandshakeTimeout: Double = 10
     @Option(help: "Seconds between pings on live sockets; one that has not answered when the next is due is closed.")
     var websocketPingInterval: Double = 10
+    @Option(help: "Seconds someone who left a table stays listed there as away before they leave the list.")
+    var awaySeconds: Double = 60
     @Option(help: "Wrong join codes one address may send a minute; past that it is answered 429.") var failedJoinsPerMinute = 10
     @Option(help: "People who may join one session a minute; past that a join is answered 429.") var joinsPerSession = 60
     @Option(
@@ -126,6 +128,7 @@ extension ServeCommand {
         configuration.limits.idleTimeout = try duration(idleTimeout, "idle-timeout")
         configuration.limits.webSocketHandshakeTimeout = try duration(websocketHandshakeTimeout, "websocket-handshake-timeout")
         configuration.webSocketPingInterval = try duration(websocketPingInterval, "websocket-ping-interval")
+        configuration.awayGrace = try duration(awaySeconds, "away-seconds")
         guard minBodyRate >= 0 else { throw ValidationError("--min-body-rate takes bytes a second, 0 or more") }
         configuration.limits.minBodyRate = minBodyRate
         guard maxConnectionsPerAddress > 0, (maxConnections ?? 1) > 0, failedJoinsPerMinute > 0, joinsPerSession > 0 else {

@@ -105,7 +105,8 @@ class Seat:
 
 
 def main():
-    arguments, shots, check, work, server = start(__doc__, "hoard-table-")
+    # Who left is listed as away for 8 s (not a minute), so that the test sees them go.
+    arguments, shots, check, work, server = start(__doc__, "hoard-table-", "--away-seconds", "8")
     seats = []
     try:
         # A session whose last token is hidden, its art used nowhere else on the map.
@@ -196,6 +197,10 @@ def main():
         status = pia.until(lambda: pia.driver.find_element(By.ID, "table-status").text or None, "the refusal")
         # One refusal for "not yours", "hidden" and "absent" (DESIGN, "Game sessions"): nothing tells them apart.
         check.that("refused" in status and "UNKNOWN_ENTITY" in status, f"moving someone else's token is refused and shown ({status!r})")
+        covered = pia.js("""const s = document.getElementById('table-status').getBoundingClientRect();
+            return [...document.querySelectorAll('.toast')].some((t) => { const r = t.getBoundingClientRect();
+              return r.left < s.right && s.left < r.right && r.top < s.bottom && s.top < r.bottom; });""")
+        check.that(not covered, "the message that pops up does not cover the refusal under the canvas")
         check.that([(pia.token(theirs["id"]) or {}).get(k) for k in ("x", "y")] == [theirs["x"], theirs["y"]]
                    and [(host.token(theirs["id"]) or {}).get(k) for k in ("x", "y")] == [theirs["x"], theirs["y"]],
                    "the refused token stays where it was")
@@ -326,6 +331,15 @@ def main():
         time.sleep(1.5)
         check.that(pia.js("return document.body.dataset.live") == "ended", "a removed player's page says so and does not reconnect")
         pia.shot("10-player-removed")
+        # The host sees her away, then no longer listed nor offered in "send to" once the grace period has passed.
+        people = lambda: host.js("return [...document.querySelectorAll('#presence li')].map((li) => li.textContent)")  # noqa: E731
+        host.until(lambda: any("Pia" in name and "away" in name for name in people()), "Pia shown away")
+        check.that(any(o.text == "Pia only" for o in host.driver.find_elements(By.CSS_SELECTOR, "#message-to option")),
+                   "someone who just left is still listed, away")
+        time.sleep(9)
+        check.that(not any("Pia" in name for name in people())
+                   and not any("Pia" in o.text for o in host.driver.find_elements(By.CSS_SELECTOR, "#message-to option")),
+                   f"after the grace period she leaves the list and the send-to menu ({people()})")
 
         for seat_ in seats:
             problems = seat_.problems()

@@ -85,7 +85,7 @@ def hostile_pack(path):
 
 
 class Server:
-    def __init__(self, hoard, work):
+    def __init__(self, hoard, work, *serve):
         self.hoard, self.data = hoard, str(work / "data")
         self.run("group", "create", "default")
         self.run("import", "--group", "default", str(ROOT / "Packs/scifi-outpost.zip"))
@@ -103,7 +103,7 @@ class Server:
             self.port = probe.getsockname()[1]
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = open(work / "server.log", "w")
-        self.process = subprocess.Popen([hoard, "serve", "--data-dir", self.data, "--port", str(self.port), "--log-level", "warning"],
+        self.process = subprocess.Popen([hoard, "serve", "--data-dir", self.data, "--port", str(self.port), "--log-level", "warning", *serve],
                                         stdout=self.log, stderr=self.log)
         for _ in range(100):
             try:
@@ -146,9 +146,10 @@ def browser(width, height, scale=1, logs=("browser",)):
     return driver
 
 
-def start(description, prefix):
-    """Reads the command line (hoard, --artefacts, --keep) and serves a fresh data directory: what every browser test
-    begins with. Returns (arguments, screenshot folder, Check, work folder, Server)."""
+def start(description, prefix, *serve):
+    """Reads the command line (hoard, --artefacts, --keep) and serves a fresh data directory (`serve`: more options of
+    `hoard serve`): what every browser test begins with. Returns (arguments, screenshot folder, Check, work folder,
+    Server)."""
     parser = argparse.ArgumentParser(description=description.split("\n\n")[0])
     parser.add_argument("hoard")
     parser.add_argument("--artefacts", default=str(ROOT / "artefacts/browser"))
@@ -157,7 +158,7 @@ def start(description, prefix):
     shots = Path(arguments.artefacts)
     shots.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=prefix))
-    return arguments, shots, Check(), work, Server(os.path.abspath(arguments.hoard), work)
+    return arguments, shots, Check(), work, Server(os.path.abspath(arguments.hoard), work, *serve)
 
 
 def main():
@@ -500,6 +501,11 @@ def main():
         code = visible("#join-code").text
         check.that(len(code) == 9 and code[4] == "-", f"starting a session from a saved map shows its join code ({code})")
         check.that("/#/sessions/" in driver.find_element(By.ID, "session-link").get_attribute("href"), "and a link to it")
+        try:
+            wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#session-list .session")) == 2)
+            check.that(True, "the lobby lists the session just started, without a reload")
+        except TimeoutException:
+            check.that(False, "the lobby lists the session just started, without a reload")
         shot("11b-session-started")
         driver.get(server.base + "/#/sessions")
         card = wait.until(lambda d: next((c for c in d.find_elements(By.CSS_SELECTOR, ".session") if "<script>" in c.text), None))
@@ -583,8 +589,14 @@ def main():
                     check.that(other.execute_script("return document.documentElement.scrollWidth <= innerWidth"), f"{label}: the {name} view fits the width")
                     other.save_screenshot(str(shots / f"21-{label}-{name}.png"))
                 other.get(server.base + "/#/?pack=dungeon-basics")
-                visible("#grid .tile", other).click()
+                visible("#grid .tile", other)
+                # Opened from far down the grid, the asset page starts at its title.
+                other.execute_script("const tiles = document.querySelectorAll('#grid .tile'); tiles[tiles.length - 1].scrollIntoView();"
+                                     "tiles[tiles.length - 1].click()")
                 visible("table.variants", other)
+                time.sleep(0.2)
+                check.that(other.execute_script("return scrollY === 0 && document.querySelector('h1').getBoundingClientRect().top >= 0"),
+                           f"{label}: the asset page opens at its title, not scrolled past it")
                 check.that(other.execute_script("return document.documentElement.scrollWidth <= innerWidth"), f"{label}: the asset view fits the width")
                 other.save_screenshot(str(shots / f"22-{label}-asset.png"))
             finally:
