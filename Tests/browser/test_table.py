@@ -197,9 +197,14 @@ def main():
         status = pia.until(lambda: pia.driver.find_element(By.ID, "table-status").text or None, "the refusal")
         # One refusal for "not yours", "hidden" and "absent" (DESIGN, "Game sessions"): nothing tells them apart.
         check.that("refused" in status and "UNKNOWN_ENTITY" in status, f"moving someone else's token is refused and shown ({status!r})")
-        covered = pia.js("""const s = document.getElementById('table-status').getBoundingClientRect();
+        # Wherever the page is scrolled: here on a short screen, with the refusal at its bottom edge.
+        size = pia.driver.get_window_size()
+        pia.driver.set_window_size(size["width"], 560)
+        covered = pia.js("""document.getElementById('table-status').scrollIntoView({block: 'end'});
+            const s = document.getElementById('table-status').getBoundingClientRect();
             return [...document.querySelectorAll('.toast')].some((t) => { const r = t.getBoundingClientRect();
               return r.left < s.right && s.left < r.right && r.top < s.bottom && s.top < r.bottom; });""")
+        pia.driver.set_window_size(size["width"], size["height"])
         check.that(not covered, "the message that pops up does not cover the refusal under the canvas")
         check.that([(pia.token(theirs["id"]) or {}).get(k) for k in ("x", "y")] == [theirs["x"], theirs["y"]]
                    and [(host.token(theirs["id"]) or {}).get(k) for k in ("x", "y")] == [theirs["x"], theirs["y"]],
