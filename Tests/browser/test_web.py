@@ -586,7 +586,8 @@ def main():
                                          (f"#/sessions/{created['id']}", "#map-status", "session")):
                     other.get(server.base + "/" + route)
                     visible(css, other)
-                    check.that(other.execute_script("return document.documentElement.scrollWidth <= innerWidth"), f"{label}: the {name} view fits the width")
+                    check.that(other.execute_script("return document.documentElement.scrollWidth <= innerWidth && innerWidth <= arguments[0]",
+                                                    size[0]), f"{label}: the {name} view fits the width")
                     other.save_screenshot(str(shots / f"21-{label}-{name}.png"))
                 other.get(server.base + "/#/?pack=dungeon-basics")
                 visible("#grid .tile", other)
@@ -598,6 +599,12 @@ def main():
                 check.that(other.execute_script("return scrollY === 0 && document.querySelector('h1').getBoundingClientRect().top >= 0"),
                            f"{label}: the asset page opens at its title, not scrolled past it")
                 check.that(other.execute_script("return document.documentElement.scrollWidth <= innerWidth"), f"{label}: the asset view fits the width")
+                if label == "phone":
+                    # A phone's viewport widens to what is too wide for it (so scrollWidth <= innerWidth held at 435 px).
+                    wide = other.execute_script("const w = document.querySelector('.table-wrap');"
+                                                "return [innerWidth, document.documentElement.scrollWidth, w.scrollWidth - w.clientWidth]")
+                    check.that(wide[0] <= PHONE[0] and wide[1] <= PHONE[0] and wide[2] <= 1,
+                               f"phone: the asset page does not scroll sideways, nor its variants ({wide})")
                 other.save_screenshot(str(shots / f"22-{label}-asset.png"))
             finally:
                 other.quit()
