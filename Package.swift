@@ -41,7 +41,7 @@ let package = Package(
         .library(name: "HoardCore", targets: ["HoardCore"]),
         .library(name: "HoardRepository", targets: ["HoardRepository"]),
         .library(name: "HoardClient", targets: ["HoardClient"]),
-        // Apps find servers with it: DNS-SD browse of `_hoard._tcp` (dns_sd on Apple platforms and, through Avahi, Linux).
+        // Apps find servers with it: DNS-SD browse of `_hoard._tcp` (NWBrowser on Apple platforms, Avahi's dns_sd on Linux).
         .library(name: "HoardDiscovery", targets: ["HoardDiscovery"]),
     ],
     dependencies: [
@@ -71,7 +71,8 @@ let package = Package(
         ),
         // DNS-SD: Avahi's dns_sd compatibility library on Linux (Debian's libavahi-compat-libdnssd-dev, pkg-config
         // avahi-compat-libdns_sd), linked by name: its pkg-config flags carry -D_REENTRANT, which SwiftPM refuses with a
-        // warning on every build. On Apple platforms dns_sd is part of the system.
+        // warning on every build, and only on Linux. On Apple platforms dns_sd is part of the system (libSystem), so an
+        // Apple build needs no Avahi; there HoardDiscovery browses through Network.framework's NWBrowser.
         .systemLibrary(name: "CDNSSD"),
         .target(name: "HoardDiscovery", dependencies: ["CDNSSD"], linkerSettings: [.linkedLibrary("dns_sd", .when(platforms: [.linux]))]),
         // libvips is loaded with dlopen on first use, not linked (see Sources/CVips/include/hoard_vips.h).

@@ -4,11 +4,11 @@
 Usage: Harness/lan.py PATH/TO/hoard      (as root: it makes network, mount and UTS namespaces)
 
 Nothing leaves this machine, nor even its own interfaces: the script runs itself again inside new namespaces
-(`unshare --net --mount --uts`), where a veth pair (10.37.0.1 and 10.37.0.2) is the whole network, a tmpfs over /run
-holds a D-Bus system bus and an avahi-daemon of its own (told to use veth0 only), and the host is called hoardlan.
+(`unshare --net --mount --uts`), where a veth pair (10.37.0.1 and 10.37.0.2, fd37::1 and fd37::2) is the whole
+network, a tmpfs over /run holds a D-Bus system bus and an avahi-daemon of its own (told to use veth0 only), and the host is called hoardlan.
 Checked there:
-  - `hoard serve --lan` prints the URLs players can open (each LAN address and hoardlan.local, never loopback), and
-    GET /v1/server lists the same;
+  - `hoard serve --lan` prints the URLs players can open (each LAN address, IPv4 then IPv6 (fd37::1 and fd37::2)
+    bracketed, and hoardlan.local; never loopback nor link-local), GET /v1/server lists the same, and it answers on IPv6;
   - `avahi-browse -rt _hoard._tcp` finds it: address, port and TXT (api, id = the server's instance, tls, name);
   - `hoard servers --json` finds it; `hoard join CODE` without a URL joins its session;
   - wrong join codes are limited per address: one LAN address refused 429 leaves another unaffected;
@@ -167,6 +167,8 @@ def inside(hoard):
         run("hostname", HOST)
         for command in (["ip", "link", "set", "lo", "up"], ["ip", "link", "add", "veth0", "type", "veth", "peer", "name", "veth1"],
                         ["ip", "addr", "add", "10.37.0.1/24", "dev", "veth0"], ["ip", "addr", "add", "10.37.0.2/24", "dev", "veth1"],
+                        ["ip", "-6", "addr", "add", "fd37::1/64", "dev", "veth0", "nodad"],
+                        ["ip", "-6", "addr", "add", "fd37::2/64", "dev", "veth1", "nodad"],
                         ["ip", "link", "set", "veth0", "up"], ["ip", "link", "set", "veth1", "up"]):
             run(*command)
         (work / "bus.conf").write_text(BUS)
@@ -202,8 +204,12 @@ def inside(hoard):
         server = Serve(hoard, data, work / "serve.log")
         with_responder = server.startup
         identity = call("GET", "/v1/server")
-        expected = [f"http://10.37.0.1:{PORT}", f"http://10.37.0.2:{PORT}", f"http://{HOST}.local:{PORT}"]
-        check.that(identity["lan"] and sorted(identity["urls"]) == sorted(expected), f"GET /v1/server lists the LAN URLs ({identity['urls']})")
+        expected = [f"http://10.37.0.1:{PORT}", f"http://10.37.0.2:{PORT}", f"http://[fd37::1]:{PORT}", f"http://[fd37::2]:{PORT}",
+                    f"http://{HOST}.local:{PORT}"]
+        check.that(identity["lan"] and sorted(identity["urls"]) == sorted(expected) and identity["urls"][-1] == expected[-1]
+                   and all(":" not in url.split("//")[1].split(":")[0] for url in identity["urls"][:2]),
+                   f"GET /v1/server lists the LAN URLs, IPv4 then IPv6 bracketed, never link-local ({identity['urls']})")
+        check.that(call("GET", "/healthz", host="[fd37::1]") == {"status": "ok"}, "it answers on its IPv6 LAN address")
         printed = until(lambda: all(url in server.text() for url in expected) and server.text(), 5)
         check.that(bool(printed) and "127.0.0.1:" not in printed.split("players can open:")[-1].split("\n\n")[0],
                    "hoard serve --lan prints each LAN address and the .local name, not loopback")

@@ -7,7 +7,8 @@ OUTDIR/layouts.json lists each archive with what an import must give:
     {"file": ..., "pack": pack name, "wrapper": stripped folder or null, "litter": files skipped silently,
      "assets": [[kind, name, "WxH"], ...] (every asset, any order), "warnings": {code: how many},
      "animated": {name: [frames or null, durationMs or null]} (every moving asset; the others are still),
-     "documents": [licence, readme and credits file names kept with the pack], "about": ...}
+     "documents": [licence, readme and credits file names kept with the pack],
+     "tilePixels": the tile size its assets are described at, or null for unchecked, "about": ...}
 
 Layouts: a folder zipped by macOS Finder (__MACOSX/, ._x, .DS_Store, a wrapper folder) and by Windows
 (Thumbs.db, desktop.ini), creators' folder names (Creatures/, Props/, Terrain/, Maps/, units/…), size words and
@@ -39,10 +40,10 @@ CC_BY = ("# Licence\n\nGoblins © 2026 Example Art, licensed under CC BY 4.0 "
 PDF = b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"
 
 
-def layout(file, pack, assets, about, wrapper=None, litter=0, warnings=None, animated=None, documents=None):
+def layout(file, pack, assets, about, wrapper=None, litter=0, warnings=None, animated=None, documents=None, tile_pixels=None):
     """Registers an archive: its entries come from the decorated function."""
     def register(build):
-        LAYOUTS.append({"file": file, "pack": pack, "wrapper": wrapper, "litter": litter, "about": about,
+        LAYOUTS.append({"file": file, "pack": pack, "wrapper": wrapper, "litter": litter, "about": about, "tilePixels": tile_pixels,
                         "assets": assets, "warnings": warnings or {}, "animated": animated or {},
                         "documents": documents or [], "build": build})
         return build
@@ -144,6 +145,25 @@ def _():
             ZE("tokens/imp.png", png(64, (150, 40, 150))),
             ZE("tokens/goblin-1.rptok", rptok("Goblin", png(64, (10, 90, 11)), "Tiny"), 0),
             ZE("tokens/goblin-2.rptok", rptok("Goblin", png(64, (10, 90, 12)), "Medium"), 0)]
+
+
+@layout("wesnoth-72.zip", "Wesnoth Units",
+        [["token", "spearman", "1x1"], ["token", "bowman", "1x1"], ["token", "cavalryman", "1x1"], ["token", "mage", "1x1"],
+         ["token", "troll", "2x2"], ["token", "odd", "1x1"], ["texture", "grass", "1x1"]],
+        "ordinary art without pack.json, drawn at 72 px a tile (Wesnoth's size), in a wrapper folder that names the pack: "
+        "tilePixels is read from the pictures, so only the one picture of another size is warned about",
+        wrapper="Wesnoth Units", warnings={"FOOTPRINT_MISMATCH": 1}, tile_pixels=72)
+def _():
+    return [ZE("Wesnoth Units/units/spearman.png", png(72)), ZE("Wesnoth Units/units/bowman.png", png(72, (1, 2, 3))),
+            ZE("Wesnoth Units/units/cavalryman.png", png(72, (4, 5, 6))), ZE("Wesnoth Units/units/mage.png", png(72, (7, 8, 9))),
+            ZE("Wesnoth Units/units/troll_2x2.png", png(144, (10, 11, 12))), ZE("Wesnoth Units/units/odd.png", png(100, (13, 14, 15))),
+            ZE("Wesnoth Units/terrain/grass.png", png(72, (16, 160, 16)))]
+
+
+@layout("tokens-only.zip", "tokens-only", [["token", "wolf", "1x1"]],
+        "everything in one folder that names a kind: it is no wrapper, and the file name names the pack", tile_pixels=256)
+def _():
+    return [ZE("tokens/wolf.png", png(256))]
 
 
 @layout("Lone Goblin.rptok", "Lone Goblin", [["token", "Goblin Skirmisher", "1x1"]],

@@ -97,6 +97,21 @@ public final class HoardClient: Sendable {
             client: participant, snapshot: received == nil ? known : nil, received: received)
     }
 
+    /// Takes a kept seat again (``KeptSeats``): the session as its participant sees it now, with its token; nil when
+    /// the server no longer knows the seat (the game ended, or the host removed the player: 401 or 404), and a new
+    /// join is then in order. `seat.server` is the server asked, whatever this client's.
+    public func rejoin(_ seat: KeptSeats.Seat, cache: BlobCacheDirectory? = nil) async throws -> JoinedSession? {
+        let participant = HoardClient(baseURL: seat.server, token: seat.participantToken, configuration: configuration, transport: transport)
+        do {
+            let (session, received) = try await participant.fetchSession(id: seat.sessionId, known: nil)
+            return JoinedSession(
+                sessionId: seat.sessionId, participantId: seat.participantId, participantToken: seat.participantToken, session: session,
+                client: participant, snapshot: nil, received: received)
+        } catch let error as HoardClientError where error.status == 401 || error.status == 404 {
+            return nil
+        }
+    }
+
     /// The session with this id: map, manifest and sequence number (one request).
     public func session(id: String) async throws -> SessionState {
         try await fetchSession(id: id, known: nil).state

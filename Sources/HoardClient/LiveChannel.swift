@@ -11,6 +11,9 @@ public struct LiveOptions: Sendable {
     public var maxConsecutiveFailures: Int?
     /// The WebSocket transport; nil uses `URLSessionWebSocketTask` (``URLSessionLiveConnector``).
     public var connector: (any LiveConnector)?
+    /// A member's display name at the table, sent at each connection: the host's is what the players see them by
+    /// (without it, "Host"; a token's label is never shown). A participant is the name they joined with; this is ignored.
+    public var displayName: String?
 
     /// The defaults: retry forever, from ¼ s up to 10 s apart, over URLSession.
     public init() {}
@@ -187,7 +190,7 @@ public final class LiveChannel: Sendable {
             let since = state.current.lastSeq
             var connection: (any LiveConnection)?
             do {
-                let url = try client.liveURL(sessionId: sessionId, since: since)
+                let url = try client.liveURL(sessionId: sessionId, since: since, displayName: options.displayName)
                 let opened = try await connector.connect(to: url, token: client.token)
                 connection = opened
                 let closed = state.withLock { state in
@@ -254,8 +257,8 @@ extension HoardClient {
         liveChannel(sessionId: sessionId, since: since, prefetchInto: cache, options: options).events
     }
 
-    /// `ws(s)://…/v1/sessions/{id}/live?since=N`.
-    func liveURL(sessionId: String, since: Int64?) throws -> URL {
+    /// `ws(s)://…/v1/sessions/{id}/live?since=N&name=NAME`.
+    func liveURL(sessionId: String, since: Int64?, displayName: String? = nil) throws -> URL {
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false),
               let scheme = components.scheme?.lowercased(), ["http", "https", "ws", "wss"].contains(scheme)
         else { throw HoardClientError(.invalidArgument, "the server URL \(baseURL) is not http(s)") }
@@ -263,7 +266,8 @@ extension HoardClient {
         var path = components.percentEncodedPath
         while path.hasSuffix("/") { path.removeLast() }
         components.percentEncodedPath = path + "/v1/sessions/\(Self.pathSegment(sessionId))/live"
-        components.percentEncodedQuery = since.map { "since=\($0)" }
+        let query = [since.map { "since=\($0)" }, displayName.map { "name=\(Self.queryValue($0))" }].compactMap { $0 }
+        components.percentEncodedQuery = query.isEmpty ? nil : query.joined(separator: "&")
         guard let url = components.url else { throw HoardClientError(.invalidArgument, "cannot build the live URL from \(baseURL)") }
         return url
     }

@@ -34,8 +34,10 @@ public struct SessionState: Sendable, Hashable, Decodable {
     public var id: String { fields.id }
     /// Its name.
     public var name: String { fields.name }
-    /// The host's name.
+    /// The host's token label (their participant id is `host:` and it; not for showing: see ``hostSeat``).
     public var host: String { fields.host }
+    /// The host as the players see them: their display name, and whether they are connected.
+    public var hostSeat: Participant? { fields.hostSeat }
     /// `group` or `private`, when the server says.
     public var visibility: String? { fields.visibility }
     /// The digest of the current map document.

@@ -7,32 +7,14 @@ import Glibc
 import Darwin
 #endif
 
-/// A Hoard server found by DNS-SD: its service name, where it listens and its TXT record.
-public struct FoundServer: Sendable, Equatable {
-    /// The DNS-SD service instance name.
-    public var serviceName: String
-    /// The host name its record points at, without the final dot (e.g. `nas.local`).
-    public var host: String
-    /// Its port.
-    public var port: Int
-    /// Its IPv4 addresses, as the system resolves ``host``; empty when the name did not resolve.
-    public var addresses: [String]
-    /// What it says about itself; nil when the TXT record is not a Hoard server's.
-    public var record: ServerRecord?
-
-    /// The URLs to try, addresses first, then the host name.
-    public var urls: [String] {
-        let scheme = record?.isTLS == true ? "https" : "http"
-        return (addresses + [host]).map { "\(scheme)://\($0):\(port)" }
-    }
-}
-
 /// Browses the local network for `_hoard._tcp` through the system's DNS-SD responder.
 public enum ServerBrowser {
+    #if !canImport(Network)
     private final class Found {
-        var services: [(name: String, domain: String, interface: UInt32)] = []
+        var services: [Service] = []
         var error: DNSServiceErrorType?
     }
+    #endif
 
     private final class Resolved {
         var host: String?
@@ -41,10 +23,40 @@ public enum ServerBrowser {
         var error: DNSServiceErrorType?
     }
 
-    /// The servers announced now: browses for `seconds`, then resolves each (at most 2 s each). One server seen on
-    /// several interfaces is listed once. Throws when no responder can be reached.
+    /// A service instance seen by the browse: where to resolve it, and its TXT record when the browse brought it.
+    struct Service: Equatable {
+        var name: String
+        var domain: String
+        var interface: UInt32
+        var record: ServerRecord?
+    }
+
+    /// The servers announced now: browses for `seconds` (through `NWBrowser` where Network.framework is, else through
+    /// dns_sd), then resolves each with dns_sd (at most 2 s each). One server seen on several interfaces is listed once.
+    /// Throws when no responder can be reached (or, on Apple platforms, when the app may not browse the local network).
     public static func browse(seconds: Double = 1.5) throws(DiscoveryError) -> [FoundServer] {
         DNSSDPump.quietAvahi()
+        #if canImport(Network)
+        let services = try services(browsingWithNetwork: seconds)
+        #else
+        let services = try services(browsingWithDNSSD: seconds)
+        #endif
+        var servers: [FoundServer] = []
+        for service in services {
+            guard var server = resolve(service.name, domain: service.domain, interface: service.interface) else { continue }
+            if let record = service.record { server.record = record }
+            if let twin = servers.firstIndex(where: { $0.serviceName == server.serviceName && $0.port == server.port && $0.host == server.host }) {
+                servers[twin].addresses += server.addresses.filter { !servers[twin].addresses.contains($0) }
+                continue
+            }
+            servers.append(server)
+        }
+        return servers
+    }
+
+    #if !canImport(Network)
+    /// The `_hoard._tcp` instances dns_sd reports within `seconds` (their TXT records come with the resolution).
+    static func services(browsingWithDNSSD seconds: Double) throws(DiscoveryError) -> [Service] {
         let found = Found()
         var reference: DNSServiceRef?
         let callback: DNSServiceBrowseReply = { _, flags, interface, error, name, _, domain, context in
@@ -55,7 +67,7 @@ public enum ServerBrowser {
                 return
             }
             guard let name, let domain else { return }
-            let service = (name: String(cString: name), domain: String(cString: domain), interface: interface)
+            let service = Service(name: String(cString: name), domain: String(cString: domain), interface: interface)
             if flags & DNSServiceFlags(kDNSServiceFlagsAdd) != 0 {
                 found.services.append(service)
             } else {
@@ -73,19 +85,9 @@ public enum ServerBrowser {
         }
         DNSServiceRefDeallocate(reference)
         if let error = stopped ?? found.error { throw DiscoveryError(code: error, doing: "browsing \(ServerRecord.serviceType)") }
-
-        var servers: [FoundServer] = []
-        for service in found.services {
-            guard var server = resolve(service.name, domain: service.domain, interface: service.interface) else { continue }
-            if let twin = servers.firstIndex(where: { $0.serviceName == server.serviceName && $0.port == server.port && $0.host == server.host }) {
-                servers[twin].addresses += server.addresses.filter { !servers[twin].addresses.contains($0) }
-                continue
-            }
-            server.addresses = server.addresses.reduce(into: []) { kept, address in if !kept.contains(address) { kept.append(address) } }
-            servers.append(server)
-        }
-        return servers
+        return found.services
     }
+    #endif
 
     /// One service's host, port and TXT record, and the host's IPv4 addresses; nil when it did not resolve in 2 s.
     static func resolve(_ name: String, domain: String, interface: UInt32) -> FoundServer? {
@@ -117,10 +119,11 @@ public enum ServerBrowser {
             serviceName: name, host: host, port: resolved.port, addresses: addresses(of: host), record: ServerRecord(txt: resolved.txt))
     }
 
-    /// The host's IPv4 addresses as the system resolves it (for a `.local` name on Linux: nss-mdns through Avahi).
+    /// The host's addresses as the system resolves it (for a `.local` name on Linux: nss-mdns through Avahi), IPv4
+    /// first, then the IPv6 ones ``LANAddress/isOffered(_:)``, without repeats.
     static func addresses(of host: String) -> [String] {
         var hints = addrinfo()
-        hints.ai_family = AF_INET
+        hints.ai_family = AF_UNSPEC
         #if canImport(Glibc)
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         #else
@@ -129,19 +132,31 @@ public enum ServerBrowser {
         var list: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host, nil, &hints, &list) == 0, let list else { return [] }
         defer { freeaddrinfo(list) }
-        var addresses: [String] = []
+        var inet: [String] = []
+        var inet6: [String] = []
         var entry: UnsafeMutablePointer<addrinfo>? = list
         while let current = entry {
-            if let address = current.pointee.ai_addr, current.pointee.ai_family == AF_INET {
-                var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
-                var inet = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
-                if inet_ntop(AF_INET, &inet, &text, socklen_t(text.count)) != nil {
-                    let string = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                    if !addresses.contains(string) { addresses.append(string) }
-                }
-            }
             entry = current.pointee.ai_next
+            guard let address = current.pointee.ai_addr else { continue }
+            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+            let written: UnsafePointer<CChar>?
+            switch current.pointee.ai_family {
+            case AF_INET:
+                var bytes = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+                written = inet_ntop(AF_INET, &bytes, &text, socklen_t(text.count))
+            case AF_INET6:
+                var bytes = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
+                written = inet_ntop(AF_INET6, &bytes, &text, socklen_t(text.count))
+            default: written = nil
+            }
+            guard written != nil else { continue }
+            let string = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if current.pointee.ai_family == AF_INET {
+                if !inet.contains(string) { inet.append(string) }
+            } else if LANAddress.isOffered(string) && !inet6.contains(string) {
+                inet6.append(string)
+            }
         }
-        return addresses
+        return inet + inet6
     }
 }

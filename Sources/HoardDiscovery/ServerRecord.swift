@@ -70,8 +70,15 @@ public struct ServerRecord: Sendable, Equatable {
 
     /// The record a TXT record holds; nil when it is not a Hoard server's (no `api=` number or no `id=`).
     public init?(txt: [UInt8]) {
-        guard let pairs = Self.pairs(txt: txt), let api = pairs["api"].flatMap({ Int($0) }), let instance = pairs["id"], !instance.isEmpty
-        else { return nil }
+        guard let pairs = Self.pairs(txt: txt) else { return nil }
+        self.init(pairs: pairs)
+    }
+
+    /// The record a TXT record's pairs hold (keys in any case, as `NWTXTRecord.dictionary` gives them); nil when it is
+    /// not a Hoard server's (no `api=` number or no `id=`).
+    public init?(pairs: [String: String]) {
+        let pairs = Dictionary(pairs.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+        guard let api = pairs["api"].flatMap({ Int($0) }), let instance = pairs["id"], !instance.isEmpty else { return nil }
         self.init(apiVersion: api, instance: instance, isTLS: pairs["tls"] == "1", name: pairs["name"] ?? "")
     }
 }

@@ -86,7 +86,7 @@ struct JoinCommand: AsyncParsableCommand {
         do { cache = try BlobCacheDirectory(path: self.cache, budget: cacheBudget.map { $0 << 20 }) } catch { throw CLIError("\(error)") }
         let (client, joined) = try await join(configuration: configuration, cache: cache)
         let session = joined.session
-        Terminal.err("Joined '\(session.name)' hosted by \(session.host) as \(name)")
+        Terminal.err("Joined '\(session.name)' hosted by \(session.hostSeat?.name ?? "the host") as \(name)")
 
         let (progress, continuation) = AsyncStream.makeStream(of: SyncProgress.self, bufferingPolicy: .bufferingNewest(1))
         let bar = ProgressBar(label: "Syncing")
@@ -119,8 +119,32 @@ struct JoinCommand: AsyncParsableCommand {
         try await Self.follow(joined, cache: cache, caCertificates: cacert)
     }
 
-    /// Joins through the server given, else through the first server announced on the local network that knows the code.
+    /// Takes back the seat an earlier join with this cache, code and name took, else joins as someone new and keeps
+    /// the seat in the cache (``KeptSeats``).
     func join(configuration: HoardClient.Configuration, cache: BlobCacheDirectory) async throws -> (HoardClient, JoinedSession) {
+        let seats = KeptSeats(directory: cache.root)
+        if let seat = seats.seat(code: code, name: name), url.map({ (try? ServerURL.parse($0)) == seat.server }) ?? true {
+            let client = HoardClient(baseURL: seat.server, configuration: configuration)
+            if let joined = try? await client.rejoin(seat, cache: cache) {
+                Terminal.err("Back in your seat (kept in \(seats.path.path))")
+                return (client, joined)
+            }
+        }
+        let (client, joined) = try await joinAnew(configuration: configuration, cache: cache)
+        do {
+            try seats.keep(
+                KeptSeats.Seat(
+                    server: client.baseURL, sessionId: joined.sessionId, participantId: joined.participantId,
+                    participantToken: joined.participantToken),
+                code: code, name: name)
+        } catch {
+            Terminal.err("warning: cannot keep the seat in \(seats.path.path) (\(error)); joining again takes a new seat")
+        }
+        return (client, joined)
+    }
+
+    /// Joins through the server given, else through the first server announced on the local network that knows the code.
+    func joinAnew(configuration: HoardClient.Configuration, cache: BlobCacheDirectory) async throws -> (HoardClient, JoinedSession) {
         if let url {
             let client = HoardClient(baseURL: try ServerURL.parse(url), configuration: configuration)
             do { return (client, try await client.join(code: code, name: name, cache: cache)) } catch { throw CLIError("cannot join: \(error)") }
@@ -187,17 +211,10 @@ struct CreateSessionCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The server, e.g. http://nas.local:8080.", valueName: "URL"))
-    var url: String
+    @OptionGroup var server: MemberConnection
 
     @Option(help: ArgumentHelp("The map document (JSON).", valueName: "FILE"))
     var map: String
-
-    @Option(help: ArgumentHelp("A member's token (default: $HOARD_TOKEN).", valueName: "T"))
-    var token: String?
-
-    @Option(help: ArgumentHelp("Trust only the certificates in this PEM file for an https:// server.", valueName: "PEM"))
-    var cacert: String?
 
     @Option(help: ArgumentHelp("The session's name (default: the map file's name).", valueName: "N"))
     var name: String?
@@ -209,17 +226,9 @@ struct CreateSessionCommand: AsyncParsableCommand {
     var isPrivate = false
 
     func run() async throws {
-        guard let token = token ?? ProcessInfo.processInfo.environment["HOARD_TOKEN"] else {
-            throw ValidationError("give a member's token with --token or HOARD_TOKEN")
-        }
-        let document: JSONValue
-        do {
-            document = try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: URL(fileURLWithPath: map)))
-        } catch {
-            throw CLIError("cannot read the map \(map) as JSON: \(error)")
-        }
-        let sessionName = name ?? ((map as NSString).lastPathComponent as NSString).deletingPathExtension
-        let client = HoardClient(baseURL: try ServerURL.parse(url), token: token, configuration: try .commandLine(caCertificates: cacert))
+        let client = try server.client()
+        let document = try MapCommand.document(at: map)
+        let sessionName = name ?? MapCommand.stem(of: map)
         let source = blobs.map { BlobFolder(directory: URL(fileURLWithPath: $0, isDirectory: true)) }
         let created: CreatedSession
         do {

@@ -18,7 +18,7 @@ struct ServeCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var data: DataOptions
-    @Option(help: "Address to listen on (default: 127.0.0.1; with --lan, every address).") var host: String?
+    @Option(help: "Address to listen on (default: 127.0.0.1; with --lan, every IPv4 and IPv6 address).") var host: String?
     @Flag(
         help: ArgumentHelp(
             "Serve the local network: listen on every address, print the URLs players can open and announce the server by DNS-SD.",
@@ -52,6 +52,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a WebSocket upgrade may take, from its request to the 101 answer.") var websocketHandshakeTimeout: Double = 10
     @Option(help: "Seconds between pings on live sockets; one that has not answered when the next is due is closed.")
     var websocketPingInterval: Double = 10
+    @Option(help: "Seconds someone who left a table stays listed there as away before they leave the list.")
+    var awaySeconds: Double = 60
     @Option(help: "Wrong join codes one address may send a minute; past that it is answered 429.") var failedJoinsPerMinute = 10
     @Option(help: "People who may join one session a minute; past that a join is answered 429.") var joinsPerSession = 60
     @Option(
@@ -76,7 +78,7 @@ struct ServeCommand: AsyncParsableCommand {
         for error in loaded.errors { Terminal.err("warning: plugin not loaded: \(error)") }
         configuration.registry = loaded.registry
         configuration.hoard = try await data.open(registry: loaded.registry)
-        configuration.host = host ?? (lan ? "0.0.0.0" : "127.0.0.1")
+        configuration.host = host ?? (lan ? ServerIdentity.lanWildcard() : "127.0.0.1")
         configuration.isLAN = lan
         configuration.serverName = name
         if lan { configuration.onServing = { identity in Self.sayWhere(identity) } }
@@ -126,6 +128,7 @@ extension ServeCommand {
         configuration.limits.idleTimeout = try duration(idleTimeout, "idle-timeout")
         configuration.limits.webSocketHandshakeTimeout = try duration(websocketHandshakeTimeout, "websocket-handshake-timeout")
         configuration.webSocketPingInterval = try duration(websocketPingInterval, "websocket-ping-interval")
+        configuration.awayGrace = try duration(awaySeconds, "away-seconds")
         guard minBodyRate >= 0 else { throw ValidationError("--min-body-rate takes bytes a second, 0 or more") }
         configuration.limits.minBodyRate = minBodyRate
         guard maxConnectionsPerAddress > 0, (maxConnections ?? 1) > 0, failedJoinsPerMinute > 0, joinsPerSession > 0 else {

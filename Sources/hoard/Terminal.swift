@@ -119,18 +119,36 @@ enum ReportText {
         lines.append("  manifest \(report.manifestDigest)")
         if !report.warnings.isEmpty {
             lines.append("  \(report.warnings.count) warning\(report.warnings.count == 1 ? "" : "s"):")
-            lines += report.warnings.map { "    \($0)" }
+            lines += grouped(report.warnings).map { "    \($0)" }
         }
         return lines.joined(separator: "\n")
     }
 
+    /// Problems one line each, the same problem on several files one line that counts them as the web page's report
+    /// does (`FOOTPRINT_MISMATCH 45 files (a.png, b.png, c.png and 42 more): …`), in the order each first came.
+    static func grouped(_ problems: [Problem]) -> [String] {
+        var entries: [String: [String]] = [:]
+        var order: [(key: String, problem: Problem)] = []
+        for problem in problems {
+            let key = "\(problem.severity)\u{0}\(problem.code.rawValue)\u{0}\(problem.message)"
+            if entries[key] == nil { order.append((key, problem)) }
+            entries[key, default: []].append(problem.entry ?? "the archive")
+        }
+        return order.map { key, problem in
+            let files = entries[key] ?? []
+            guard files.count > 1 else { return problem.description }
+            let named = files.prefix(3).joined(separator: ", ") + (files.count > 3 ? " and \(files.count - 3) more" : "")
+            return "\(problem.code.rawValue) \(files.count) files (\(named)): \(problem.message)"
+        }
+    }
+
     static func refused(_ error: ImportError) -> String {
         var lines = ["error: \(error.archive) was refused; nothing was stored."]
-        lines += error.errors.map { "  \($0)" }
+        lines += grouped(error.errors).map { "  \($0)" }
         let warnings = error.problems.filter { $0.severity == .warning }
         if !warnings.isEmpty {
             lines.append("  and \(warnings.count) warning\(warnings.count == 1 ? "" : "s"):")
-            lines += warnings.map { "    \($0)" }
+            lines += grouped(warnings).map { "    \($0)" }
         }
         return lines.joined(separator: "\n")
     }

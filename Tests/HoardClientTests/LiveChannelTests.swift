@@ -85,6 +85,13 @@ func op(_ seq: Int, _ value: String) -> String {
 @Suite(.timeLimit(.minutes(1))) struct LiveChannelTests {
     static let client = HoardClient(baseURL: URL(string: "http://127.0.0.1:9")!, token: "hoard_p_secret")
 
+    @Test func theLiveURLCarriesTheSequenceNumberAndTheHostsDisplayName() throws {
+        let client = HoardClient(baseURL: URL(string: "https://nas.local:8443/hoard/")!)
+        #expect(try client.liveURL(sessionId: "s1", since: 7, displayName: "Greta Ö & co").absoluteString
+            == "wss://nas.local:8443/hoard/v1/sessions/s1/live?since=7&name=Greta%20%C3%96%20%26%20co")
+        #expect(try client.liveURL(sessionId: "s1", since: nil).absoluteString == "wss://nas.local:8443/hoard/v1/sessions/s1/live")
+    }
+
     @Test func aDroppedChannelReconnectsFromTheLastSequenceNumber() async throws {
         let connector = ScriptedConnector([
             .init(messages: [#"{"event":"joined","participant":{"id":"p2","name":"Bo"},"seq":5,"type":"presence"}"#, op(6, "a")], ending: .fail),

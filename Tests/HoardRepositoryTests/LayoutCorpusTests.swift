@@ -14,6 +14,7 @@ struct LayoutCase: Decodable, CustomTestStringConvertible, Sendable {
     var warnings: [String: Int]
     var animated: [String: [Int?]]
     var documents: [String]
+    var tilePixels: Int?
     var about: String
 
     var testDescription: String { file }
@@ -43,6 +44,10 @@ struct LayoutCorpusTests {
         #expect(try test.hoard.catalog.documents(ofPack: layout.pack).map(\.name) == layout.documents)
         let counts = Dictionary(grouping: report.warnings, by: \.code.rawValue).mapValues(\.count)
         #expect(counts == layout.warnings, "\(report.warnings.map(\.description))")
+        if let tilePixels = layout.tilePixels {
+            let manifest = try #require(try await test.hoard.store.read(report.manifestDigest, range: nil))
+            #expect(try JSONDecoder().decode(PackManifest.self, from: Data(manifest)).tilePixels == tilePixels)
+        }
         for asset in assets {
             let expected = layout.animated[asset.name]
             let bytes = try #require(try await test.hoard.store.read(asset.digest, range: nil))
@@ -53,6 +58,40 @@ struct LayoutCorpusTests {
                 #expect(variant.durationMs == expected?[1] ?? nil, "\(asset.name)")
             }
         }
+    }
+
+    /// What the web page sends `POST /v1/pack-name` for a zip: its file paths and its pack.json (the root's, else the
+    /// first one a folder down), read here with Python's zipfile as the page reads the central directory.
+    static func uploaderFacts(of path: String) throws -> PackNaming.Facts {
+        let script = """
+            import json, sys, zipfile
+            z = zipfile.ZipFile(sys.argv[1])
+            paths = [i.filename for i in z.infolist() if not i.filename.endswith('/')]
+            packs = [p for p in paths if p == 'pack.json'] + [p for p in paths if p.count('/') == 1 and p.endswith('/pack.json')]
+            pack = {'path': packs[0], 'text': z.read(packs[0]).decode()} if packs else None
+            print(json.dumps({'fileName': sys.argv[1].split('/')[-1], 'paths': paths, 'packFile': pack}))
+            """
+        return try JSONDecoder().decode(PackNaming.Facts.self, from: Data(try Fixtures.run(["python3", "-c", script, path]).utf8))
+    }
+
+    @Test(arguments: LayoutCase.load().filter { $0.file.hasSuffix(".zip") })
+    func theNameAnUploaderIsToldIsTheNameTheImportFilesItUnder(_ layout: LayoutCase) async throws {
+        let directory = try Fixtures.layoutsDirectory.get()
+        let facts = try Self.uploaderFacts(of: directory + "/" + layout.file)
+        let test = try TestHoard()
+        defer { test.remove() }
+        let report = try await test.hoard.importPack(at: directory + "/" + layout.file)
+        let predicted = PackNaming.predict(facts, kinds: test.hoard.registry.kinds)
+        #expect(predicted.name == report.pack && predicted.isSure, "\(layout.about)")
+        #expect((predicted.source == .wrapperFolder) == (layout.wrapper != nil && report.pack == layout.wrapper), "\(predicted)")
+        var typed = facts
+        typed.name = "  Typed Name "
+        #expect(PackNaming.predict(typed, kinds: test.hoard.registry.kinds).name == "Typed Name")
+        var unread = facts
+        unread.paths = nil
+        unread.packFile = nil
+        let unsure = PackNaming.predict(unread, kinds: test.hoard.registry.kinds)
+        #expect(!unsure.isSure && unsure.source == .fileName)
     }
 
     @Test func aSkippedFolderOfThousandsOfFilesIsOneWarning() async throws {

@@ -56,6 +56,8 @@ import Testing
         "deletePack": "401 401 404 404 403 204 204 403 403 401",
         // Uploading the sample scifi pack: blue has it (200 unchanged), red imports it (201); participants may not.
         "uploadPack": "401 401 200 200 201 201 201 403 403 401",
+        // Predicting an upload's name is a member's, like the upload.
+        "predictPackName": "401 401 200 200 200 200 200 403 403 401",
         // An import's progress is its group's (BrowseListingTests); an id no import holds is 404 to every member.
         "getImportProgress": "401 401 404 404 404 404 404 403 403 401",
         "cancelImport": "401 401 404 404 404 404 404 403 403 401",
@@ -152,6 +154,7 @@ import Testing
         case "loadMap": return (.get, "/v1/maps/cellar", nil, "")
         case "listPacks": return (.get, "/v1/packs", nil, "")
         case "uploadPack": return (.post, "/v1/packs", world.bodies["archive"], "application/zip")
+        case "predictPackName": return (.post, "/v1/pack-name", json(["fileName": "attic.zip"]), "application/json")
         case "getImportProgress": return (.get, "/v1/imports/no-such-import", nil, "")
         case "cancelImport": return (.delete, "/v1/imports/no-such-import", nil, "")
         case "deletePack": return (.delete, pack, nil, "")

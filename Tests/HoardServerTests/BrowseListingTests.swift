@@ -52,21 +52,27 @@ import Testing
         }
     }
 
+    /// A zip at `path` of the same green `side`×`side` PNG at each of `pictures`, with `packJSON` as its pack.json if given.
+    func writeZip(at path: String, side: Int, pictures: [String], packJSON: String? = nil) throws {
+        try Python.run(
+            """
+            import struct, sys, zipfile, zlib
+            def chunk(k, d): return struct.pack(">I", len(d)) + k + d + struct.pack(">I", zlib.crc32(k + d))
+            side = int(sys.argv[2])
+            raw = b"".join(b"\\x00" + bytes([20, 150, 50, 255]) * side for _ in range(side))
+            png = (b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 6, 0, 0, 0))
+                   + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+            with zipfile.ZipFile(sys.argv[1], "w") as z:
+                if sys.argv[3]: z.writestr("pack.json", sys.argv[3])
+                for name in sys.argv[4:]: z.writestr(name, png)
+            """, [path, String(side), packJSON ?? ""] + pictures)
+    }
+
     @Test func anUploadWithoutANameIsNamedFromItsFileAndItsProgressIdEndsWithIt() async throws {
         try await Fixture.with { fixture in
             let path = temporaryFile()
             defer { try? FileManager.default.removeItem(atPath: path) }
-            try Python.run(
-                """
-                import json, struct, sys, zipfile, zlib
-                def chunk(k, d): return struct.pack(">I", len(d)) + k + d + struct.pack(">I", zlib.crc32(k + d))
-                raw = b"".join(b"\\x00" + bytes([20, 150, 50, 255]) * 64 for _ in range(64))
-                png = (b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 64, 64, 8, 6, 0, 0, 0))
-                       + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
-                with zipfile.ZipFile(sys.argv[1], "w") as z:
-                    z.writestr("pack.json", json.dumps({"version": "1.0.0"}))
-                    z.writestr("tokens/hero.png", png)
-                """, [path])
+            try writeZip(at: path, side: 64, pictures: ["tokens/hero.png"], packJSON: #"{"version": "1.0.0"}"#)
             let archive = try ByteBuffer(bytes: Array(Data(contentsOf: URL(fileURLWithPath: path))))
             try await fixture.run { client in
                 try await client.execute(uri: "/v1/packs", method: .post, headers: auth(fixture.red), body: archive) { response in
@@ -82,6 +88,35 @@ import Testing
                 try await client.execute(uri: "/v1/packs?progress=no!", method: .post, headers: auth(fixture.red), body: archive) { response in
                     response.expectError(.badRequest, "BAD_REQUEST")
                 }
+            }
+        }
+    }
+
+    @Test func theNameThePageIsToldIsTheNameFiledAndAPackAlreadyHereIsNotReplacedUnasked() async throws {
+        try await Fixture.with(packs: false) { fixture in
+            let path = temporaryFile()
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            try writeZip(at: path, side: 72, pictures: ["My Monsters/tokens/imp.png", "My Monsters/tokens/orc.png"])
+            let archive = try ByteBuffer(bytes: Array(Data(contentsOf: URL(fileURLWithPath: path))))
+            let facts: [String: Any] = ["fileName": "mymonsters-v2.zip", "paths": ["My Monsters/tokens/imp.png", "My Monsters/tokens/orc.png"]]
+            let body = ByteBuffer(bytes: Array(try JSONSerialization.data(withJSONObject: facts)))
+            try await fixture.run { client in
+                let told = try await client.execute(
+                    uri: "/v1/pack-name", method: .post, headers: auth(fixture.red, [.contentType: "application/json"]), body: body)
+                #expect(told.status == .ok)
+                let prediction = try told.decode(PackNaming.Prediction.self)
+                #expect(prediction == PackNaming.Prediction(name: "My Monsters", source: .wrapperFolder, isSure: true))
+                let uri = "/v1/packs?fileName=mymonsters-v2.zip&newPackOnly=true"
+                let first = try await client.execute(uri: uri, method: .post, headers: auth(fixture.red), body: archive)
+                #expect(first.status == .created)
+                let report = try first.decode(ImportReport.self)
+                #expect(report.pack == prediction.name)
+                #expect(report.warnings.isEmpty, "72 px art without pack.json: \(report.warnings)")
+                try await client.execute(uri: uri, method: .post, headers: auth(fixture.red), body: archive) { response in
+                    response.expectError(.conflict, "PACK_CONFLICT")
+                }
+                let asked = try await client.execute(uri: "/v1/packs?fileName=mymonsters-v2.zip", method: .post, headers: auth(fixture.red), body: archive)
+                #expect(asked.status == .ok, "once asked, the same archive is sent again and found unchanged")
             }
         }
     }

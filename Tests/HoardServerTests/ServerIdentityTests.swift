@@ -63,6 +63,29 @@ import Testing
             == ["http://10.1.1.1:80"])
     }
 
+    @Test func lanURLsOfferGlobalAndUniqueLocalIPv6BracketedAfterIPv4AndNeverLinkLocal() {
+        let machine = [
+            "fe80::fc:ff:fe00:1", "fd00::5", "::1", "192.168.1.20", "2001:db8::7", "::ffff:10.0.0.9", "ff02::1", "fd00::5", "::",
+        ]
+        #expect(ServerIdentity.lanURLs(scheme: "http", boundHost: "::", port: 8080, addresses: machine, hostName: "nas")
+            == ["http://192.168.1.20:8080", "http://[fd00::5]:8080", "http://[2001:db8::7]:8080", "http://nas.local:8080"])
+        // Bound to IPv4's wildcard it listens on no IPv6 address, so it offers none.
+        #expect(ServerIdentity.lanURLs(scheme: "http", boundHost: "0.0.0.0", port: 8080, addresses: machine, hostName: "nas")
+            == ["http://192.168.1.20:8080", "http://nas.local:8080"])
+        #expect(ServerIdentity.lanURLs(scheme: "https", boundHost: "fd00::5", port: 443, addresses: machine, hostName: nil)
+            == ["https://[fd00::5]:443"])
+        #expect(ServerIdentity.lanURLs(scheme: "http", boundHost: "[fe80::1]", port: 80, addresses: machine, hostName: "nas").isEmpty)
+        #expect(ServerIdentity.lanURLs(scheme: "http", boundHost: "::", port: 80, addresses: ["fe80::1", "::1"], hostName: "nas").isEmpty)
+    }
+
+    @Test func theLANWildcardIsOneThatListensOnBothFamiliesOrIPv4s() {
+        let wildcard = ServerIdentity.lanWildcard()
+        let isDualStack = (try? String(contentsOfFile: "/proc/sys/net/ipv6/bindv6only", encoding: .utf8))
+            .map { $0.hasPrefix("0") } ?? true
+        let hasIPv6 = FileManager.default.fileExists(atPath: "/proc/net/if_inet6")
+        #expect(wildcard == (isDualStack && hasIPv6 ? "::" : "0.0.0.0"))
+    }
+
     @Test func aLANServerBoundToLoopbackIsLoopbackOnly() {
         for (host, isLoopback) in [("127.0.0.1", true), ("127.1.2.3", true), ("localhost", true), ("::1", true), ("0.0.0.0", false),
                                    ("10.0.0.7", false)] {

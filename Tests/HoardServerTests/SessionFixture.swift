@@ -61,14 +61,16 @@ extension TestClientProtocol {
 /// A scripted WebSocket client: connects to a live channel, sends messages, collects what arrives.
 enum LiveClient {
     /// Connects, sends `messages` in order while reading, and returns every text received until `count` arrived, one
-    /// containing `stop` arrived, or `timeout` passed. With `tls`, over `wss://`.
+    /// containing `stop` arrived, or `timeout` passed. With `tls`, over `wss://`; with `name`, as a member's display name.
     static func exchange(
         port: Int, session: String, token: String, since: Int64? = nil, send messages: [String] = [], until count: Int,
         stop: String? = nil, timeout: Duration = .seconds(15), host: String = "127.0.0.1", tls: TLSConfiguration? = nil,
-        paced: Bool = false, gap: Duration? = nil
+        paced: Bool = false, gap: Duration? = nil, name: String? = nil
     ) async throws -> [String] {
         let received = Received()
-        let url = "\(tls == nil ? "ws" : "wss")://\(host):\(port)/v1/sessions/\(session)/live" + (since.map { "?since=\($0)" } ?? "")
+        let query = [since.map { "since=\($0)" }, name.map { "name=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }]
+            .compactMap { $0 }.joined(separator: "&")
+        let url = "\(tls == nil ? "ws" : "wss")://\(host):\(port)/v1/sessions/\(session)/live" + (query.isEmpty ? "" : "?" + query)
         let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20, additionalHeaders: [.authorization: "Bearer \(token)"])
         await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {

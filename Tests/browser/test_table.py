@@ -105,7 +105,8 @@ class Seat:
 
 
 def main():
-    arguments, shots, check, work, server = start(__doc__, "hoard-table-")
+    # Who left is listed as away for 8 s (not a minute), so that the test sees them go.
+    arguments, shots, check, work, server = start(__doc__, "hoard-table-", "--away-seconds", "8")
     seats = []
     try:
         # A session whose last token is hidden, its art used nowhere else on the map.
@@ -134,6 +135,12 @@ def main():
         host.until(lambda: host.js("return document.body.dataset.live") == "connected", "the host's channel")
         check.that(host.token(secret["id"]) is not None, "the host's table holds the hidden token")
         check.that(host.visible("#join-link").get_attribute("href").endswith(f"/join/{code}"), "the host's page shows the link to share")
+        # The host gives the name the players see them by (kept in this browser); the channel reconnects with it.
+        host.visible("#host-name").send_keys("Greta")
+        host.driver.find_element(By.ID, "host-name-set").click()
+        host.until(lambda: host.js("return localStorage.getItem('hoard.hostName')") == "Greta", "the host's name kept")
+        host.until(lambda: host.js("return window.hoardTable.live.connections") >= 2
+                   and host.js("return document.body.dataset.live") == "connected", "the host's channel again")
 
         # 1. A player joins by the code's link, on a tablet.
         pia = Seat("pia", TABLET, shots)
@@ -145,6 +152,12 @@ def main():
         references = pia.drawn()
         check.that(references > 5, f"the player's map is drawn ({references} pictures)")
         pia.until(lambda: pia.js("return document.body.dataset.live") == "connected", "the player's channel")
+        shown = pia.until(lambda: pia.js("return [...document.querySelectorAll('#presence li.online')].map((li) => li.textContent)"),
+                          "who is at the table")
+        check.that("Greta (host)" in shown, f"a player who just joined sees the host connected, by the host's name ({shown})")
+        check.that(not any("(host)" in name and "Greta" not in name for name in
+                           pia.js("return [...document.querySelectorAll('#presence li')].map((li) => li.textContent)")),
+                   "the host is never shown by their token's label")
         seat = pia.js("return JSON.parse(sessionStorage.getItem('hoard.seat'))")
         check.that(seat and seat["token"].startswith("hoard_p_"), "the participant token is kept in sessionStorage")
         check.that(seat["token"] not in pia.driver.current_url and pia.js("return document.cookie") == "", "no token in the URL, no cookie")
@@ -184,6 +197,15 @@ def main():
         status = pia.until(lambda: pia.driver.find_element(By.ID, "table-status").text or None, "the refusal")
         # One refusal for "not yours", "hidden" and "absent" (DESIGN, "Game sessions"): nothing tells them apart.
         check.that("refused" in status and "UNKNOWN_ENTITY" in status, f"moving someone else's token is refused and shown ({status!r})")
+        # Wherever the page is scrolled: here on a short screen, with the refusal at its bottom edge.
+        size = pia.driver.get_window_size()
+        pia.driver.set_window_size(size["width"], 560)
+        covered = pia.js("""document.getElementById('table-status').scrollIntoView({block: 'end'});
+            const s = document.getElementById('table-status').getBoundingClientRect();
+            return [...document.querySelectorAll('.toast')].some((t) => { const r = t.getBoundingClientRect();
+              return r.left < s.right && s.left < r.right && r.top < s.bottom && s.top < r.bottom; });""")
+        pia.driver.set_window_size(size["width"], size["height"])
+        check.that(not covered, "the message that pops up does not cover the refusal under the canvas")
         check.that([(pia.token(theirs["id"]) or {}).get(k) for k in ("x", "y")] == [theirs["x"], theirs["y"]]
                    and [(host.token(theirs["id"]) or {}).get(k) for k in ("x", "y")] == [theirs["x"], theirs["y"]],
                    "the refused token stays where it was")
@@ -314,6 +336,15 @@ def main():
         time.sleep(1.5)
         check.that(pia.js("return document.body.dataset.live") == "ended", "a removed player's page says so and does not reconnect")
         pia.shot("10-player-removed")
+        # The host sees her away, then no longer listed nor offered in "send to" once the grace period has passed.
+        people = lambda: host.js("return [...document.querySelectorAll('#presence li')].map((li) => li.textContent)")  # noqa: E731
+        host.until(lambda: any("Pia" in name and "away" in name for name in people()), "Pia shown away")
+        check.that(any(o.text == "Pia only" for o in host.driver.find_elements(By.CSS_SELECTOR, "#message-to option")),
+                   "someone who just left is still listed, away")
+        time.sleep(9)
+        check.that(not any("Pia" in name for name in people())
+                   and not any("Pia" in o.text for o in host.driver.find_elements(By.CSS_SELECTOR, "#message-to option")),
+                   f"after the grace period she leaves the list and the send-to menu ({people()})")
 
         for seat_ in seats:
             problems = seat_.problems()

@@ -85,7 +85,7 @@ def hostile_pack(path):
 
 
 class Server:
-    def __init__(self, hoard, work):
+    def __init__(self, hoard, work, *serve):
         self.hoard, self.data = hoard, str(work / "data")
         self.run("group", "create", "default")
         self.run("import", "--group", "default", str(ROOT / "Packs/scifi-outpost.zip"))
@@ -103,7 +103,7 @@ class Server:
             self.port = probe.getsockname()[1]
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = open(work / "server.log", "w")
-        self.process = subprocess.Popen([hoard, "serve", "--data-dir", self.data, "--port", str(self.port), "--log-level", "warning"],
+        self.process = subprocess.Popen([hoard, "serve", "--data-dir", self.data, "--port", str(self.port), "--log-level", "warning", *serve],
                                         stdout=self.log, stderr=self.log)
         for _ in range(100):
             try:
@@ -146,9 +146,10 @@ def browser(width, height, scale=1, logs=("browser",)):
     return driver
 
 
-def start(description, prefix):
-    """Reads the command line (hoard, --artefacts, --keep) and serves a fresh data directory: what every browser test
-    begins with. Returns (arguments, screenshot folder, Check, work folder, Server)."""
+def start(description, prefix, *serve):
+    """Reads the command line (hoard, --artefacts, --keep) and serves a fresh data directory (`serve`: more options of
+    `hoard serve`): what every browser test begins with. Returns (arguments, screenshot folder, Check, work folder,
+    Server)."""
     parser = argparse.ArgumentParser(description=description.split("\n\n")[0])
     parser.add_argument("hoard")
     parser.add_argument("--artefacts", default=str(ROOT / "artefacts/browser"))
@@ -157,7 +158,7 @@ def start(description, prefix):
     shots = Path(arguments.artefacts)
     shots.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=prefix))
-    return arguments, shots, Check(), work, Server(os.path.abspath(arguments.hoard), work)
+    return arguments, shots, Check(), work, Server(os.path.abspath(arguments.hoard), work, *serve)
 
 
 def main():
@@ -330,6 +331,34 @@ def main():
         visible("#replace-yes").click()
         wait.until(lambda d: "unchanged" in d.find_element(By.ID, "report").text)
         check.that(True, "saying yes uploads it (here: unchanged)")
+        # A wrapper folder names the pack before the file name does: the page says the name the server files it under.
+        wrapped = work / "mymonsters-v2.zip"
+        pack_zip(wrapped, {"My Monsters/tokens/imp.png": png(72, 72, (200, 10, 10, 255)),
+                           "My Monsters/tokens/orc.png": png(72, 72, (10, 10, 200, 255))})
+        driver.find_element(By.ID, "pack-file").send_keys(str(wrapped))
+        told = wait.until(lambda d: "“" in d.find_element(By.ID, "filed-as").text and d.find_element(By.ID, "filed-as").text)
+        check.that("“My Monsters”" in told and "folder" in told, f"the page predicts the wrapper folder's name ({told!r})")
+        driver.find_element(By.ID, "upload-button").click()
+        report = visible("#report.ok")
+        check.that("Imported “My Monsters”" in report.text and "No warnings" in report.text,
+                   f"it is filed under that name, and 72 px art without tilePixels imports without warnings ({report.text[:200]!r})")
+        # A tar's listing is not read before upload; the server still refuses to add a version unasked, and the page asks.
+        import tarfile
+        tarred = work / "monsters-again.tar"
+        with tarfile.open(tarred, "w") as archive, zipfile.ZipFile(wrapped) as source:
+            for info in source.infolist():
+                data = source.read(info)
+                member = tarfile.TarInfo(info.filename)
+                member.size = len(data)
+                archive.addfile(member, io.BytesIO(data))
+        driver.find_element(By.ID, "pack-file").send_keys(str(tarred))
+        wait.until(lambda d: "unless" in d.find_element(By.ID, "filed-as").text)
+        driver.find_element(By.ID, "upload-button").click()
+        asked = visible("#replace-confirm").text
+        check.that("already here" in asked and "My Monsters" in asked, f"replacing a pack the page could not foresee still asks first ({asked!r})")
+        visible("#replace-yes").click()
+        wait.until(lambda d: "unchanged" in d.find_element(By.ID, "report").text)
+        check.that(True, "saying yes sends it again (here: unchanged)")
         # An upload cancelled while it is sent: nothing is stored.
         cancelled = work / "cancelled.zip"
         pack_zip(cancelled, {"tokens/big.png": png(64, 64, (1, 2, 3, 255), padding=600_000)}, {"name": "cancelled-pack", "version": "1.0.0"})
@@ -472,6 +501,11 @@ def main():
         code = visible("#join-code").text
         check.that(len(code) == 9 and code[4] == "-", f"starting a session from a saved map shows its join code ({code})")
         check.that("/#/sessions/" in driver.find_element(By.ID, "session-link").get_attribute("href"), "and a link to it")
+        try:
+            wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#session-list .session")) == 2)
+            check.that(True, "the lobby lists the session just started, without a reload")
+        except TimeoutException:
+            check.that(False, "the lobby lists the session just started, without a reload")
         shot("11b-session-started")
         driver.get(server.base + "/#/sessions")
         card = wait.until(lambda d: next((c for c in d.find_elements(By.CSS_SELECTOR, ".session") if "<script>" in c.text), None))
@@ -552,12 +586,25 @@ def main():
                                          (f"#/sessions/{created['id']}", "#map-status", "session")):
                     other.get(server.base + "/" + route)
                     visible(css, other)
-                    check.that(other.execute_script("return document.documentElement.scrollWidth <= innerWidth"), f"{label}: the {name} view fits the width")
+                    check.that(other.execute_script("return document.documentElement.scrollWidth <= innerWidth && innerWidth <= arguments[0]",
+                                                    size[0]), f"{label}: the {name} view fits the width")
                     other.save_screenshot(str(shots / f"21-{label}-{name}.png"))
                 other.get(server.base + "/#/?pack=dungeon-basics")
-                visible("#grid .tile", other).click()
+                visible("#grid .tile", other)
+                # Opened from far down the grid, the asset page starts at its title.
+                other.execute_script("const tiles = document.querySelectorAll('#grid .tile'); tiles[tiles.length - 1].scrollIntoView();"
+                                     "tiles[tiles.length - 1].click()")
                 visible("table.variants", other)
+                time.sleep(0.2)
+                check.that(other.execute_script("return scrollY === 0 && document.querySelector('h1').getBoundingClientRect().top >= 0"),
+                           f"{label}: the asset page opens at its title, not scrolled past it")
                 check.that(other.execute_script("return document.documentElement.scrollWidth <= innerWidth"), f"{label}: the asset view fits the width")
+                if label == "phone":
+                    # A phone's viewport widens to what is too wide for it (so scrollWidth <= innerWidth held at 435 px).
+                    wide = other.execute_script("const w = document.querySelector('.table-wrap');"
+                                                "return [innerWidth, document.documentElement.scrollWidth, w.scrollWidth - w.clientWidth]")
+                    check.that(wide[0] <= PHONE[0] and wide[1] <= PHONE[0] and wide[2] <= 1,
+                               f"phone: the asset page does not scroll sideways, nor its variants ({wide})")
                 other.save_screenshot(str(shots / f"22-{label}-asset.png"))
             finally:
                 other.quit()

@@ -13,10 +13,15 @@ public struct SessionFields: Sendable, Hashable, Codable {
     public var mapDigest: Digest
     /// The sequence number of the last event: open the live channel with `since` = this.
     public var seq: Int64
-    /// Who joined.
+    /// Who is at the table: the connected, and those who left or joined less than ``awaySeconds`` ago (shown away).
     public var participants: [Participant]
     /// Who the caller is at the table.
     public var you: Seat?
+    /// The host as the others see them: `host:<token label>`, the display name their table gave (never the label),
+    /// and whether they are connected.
+    public var hostSeat: Participant?
+    /// How long someone who left stays listed (away) before they leave the list, in seconds.
+    public var awaySeconds: Int?
 
     /// A session's fields.
     public init(
@@ -32,7 +37,7 @@ public struct SessionFields: Sendable, Hashable, Codable {
         self.you = you
     }
 
-    enum CodingKeys: String, CodingKey { case id, name, host, visibility, mapDigest, seq, participants, you }
+    enum CodingKeys: String, CodingKey { case id, name, host, visibility, mapDigest, seq, participants, you, hostSeat, awaySeconds }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -44,6 +49,8 @@ public struct SessionFields: Sendable, Hashable, Codable {
         seq = try container.decode(Int64.self, forKey: .seq)
         participants = try container.decodeIfPresent([Participant].self, forKey: .participants) ?? []
         you = try container.decodeIfPresent(Seat.self, forKey: .you)
+        hostSeat = try container.decodeIfPresent(Participant.self, forKey: .hostSeat)
+        awaySeconds = try container.decodeIfPresent(Int.self, forKey: .awaySeconds)
     }
 
     /// Someone in a session.

@@ -21,7 +21,7 @@ public enum VariantRules {
     /// Relative tolerance for aspect ratio and scale (2%), never less than one pixel per scale step.
     static let tolerance = 0.02
     /// Relative tolerance for footprint × tilePixels (10%): art is often drawn a little over the tile.
-    static let footprintTolerance = 0.10
+    public static let footprintTolerance = 0.10
 
     /// Every problem among the variants of one asset: errors refuse the pack, warnings are reported.
     public static func check(

@@ -83,7 +83,7 @@ struct ArchiveScan: Sendable {
         var scan = ArchiveScan(archiveSize: reader.archiveSize)
         var lastReport = Date.distantPast
         var skipped = SkippedFiles()
-        var isUnderOneFolder = true
+        var top = PackNaming.TopFolder()
         while let entry = try reader.nextEntry() {
             if let stop, stop() { throw cancelled }
             scan.entries += 1
@@ -98,14 +98,8 @@ struct ArchiveScan: Sendable {
             }
             let components = entry.path.components
             if components == ["content.xml"] || components == ["properties.xml"] { scan.rootMapToolFiles += 1 }
-            if isUnderOneFolder {
-                if components.count < 2 || (scan.topFolder != nil && scan.topFolder != components[0]) {
-                    isUnderOneFolder = false
-                    scan.topFolder = nil
-                } else if scan.topFolder == nil {
-                    scan.topFolder = components[0]
-                }
-            }
+            top.see(components)
+            scan.topFolder = top.folder
             if components.last == PackFile.fileName, components.count <= 2 {
                 if components.count == 1 {
                     scan.packFileBytes = try readSmall(reader, limit: limits.maxManifestBytes, entry: entry.path.description)

@@ -43,6 +43,9 @@ public struct Importer: Sendable {
         /// Asked between entries and before anything is published: true stops the import (`IMPORT_CANCELLED`), and
         /// nothing is stored. Once the publish has begun the import runs to its end.
         public var isCancelled: (@Sendable () -> Bool)?
+        /// Whether a pack of the same name already in the group refuses the import (`PACK_CONFLICT`, nothing stored)
+        /// instead of receiving a new version: for an uploader who has not been asked whether to replace it.
+        public var isNewPackOnly = false
         /// The bundle's budgets when this archive is one of its packs.
         var budget: SharedBudget?
         /// Creates default options.
@@ -160,9 +163,9 @@ public struct Importer: Sendable {
                 problems.append(Problem(.storageFailure, "processor \(processor.id) failed: \(error)"))
             }
         }
-        let fileName = options.namesFromFileName ? Self.packName(fromArchive: archiveName) : nil
-        let tokenName = scan.isTokenFile ? plan.assets.first?.name : nil
-        var packName = options.packName ?? plan.packFile.name ?? plan.wrapper ?? fileName ?? tokenName ?? ""
+        var packName = PackNaming.name(
+            typed: options.packName, packFile: plan.packFile, wrapper: plan.wrapper, archive: options.namesFromFileName ? archiveName : nil,
+            token: scan.isTokenFile ? plan.assets.first?.name : nil)?.0 ?? ""
         if plan.assets.isEmpty, !problems.contains(where: { $0.severity == .error }) {
             problems.append(Problem(.emptyPack, "the archive holds no PNG, JPEG or WebP pictures that Hoard could name; see the warnings"))
         } else if packName.isEmpty {
@@ -177,7 +180,9 @@ public struct Importer: Sendable {
         if options.isCancelled?() == true { throw refuse([ArchiveScan.cancelled.problem]) }
 
         do {
-            let (commit, held, outcome) = try await commitPack(plan, area: area, packName: packName, group: options.group) {
+            let (commit, held, outcome) = try await commitPack(
+                plan, area: area, packName: packName, group: options.group, isNewPackOnly: options.isNewPackOnly
+            ) {
                 progress?(ImportProgress(phase: $0, bytesRead: scan.archiveSize, totalBytes: scan.archiveSize, entries: scan.entries))
             }
             let allBytes = commit.blobs.reduce(into: [Digest: Int64]()) { $0[$1.digest] = $1.size }
@@ -206,7 +211,8 @@ public struct Importer: Sendable {
     /// with other content. Then the version is chosen again from the new state (at most 10 times), so concurrent
     /// imports without a version each get their own version, or `unchanged` when their content is the same.
     private func commitPack(
-        _ plan: PackPlanner.Plan, area: StagingArea, packName: String, group: String, phase: (ImportProgress.Phase) -> Void
+        _ plan: PackPlanner.Plan, area: StagingArea, packName: String, group: String, isNewPackOnly: Bool,
+        phase: (ImportProgress.Phase) -> Void
     ) async throws -> (ImportCommit, Set<Digest>, RecordOutcome) {
         var attempt = 1
         while true {
@@ -214,6 +220,10 @@ public struct Importer: Sendable {
             if let state, !NameRule.spelledAlike(state.name, packName) {
                 // The group's pack of the same name under NameRule ("Émoi" for "émoi"): a new pack is refused.
                 throw CatalogError(.conflict, SQLiteCatalog.alikePack(state.name, packName, group: state.group))
+            }
+            if let state, isNewPackOnly {
+                throw CatalogError(
+                    .conflict, "a pack named '\(state.name)' is already in group '\(state.group)'; upload it again to add a version of it")
             }
             let prepared = try await offloaded { try PackWriter(plan: plan).prepare(packName: packName, group: group, state: state) }
             let held = try Self.blobs(Set(prepared.commit.blobs.map(\.digest)), heldBy: group, catalog)

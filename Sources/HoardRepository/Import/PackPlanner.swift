@@ -28,10 +28,8 @@ struct PackPlanner: Sendable {
 
     func plan(_ scan: ArchiveScan, problems: inout [Problem]) -> Plan {
         var packFile = PackFile()
-        var packFileBytes = scan.packFileBytes
-        if packFileBytes == nil, let wrapped = scan.wrappedPackFile, wrapped.folder == scan.topFolder {
-            packFileBytes = wrapped.bytes
-        } else if let wrapped = scan.wrappedPackFile {
+        let packFileBytes = PackNaming.packFileBytes(root: scan.packFileBytes, wrapped: scan.wrappedPackFile, topFolder: scan.topFolder)
+        if let wrapped = scan.wrappedPackFile, scan.packFileBytes != nil || wrapped.folder != scan.topFolder {
             problems.append(Problem(
                 .ignoredEntry, "pack.json is read only at the pack's root (or in the one folder that holds everything); skipped",
                 entry: "\(wrapped.folder)/\(PackFile.fileName)", severity: .warning))
@@ -56,7 +54,7 @@ struct PackPlanner: Sendable {
             unclaimedKind = nil
         }
         if !registry.isEnabled(DefaultNamingConvention().id, byDefault: true, for: packFile) { unclaimedKind = nil }
-        let wrapper = scan.topFolder.flatMap { context.kind(forFolder: $0) == nil ? $0 : nil }
+        let wrapper = PackNaming.wrapper(topFolder: scan.topFolder, context: context)
         var pictures = scan.pictures
         if wrapper != nil {
             for index in pictures.indices {
@@ -133,6 +131,9 @@ struct PackPlanner: Sendable {
             }
         }
         let assetOrder = planOrder
+        if packFile.tilePixels == nil {
+            packFile.tilePixels = Self.inferredTilePixels(assetOrder.compactMap { groups[$0] }, context: context)
+        }
         var plans: [AssetPlan] = []
         for key in assetOrder {
             guard let plan = groups[key], let definition = context.definition(of: plan.kind) else { continue }

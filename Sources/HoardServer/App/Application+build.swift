@@ -1,5 +1,6 @@
 import Foundation
 import HoardCore
+import HoardDiscovery
 import HoardRepository
 import Hummingbird
 import HummingbirdCore
@@ -28,7 +29,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         joinsPerSession: configuration.joinsPerSession, windowSeconds: configuration.limitWindowSeconds)
 
     let hub = SessionHub(
-        catalog: hoard.catalog, storage: StoredTables(hoard: hoard), access: access, logger: logger, grabLease: configuration.grabLease)
+        catalog: hoard.catalog, storage: StoredTables(hoard: hoard), access: access, logger: logger, grabLease: configuration.grabLease,
+        awayGrace: configuration.awayGrace)
     // A participant removed, a session ended or a session made through another server sharing the catalog: its sockets
     // close here too, and its table is loaded here so that its players may fetch its art through this server.
     access.onSessionChanges { changes in Task { await hub.follow(changes) } }
@@ -81,7 +83,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         onServerRunning: { channel in
             identity.port = channel.localAddress?.port ?? configuration.port
             logger.info("Hoard is serving", metadata: [
-                "url": "\(configuration.certificates == nil ? "http" : "https")://\(configuration.host):\(identity.port)",
+                "url": "\(LANAddress.url(scheme: configuration.certificates == nil ? "http" : "https", host: configuration.host, port: identity.port))",
                 "dataDirectory": "\(configuration.dataDirectory)",
             ])
             announcer?.announce()
@@ -103,7 +105,7 @@ private func metricsService(_ configuration: ServerConfiguration, metrics: Serve
             router: router, configuration: .init(address: .hostname(address.host, port: address.port), serverName: "Hoard"),
             onServerRunning: { channel in
                 logger.info("Hoard serves its metrics", metadata: [
-                    "url": "http://\(address.host):\(channel.localAddress?.port ?? address.port)/metrics"
+                    "url": "\(LANAddress.url(scheme: "http", host: address.host, port: channel.localAddress?.port ?? address.port))/metrics"
                 ])
             }, logger: logger)
     ]

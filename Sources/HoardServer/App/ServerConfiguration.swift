@@ -61,6 +61,9 @@ public struct ServerConfiguration: Sendable {
     /// How long a grab stays leased to the server that granted it without being renewed: a grab held through a
     /// server that died is released this long after, at most (plus ``grabRenewal``).
     public var grabLease: Duration = .seconds(15)
+    /// How long someone who left a table stays listed there as away before they leave the list (and the page's "send
+    /// to" menu): a dropped phone that comes back within it finds the table as it left it.
+    public var awayGrace: Duration = .seconds(60)
     /// How often a server renews its grab leases and releases the grabs whose lease ended.
     public var grabRenewal: Duration = .seconds(5)
     /// How often the access index compares itself with the catalog in the background.

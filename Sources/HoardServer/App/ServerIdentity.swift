@@ -70,22 +70,48 @@ public final class ServerIdentity: Sendable {
     /// The DNS-SD TXT record's fields.
     var record: ServerRecord { ServerRecord(instance: instance, isTLS: isTLS, name: name) }
 
-    /// The URLs on the local network for a server bound to `boundHost`: on a wildcard address, each IPv4 address
-    /// that is neither loopback nor link-local (169.254/16), in the order given, without repeats; on one address, that
-    /// address unless it is loopback. Then `host.local` (the first label of `hostName`), when any address was listed.
+    /// The URLs on the local network for a server bound to `boundHost`: on a wildcard address, each address
+    /// ``LANAddress/isOffered(_:)`` in the order given, IPv4 before IPv6 and without repeats (`0.0.0.0` listens on IPv4
+    /// only, so it offers no IPv6); on one address, that address if it is offered. Then `host.local` (the first label of
+    /// `hostName`), when any address was listed. IPv6 addresses are bracketed (`http://[fd00::5]:8080`); link-local IPv6
+    /// is never offered (see ``LANAddress``).
     static func lanURLs(scheme: String, boundHost: String, port: Int, addresses: [String], hostName: String?) -> [String] {
-        func isOffered(_ address: String) -> Bool {
-            let parts = address.split(separator: ".")
-            guard parts.count == 4, parts.allSatisfy({ UInt8($0) != nil }) else { return false }
-            return parts[0] != "127" && parts[0] != "0" && !(parts[0] == "169" && parts[1] == "254")
+        let bound = boundHost.hasPrefix("[") && boundHost.hasSuffix("]") ? String(boundHost.dropFirst().dropLast()) : boundHost
+        let candidates: [String]
+        switch bound {
+        case "0.0.0.0": candidates = addresses.filter { !$0.contains(":") }
+        case "", "::", "*": candidates = addresses.filter { !$0.contains(":") } + addresses.filter { $0.contains(":") }
+        default: candidates = [bound]
         }
-        let wildcard = ["", "0.0.0.0", "::", "[::]", "*"].contains(boundHost)
         var hosts: [String] = []
-        for address in wildcard ? addresses : [boundHost] where isOffered(address) && !hosts.contains(address) {
+        for address in candidates where LANAddress.isOffered(address) && !hosts.contains(address) {
             hosts.append(address)
         }
         if !hosts.isEmpty, let short = shortHostName(hostName) { hosts.append(short + ".local") }
-        return hosts.map { "\(scheme)://\($0):\(port)" }
+        return hosts.map { LANAddress.url(scheme: scheme, host: $0, port: port) }
+    }
+
+    /// The wildcard address `--lan` binds: `::` where an IPv6 socket on it also takes IPv4 (the system's default for
+    /// IPv6 sockets is dual-stack, as on Linux unless `net.ipv6.bindv6only` and on macOS), else `0.0.0.0` (no IPv6 here).
+    public static func lanWildcard() -> String {
+        #if canImport(Glibc)
+        let probe = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let probe = socket(AF_INET6, SOCK_STREAM, 0)
+        #endif
+        guard probe >= 0 else { return "0.0.0.0" }
+        defer { close(probe) }
+        var isV6Only: Int32 = 1
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(probe, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+        }
+        guard getsockopt(probe, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &isV6Only, &length) == 0, isV6Only == 0, bound == 0 else {
+            return "0.0.0.0"
+        }
+        return "::"
     }
 
     /// The machine's host name (`gethostname`, not resolved: Foundation's `hostName` may wait on DNS).

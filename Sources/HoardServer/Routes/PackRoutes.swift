@@ -19,6 +19,11 @@ struct PackRoutes: Sendable {
     func register(on endpoints: Endpoints) {
         endpoints.on(.get, "/v1/packs") { _, context in try JSONBody.response(["packs": try visiblePacks(context.principal)]) }
         endpoints.on(.post, "/v1/packs") { request, context in try await upload(request, context) }
+        endpoints.on(.post, "/v1/pack-name") { request, context in
+            _ = try context.requireMember()
+            let facts = try await request.decode(as: PackNaming.Facts.self, context: context)
+            return try JSONBody.response(PackNaming.predict(facts, kinds: hoard.registry.kinds))
+        }
         endpoints.on(.get, "/v1/packs/{name}") { request, context in try JSONBody.response(try await detail(try pack(request, context))) }
         endpoints.on(.get, "/v1/packs/{name}/documents/{file}") { request, context in try await document(request, context) }
         endpoints.on(.patch, "/v1/packs/{name}") { request, context in try await patch(request, context) }
@@ -174,6 +179,7 @@ struct PackRoutes: Sendable {
         // The spool file's name means nothing; the browser may say what the archive was called.
         options.archiveName = query["fileName"].map { String($0.prefix(255)) }
         options.namesFromFileName = options.archiveName != nil
+        options.isNewPackOnly = query["newPackOnly"] == "true"
         let limit = configuration.maxPackUpload
         if let declared = request.headers[.contentLength].flatMap(Int64.init), declared > limit {
             throw APIError.tooLarge("the archive is \(declared) bytes; the limit is \(limit)")

@@ -64,15 +64,23 @@ struct LiveRoutes: Sendable {
             let context = wsContext.requestContext
             let (session, principal) = try await admit(context)
             let since = wsContext.request.uri.queryParameters["since"].flatMap { Int64(String($0)) }
+            let name = wsContext.request.uri.queryParameters["name"].flatMap { try? NameRule.checked(String($0), as: .displayName) }
             let headers = wsContext.request.headers
             let protocols: [String] = headers[values: .secWebSocketProtocol]
             let authorization: String? = AccessIndex.authorization(header: headers[.authorization], webSocketProtocols: protocols)
             var tokenHash: String?
             if let authorization, let token = try? AccessIndex.bearerToken(authorization) { tokenHash = Hoard.hashToken(token) }
             try await serve(
-                session: session, principal: principal, tokenHash: tokenHash, since: since, inbound: inbound, outbound: outbound,
-                channel: context.channel, logger: context.logger)
+                session: session, principal: principal, tokenHash: tokenHash, since: since, name: name, inbound: inbound,
+                outbound: outbound, channel: context.channel, logger: context.logger)
         })
+    }
+
+    /// Who a socket is at the table: a participant by the name they joined with; a member by the name their table gave
+    /// (`name=`), else the host as "Host" (a token's label is never shown to players) and another member by their label.
+    static func displayName(_ principal: Principal, _ isHost: Bool, given: String?) -> String {
+        guard principal.participantId == nil else { return principal.tokenName }
+        return given ?? (isHost ? SessionHub.defaultHostName : principal.tokenName)
     }
 
     func admit(_ context: HoardRequestContext) async throws -> (SessionRecord, Principal) {
@@ -80,7 +88,7 @@ struct LiveRoutes: Sendable {
     }
 
     func serve(
-        session: SessionRecord, principal: Principal, tokenHash: String?, since: Int64?, inbound: WebSocketInboundStream,
+        session: SessionRecord, principal: Principal, tokenHash: String?, since: Int64?, name: String?, inbound: WebSocketInboundStream,
         outbound: WebSocketOutboundWriter, channel: any Channel, logger: Logger
     ) async throws {
         let connection = UUID()
@@ -91,7 +99,8 @@ struct LiveRoutes: Sendable {
         let stream: AsyncStream<String>
         do {
             stream = try await hub.connect(
-                session: session.id, connection: connection, participantId: participantId, name: principal.tokenName, isHost: isHost,
+                session: session.id, connection: connection, participantId: participantId, name: Self.displayName(principal, isHost, given: name),
+                isHost: isHost,
                 since: since, link: link)
         } catch let refusal as SessionHub.Refusal {
             return try await outbound.close(.policyViolation, reason: refusal.reason)

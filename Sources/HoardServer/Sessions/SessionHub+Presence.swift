@@ -60,6 +60,8 @@ extension SessionHub {
             try catalog.holdPresence(Presence(session: id, participant: participantId, name: name, replica: replica), until: leaseEnd())
         }
         sessions[id]?.connections[connection] = added
+        departures[id]?[participantId] = nil
+        if isHost { hostNames[id] = name }
         if joins {
             try publish(
                 session: id,
@@ -115,6 +117,7 @@ extension SessionHub {
             try catalog.dropPresence(session: id, participant: gone.participantId, replica: replica)
             // Left, for everyone, when it was their last socket on any replica.
             if try !catalog.present(session: id, at: Date()).contains(gone.participantId) {
+                departures[id, default: [:]][gone.participantId] = Date()
                 try publish(
                     session: id,
                     ["type": .string("presence"), "event": .string("left"), "participant": Self.participant(gone.participantId, gone.name)])
@@ -172,6 +175,24 @@ extension SessionHub {
         }
     }
 
+    /// Who is at the table as `GET /v1/sessions/{id}` lists them: of the session's participants, those connected, and
+    /// those who left or joined (and never connected) less than ``awayGrace`` ago, shown away; then the host's seat, by
+    /// the display name their table gave ("Host" until it has: a token's label is never shown).
+    func seats(session: SessionRecord, participants: [ParticipantRecord]) -> (participants: [SessionFields.Participant], host: SessionFields.Participant) {
+        let connected = connected(session: session.id)
+        let since = Date().addingTimeInterval(-Double(awayGrace.components.seconds))
+        let left = departures[session.id] ?? [:]
+        let listed = participants.filter { connected.contains($0.id) || max($0.joinedAt, left[$0.id] ?? $0.joinedAt) > since }
+        let hostId = "host:\(session.host)"
+        return (
+            listed.map { SessionFields.Participant(id: $0.id, name: $0.name, isConnected: connected.contains($0.id)) },
+            SessionFields.Participant(id: hostId, name: hostNames[session.id] ?? Self.defaultHostName, isConnected: connected.contains(hostId))
+        )
+    }
+
+    /// What the host is called until their table gives a display name.
+    static let defaultHostName = "Host"
+
     /// A participant's presence on a replica whose lease ended (it died, or this process restarted): they leave, for
     /// everyone, unless they are connected to a replica still (this one included: its lease is then held again).
     func presenceExpired(_ presence: Presence) async throws {
@@ -182,6 +203,7 @@ extension SessionHub {
             return
         }
         try await load(presence.session)
+        departures[presence.session, default: [:]][presence.participant] = Date()
         try publish(
             session: presence.session,
             ["type": .string("presence"), "event": .string("left"), "participant": Self.participant(presence.participant, presence.name)])

@@ -92,16 +92,25 @@ actor SessionHub {
     /// How long a grab's lease lasts after it is granted or renewed.
     nonisolated let grabLease: Duration
 
+    /// How long someone who left stays listed as away (``ServerConfiguration/awayGrace``).
+    nonisolated let awayGrace: Duration
+
     let catalog: Catalog
     let logger: Logger
     let storage: any TableStorage
     let access: AccessIndex
     var sessions: [String: Live] = [:]
+    /// When each participant who left a session left it (through this replica), by session: they are listed as away
+    /// until ``awayGrace`` has passed.
+    var departures: [String: [String: Date]] = [:]
+    /// The display name each session's host gave on their last live channel here (`name=`).
+    var hostNames: [String: String] = [:]
 
     init(
         catalog: Catalog, storage: any TableStorage, access: AccessIndex, logger: Logger, replica: String = UUID().uuidString.lowercased(),
-        grabLease: Duration = .seconds(15)
+        grabLease: Duration = .seconds(15), awayGrace: Duration = .seconds(60)
     ) {
+        self.awayGrace = awayGrace
         self.catalog = catalog
         self.storage = storage
         self.access = access

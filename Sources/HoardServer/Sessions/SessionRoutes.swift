@@ -246,15 +246,15 @@ struct SessionRoutes: Sendable {
             let map = ByteBuffer(bytes: view.bytes)
             document = (map, try encodedManifest(of: view.digest, map: map, group: session.groupId))
         }
-        let connected = await hub.connected(session: session.id)
-        let participants = try hoard.catalog.participants(session: session.id).map {
-            SessionFields.Participant(id: $0.id, name: $0.name, isConnected: connected.contains($0.id))
-        }
+        let seats = await hub.seats(session: session, participants: try hoard.catalog.participants(session: session.id))
         // The fields other than the map and its manifest, which are spliced in as bytes.
-        let fields = try JSONBody.encoder.encode(SessionFields(
+        var shown = SessionFields(
             id: session.id, name: session.name, host: session.host, visibility: session.visibility, mapDigest: view.digest,
-            seq: seq, participants: participants, you: SessionFields.Seat(
-                participantId: seat.participantId, host: seat.actor == .host, joinCode: seat.actor == .host ? session.code : nil)))
+            seq: seq, participants: seats.participants, you: SessionFields.Seat(
+                participantId: seat.participantId, host: seat.actor == .host, joinCode: seat.actor == .host ? session.code : nil))
+        shown.hostSeat = seats.host
+        shown.awaySeconds = Int(hub.awayGrace.components.seconds)
+        let fields = try JSONBody.encoder.encode(shown)
         var body = ByteBuffer()
         guard let (map, manifest) = document else {
             body.writeBytes(fields)

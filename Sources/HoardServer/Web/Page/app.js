@@ -79,6 +79,8 @@ function settle(route) {
   if (route === lastRoute && route === 'browse') return;
   const isFirst = lastRoute === null;
   lastRoute = route;
+  // Another view opens at its top (its title in sight), not where the last one was scrolled to.
+  if (!isFirst) window.scrollTo(0, 0);
   if (!heading || isFirst) return;
   heading.tabIndex = -1;
   heading.focus({preventScroll: true});

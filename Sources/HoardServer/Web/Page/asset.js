@@ -128,13 +128,14 @@ export async function showAsset(main, digest) {
     h('div', {class: 'table-wrap'}, h('table', {class: 'variants'},
       h('thead', {}, h('tr', {}, h('th', {}, 'Scale'), h('th', {}, 'Pixels'), h('th', {}, 'Size'), h('th', {}, 'Type'), h('th', {}, 'Digest'),
         h('th', {}, h('span', {class: 'visually-hidden'}, 'Download')))),
+      // Each cell names its column (data-label): on a phone the rows become cards, with no table to scroll sideways.
       h('tbody', {}, variants.map((variant) => h('tr', {},
-        h('td', {}, `@${variant.scale}x`, variant.generated ? h('span', {class: 'badge'}, 'generated') : null,
+        h('td', {dataset: {label: 'Scale'}}, `@${variant.scale}x`, variant.generated ? h('span', {class: 'badge'}, 'generated') : null,
           variant.animated ? h('span', {class: 'badge'}, animation(variant)) : null),
-        h('td', {}, `${variant.width} × ${variant.height}`),
-        h('td', {}, bytes(variant.size)),
-        h('td', {}, variant.mediaType),
-        h('td', {}, h('code', {class: 'digest full'}, variant.digest), copyButton(variant.digest)),
+        h('td', {dataset: {label: 'Pixels'}}, `${variant.width} × ${variant.height}`),
+        h('td', {dataset: {label: 'Size'}}, bytes(variant.size)),
+        h('td', {dataset: {label: 'Type'}}, variant.mediaType),
+        h('td', {dataset: {label: 'Digest'}}, h('code', {class: 'digest full'}, variant.digest), copyButton(variant.digest)),
         h('td', {}, downloadButton(descriptor.name, variant)))))))));
 
   drawFootprint(canvas, descriptor);

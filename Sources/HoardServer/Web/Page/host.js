@@ -4,6 +4,7 @@ import {pictureURL, query, thumbnailDigest} from './api.js';
 import {h, replace, toast} from './dom.js';
 import {inviteCard} from './invite.js';
 import {newId} from './tablestate.js';
+import {hostName} from './table.js';
 
 export function hostControls(main, table, request) {
   const {session, state} = table;
@@ -18,13 +19,24 @@ export function hostControls(main, table, request) {
   const save = h('button', {type: 'button', id: 'save-map'}, 'Save the table');
   const saved = h('select', {id: 'saved-maps', 'aria-label': 'Saved maps'});
   const replaceButton = h('button', {type: 'button', id: 'replace-map', class: 'ghost'}, 'Replace the map');
+  const myName = h('input', {id: 'host-name', type: 'text', maxlength: '64', autocomplete: 'nickname', value: hostName() ?? '',
+    placeholder: 'Host'});
+  const setName = h('button', {type: 'button', id: 'host-name-set'}, 'Set');
   const code = session.you?.joinCode;
   const panel = h('section', {id: 'host-panel', class: 'host-panel'},
     code ? inviteCard(code) : null,
+    h('label', {for: 'host-name'}, 'Your name at the table'), h('div', {class: 'row'}, myName, setName),
     h('h3', {}, 'Host'), selected, h('div', {class: 'row'}, hide, reveal, remove), h('label', {for: 'assign-token'}, 'Belongs to'), owner,
     h('h3', {}, 'Add a token'), search, results,
     h('h3', {}, 'Map'), h('div', {class: 'row'}, saveName, save), h('div', {class: 'row'}, saved, replaceButton));
   main.querySelector('.table-side').appendChild(panel);
+  // The players see the host by this name (kept in this browser): the live channel reconnects with it.
+  setName.addEventListener('click', () => {
+    const chosen = myName.value.trim();
+    if (chosen) localStorage.setItem('hoard.hostName', chosen); else localStorage.removeItem('hoard.hostName');
+    table.live.name = chosen || undefined;
+    table.live.socket?.close(4000, 'the host renamed themselves');
+  });
 
   const current = () => (state.map?.tokens ?? []).find((token) => token?.id === state.selected);
   const send = (op, what) => table.send(op).catch(table.refused(what));

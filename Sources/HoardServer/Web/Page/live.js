@@ -11,10 +11,11 @@ const MAX_RETRY = 10000;
 export class LiveChannel {
   /**
    * onEvent(event) for every event in order; onStatus('connected' | 'reconnecting' | 'ended', detail).
-   * `since`: the `seq` of the session document the page drew.
+   * `since`: the `seq` of the session document the page drew; `name`: a member's display name at the table (the
+   * host's: never their token's label), sent at each connection.
    */
-  constructor({sessionId, token, since, onEvent, onStatus}) {
-    Object.assign(this, {sessionId, token, lastSeq: since, onEvent, onStatus});
+  constructor({sessionId, token, since, name, onEvent, onStatus}) {
+    Object.assign(this, {sessionId, token, lastSeq: since, name, onEvent, onStatus});
     this.pending = new Map();  // opId → {text, resolve, reject}, oldest first
     this.retry = FIRST_RETRY;
     this.closed = false;
@@ -24,8 +25,11 @@ export class LiveChannel {
 
   url() {
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-    const since = Number.isInteger(this.lastSeq) ? `?since=${this.lastSeq}` : '';
-    return `${scheme}://${location.host}/v1/sessions/${encodeURIComponent(this.sessionId)}/live${since}`;
+    const params = new URLSearchParams();
+    if (Number.isInteger(this.lastSeq)) params.set('since', String(this.lastSeq));
+    if (this.name) params.set('name', this.name);
+    const query = params.size ? `?${params}`.replaceAll('+', '%20') : '';
+    return `${scheme}://${location.host}/v1/sessions/${encodeURIComponent(this.sessionId)}/live${query}`;
   }
 
   connect() {

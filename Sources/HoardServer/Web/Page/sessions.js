@@ -12,10 +12,11 @@ function when(text) {
 }
 
 /** Start a session from one of the group's saved maps; once started, its join code and links. */
-function startCard(maps) {
+function startCard(maps, onStarted = () => {}) {
   if (!maps.length) {
     return h('div', {class: 'card start-session'}, h('h2', {}, 'Start a session'),
-      h('p', {class: 'muted'}, 'Your group has no saved map yet. Make one above (New map, then “Save the table”) and start a session from it here.'));
+      h('p', {class: 'muted'}, 'Your group has no saved map yet. Make one above (New map, then “Save the table”) or import one with ',
+        h('code', {}, 'hoard map import URL FILE.json'), ', then start a session from it here.'));
   }
   const map = h('select', {id: 'start-map'}, maps.map((m) => h('option', {value: m.name}, m.name)));
   const name = h('input', {type: 'text', id: 'start-name', maxlength: '128', required: true, autocomplete: 'off', value: maps[0].name});
@@ -43,6 +44,7 @@ function startCard(maps) {
         h('p', {class: 'muted'}, 'The code is shown once: note it now. Your group sees the session at ',
           h('a', {href: page, id: 'session-link'}, page), '.'),
         inviteCard(created.code, {showsCode: false})));
+      onStarted(created);
     } catch (error) {
       replace(out, h('p', {class: 'error'}, error.status === 404 ? 'That saved map is gone; reload the page and pick another.'
         : `Cannot start it: ${error.message}`));
@@ -53,22 +55,26 @@ function startCard(maps) {
   return form;
 }
 
+/** The group's sessions as cards (or the notice that there are none), read afresh. */
+async function sessionList() {
+  const {sessions} = await api('/v1/sessions');
+  return sessions.length === 0
+    ? h('div', {class: 'card notice'}, h('h2', {}, 'No sessions yet'),
+      h('p', {}, 'A host starts one from a tablet app or with ', h('code', {}, 'hoard session create'), '.'))
+    : h('div', {class: 'sessions'}, sessions.map((session) => h('a', {class: 'card session', href: `#/sessions/${session.id}`},
+      h('h2', {class: 'session-name'}, session.name),
+      h('p', {class: 'muted'}, 'hosted by ', h('strong', {}, session.host), ` · ${when(session.createdAt)}`),
+      h('p', {}, h('span', {class: `badge ${session.visibility}`}, session.visibility), ' ',
+        `${plural(session.participants.length, 'player')} joined, ${session.connected} connected`),
+      session.participants.length ? h('ul', {class: 'people'}, session.participants.slice(0, 12).map((name) => h('li', {}, name))) : null)));
+}
+
 export async function showLobby(main) {
-  const [{sessions}, {maps}] = await Promise.all([api('/v1/sessions'), api('/v1/maps').catch(() => ({maps: []}))]);
-  replace(main, h('section', {class: 'lobby'},
-    h('h1', {}, 'Game sessions'),
-    newMapCard(),
-    startCard(maps),
-    savedMapsCard(maps),
-    sessions.length === 0
-      ? h('div', {class: 'card notice'}, h('h2', {}, 'No sessions yet'),
-        h('p', {}, 'A host starts one from a tablet app or with ', h('code', {}, 'hoard session create'), '.'))
-      : h('div', {class: 'sessions'}, sessions.map((session) => h('a', {class: 'card session', href: `#/sessions/${session.id}`},
-        h('h2', {class: 'session-name'}, session.name),
-        h('p', {class: 'muted'}, 'hosted by ', h('strong', {}, session.host), ` · ${when(session.createdAt)}`),
-        h('p', {}, h('span', {class: `badge ${session.visibility}`}, session.visibility), ' ',
-          `${plural(session.participants.length, 'player')} joined, ${session.connected} connected`),
-        session.participants.length ? h('ul', {class: 'people'}, session.participants.slice(0, 12).map((name) => h('li', {}, name))) : null)))));
+  const [list, {maps}] = await Promise.all([sessionList(), api('/v1/maps').catch(() => ({maps: []}))]);
+  const listed = h('div', {id: 'session-list'}, list);
+  // A session just started is listed at once, not after a reload.
+  const started = () => sessionList().then((fresh) => replace(listed, fresh)).catch(() => {});
+  replace(main, h('section', {class: 'lobby'}, h('h1', {}, 'Game sessions'), newMapCard(), startCard(maps, started), savedMapsCard(maps), listed));
 }
 
 /**

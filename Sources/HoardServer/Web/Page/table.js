@@ -19,6 +19,11 @@ const PING_MS = 2000;
  * Opens the table of session `sessionId` with `token` in `main`. `seat`: {participantId, isHost}.
  * `request(path, options)`: the API with this token (api.js's, or the participant's).
  */
+/** The display name the host chose for their tables (kept in this browser), or undefined: then they are "Host". */
+export function hostName() {
+  return localStorage.getItem('hoard.hostName') || undefined;
+}
+
 export async function openTable(main, {sessionId, token, seat, request, onLeave}) {
   const loader = blobLoader(token);  // first: opening the Cache Storage overlaps the session's request
   const session = await request(`/v1/sessions/${encodeURIComponent(sessionId)}`);
@@ -33,10 +38,24 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
   let world = layers(state.map);
   let resolve = resolver(state.manifest);
 
-  const hostId = `host:${session.host}`;
-  state.people.set(hostId, {name: `${session.host} (host)`, online: false});
+  // The host by the display name their table gave (never a token's label), connected or not from the first paint.
+  const hostId = session.hostSeat?.id ?? `host:${session.host}`;
+  const hostLabel = (name) => (name && name !== 'Host' ? `${name} (host)` : 'The host');
+  state.people.set(hostId, {name: hostLabel(session.hostSeat?.name), online: session.hostSeat?.connected === 'yes'});
   for (const person of session.participants ?? []) state.people.set(person.id, {name: person.name, online: person.connected === 'yes'});
-  const nameOf = (id) => state.people.get(id)?.name ?? (typeof id === 'string' && id.startsWith('host:') ? `${id.slice(5)} (host)` : 'someone');
+  const nameOf = (id) => state.people.get(id)?.name ?? (typeof id === 'string' && id.startsWith('host:') ? 'the host' : 'someone');
+  // Someone who left is shown away, then leaves the list and the "send to" menu after the server's grace period
+  // (awaySeconds), unless they come back meanwhile. The host stays, away or not.
+  const awayMs = (session.awaySeconds ?? 60) * 1000;
+  const away = new Map();  // participant id → timer
+  const goneLater = (id) => {
+    clearTimeout(away.get(id));
+    if (id === hostId || id === me) return;
+    away.set(id, setTimeout(() => {
+      away.delete(id);
+      if (state.people.get(id)?.online === false) { state.people.delete(id); showPresence(); }
+    }, awayMs));
+  };
 
   // The page.
   const canvas = h('canvas', {id: 'table-canvas', class: 'table-canvas', role: 'img', 'aria-label': `The table of ${session.name}`, tabindex: '0'});
@@ -209,12 +228,13 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
     messages.scrollTop = messages.scrollHeight;
   };
   const showPresence = () => {
-    replace(presence, [...state.people].map(([id, person]) => h('li', {class: person.online ? 'online' : '', dataset: {id}},
-      person.name, id === me ? ' (you)' : '')));
+    replace(presence, [...state.people].map(([id, person]) => h('li', {class: person.online ? 'online' : 'away', dataset: {id}},
+      person.name, id === me ? ' (you)' : '', person.online ? '' : ' · away')));
     replace(toSelect, h('option', {value: ''}, 'Everyone'), isHost ? null : h('option', {value: 'host'}, 'The host only'),
       [...state.people].filter(([id]) => id !== me && !id.startsWith('host:')).map(([id, person]) => h('option', {value: id}, `${person.name} only`)));
   };
   showPresence();
+  for (const [id, person] of state.people) if (!person.online) goneLater(id);
   const snapshot = async (event) => {
     state.map = event.map;
     state.mapDigest = event.mapDigest;
@@ -228,7 +248,7 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
     if (Number.isInteger(event.seq)) state.seq = event.seq;
     // Whoever acts is here (the host may have come before this page did, with no presence event to tell).
     const actor = state.people.get(event.from);
-    if (actor && !actor.online && event.type !== 'presence') { actor.online = true; showPresence(); }
+    if (actor && !actor.online && event.type !== 'presence') { actor.online = true; clearTimeout(away.get(event.from)); showPresence(); }
     switch (event.type) {
     case 'op':
       if (event.op?.kind === 'message') addMessage(event.from, event.op);
@@ -253,7 +273,8 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
       const id = event.participant?.id;
       if (!id) break;
       state.people.set(id, {name: event.participant.name ?? nameOf(id), online: event.event === 'joined'});
-      if (id.startsWith('host:')) state.people.get(id).name = `${event.participant.name ?? id.slice(5)} (host)`;
+      if (id === hostId) state.people.get(id).name = hostLabel(event.participant.name);
+      if (event.event === 'joined') clearTimeout(away.get(id)); else goneLater(id);
       showPresence();
       break;
     }
@@ -271,7 +292,7 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
     canvas.dataset.seq = String(state.seq);
   };
   const live = new LiveChannel({
-    sessionId, token, since: state.seq, onEvent: handle,
+    sessionId, token, since: state.seq, onEvent: handle, name: isHost ? hostName() : undefined,
     onStatus: (now, detail) => {
       document.body.dataset.live = now;
       liveStatus.className = `live-status ${now}`;

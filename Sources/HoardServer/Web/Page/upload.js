@@ -50,8 +50,9 @@ function problemList(problems) {
 }
 
 /**
- * What a zip says of itself, read in the browser from its central directory: {entries, name}, the name pack.json
- * gives (null when it has none at its root or in its one top folder, or names nothing); null for any other file.
+ * What a zip says of itself, read in the browser from its central directory: {entries, paths, packFile}, the paths of
+ * its files and the text of its pack.json at the root (else the first one a folder down) as {path, text}, or null; null
+ * for any other file. The server names the pack from these (POST /v1/pack-name), by the importer's own rules.
  */
 async function zipFacts(file) {
   if (!/\.zip$/i.test(file.name) || file.size < 22) return null;
@@ -65,7 +66,8 @@ async function zipFacts(file) {
   const offset = tail.getUint32(end + 16, true);
   if (offset === 0xffffffff || offset + size > file.size) return null;
   const directory = new DataView(await file.slice(offset, offset + size).arrayBuffer());
-  const facts = {entries: count, name: null};
+  const facts = {entries: count, paths: [], packFile: null};
+  const packFiles = [];
   for (let n = 0, at = 0; n < count && at + 46 <= directory.byteLength; n++) {
     if (directory.getUint32(at, true) !== 0x02014b50) return null;
     const method = directory.getUint16(at + 10, true);
@@ -74,23 +76,26 @@ async function zipFacts(file) {
     const local = directory.getUint32(at + 42, true);
     const path = new TextDecoder().decode(new Uint8Array(directory.buffer, at + 46, nameLength));
     at += 46 + nameLength + directory.getUint16(at + 30, true) + directory.getUint16(at + 32, true);
-    if (!/^([^/]+\/)?pack\.json$/.test(path) || compressed > (1 << 20) || (method !== 0 && method !== 8)) continue;
-    const header = new DataView(await file.slice(local, local + 30).arrayBuffer());
-    const start = local + 30 + header.getUint16(26, true) + header.getUint16(28, true);
-    const data = file.slice(start, start + compressed).stream();
-    const text = await new Response(method === 8 ? data.pipeThrough(new DecompressionStream('deflate-raw')) : data).text();
-    const name = JSON.parse(text)?.name;
-    facts.name = typeof name === 'string' && name.trim() ? name.trim() : null;
-    break;
+    if (path.endsWith('/')) continue;
+    facts.paths.push(path);
+    if (/^([^/]+\/)?pack\.json$/.test(path) && compressed <= (1 << 20) && (method === 0 || method === 8)) {
+      packFiles.push({path, local, compressed, method});
+    }
+  }
+  const chosen = packFiles.find((p) => p.path === 'pack.json') ?? packFiles[0];
+  if (chosen) {
+    const header = new DataView(await file.slice(chosen.local, chosen.local + 30).arrayBuffer());
+    const start = chosen.local + 30 + header.getUint16(26, true) + header.getUint16(28, true);
+    const data = file.slice(start, start + chosen.compressed).stream();
+    const text = await new Response(chosen.method === 8 ? data.pipeThrough(new DecompressionStream('deflate-raw')) : data).text();
+    facts.packFile = {path: chosen.path, text};
   }
   return facts;
 }
 
-/** `scifi-outpost.zip` → `scifi-outpost`, as the server names a pack from its file. */
-function fileStem(name) {
-  const suffix = ['.tar.gz', '.tgz', '.tar', '.zip', '.dungeondraft_pack', '.rptok'].find((s) => name.toLowerCase().endsWith(s));
-  return suffix ? name.slice(0, -suffix.length) : name;
-}
+/** Where a predicted name comes from, in words. */
+const SOURCES = {typed: 'as you typed it', packFile: 'from its pack.json', wrapperFolder: 'from the folder that holds every file',
+  fileName: 'from the file name', tokenFile: 'from the token'};
 
 function report(status, body) {
   if (status === 201 || status === 200) {
@@ -143,36 +148,44 @@ export async function showUpload(main) {
   const confirmBox = h('div', {class: 'confirm', id: 'replace-confirm', hidden: true});
   const out = h('div', {id: 'upload-result'});
   let selected = null;
-  let fromPackJSON = null;
+  let facts = null;
+  let predicted = null;
   let entryTotal = 0;
   let upload = null;
 
-  /** The name the pack will be filed under, and where it comes from. */
-  function effectiveName() {
-    if (name.value.trim()) return [name.value.trim(), 'as you typed it'];
-    if (fromPackJSON) return [fromPackJSON, 'from its pack.json'];
-    return selected ? [fileStem(selected.name), 'from the file name, unless its pack.json names it'] : [null, ''];
+  /** What the server will file the pack as ({name, source, isSure, problem}: POST /v1/pack-name), asked afresh. */
+  async function predict() {
+    if (!selected) return null;
+    const picked = selected;
+    const typed = name.value.trim();
+    const answer = await api('/v1/pack-name', {method: 'POST', json: {name: typed || undefined, fileName: picked.name,
+      paths: facts?.paths, packFile: facts?.packFile ?? undefined}}).catch(() => null);
+    return selected === picked && name.value.trim() === typed ? answer : null;
   }
 
-  function showFiledAs() {
-    const [filed, source] = effectiveName();
-    filedAs.textContent = filed ? `It will be filed as “${filed}” (${source}).` : '';
+  async function showFiledAs() {
+    predicted = await predict();
+    if (!selected || !predicted) { filedAs.textContent = ''; return; }
+    const unsure = predicted.isSure ? '' : ', unless its pack.json or a folder holding every file names it';
+    filedAs.textContent = predicted.name ? `It will be filed as “${predicted.name}” (${SOURCES[predicted.source] ?? ''}${unsure}).`
+      : `It cannot be filed: ${predicted.problem}.`;
   }
 
   async function choose(picked) {
     selected = picked;
-    fromPackJSON = null;
+    facts = null;
+    predicted = null;
     entryTotal = 0;
     go.disabled = !picked;
     confirmBox.hidden = true;
     replace(chosen, picked ? [h('strong', {}, picked.name), ` · ${bytes(picked.size)}`] : 'No file chosen yet.');
-    showFiledAs();
+    filedAs.textContent = '';
     if (!picked) return;
-    const facts = await zipFacts(picked).catch(() => null);
+    const read = await zipFacts(picked).catch(() => null);
     if (selected !== picked) return;
-    fromPackJSON = facts?.name ?? null;
-    entryTotal = facts?.entries ?? 0;
-    showFiledAs();
+    facts = read;
+    entryTotal = read?.entries ?? 0;
+    await showFiledAs();
   }
 
   /** After each upload: nothing of it is left in the form for the next one. */
@@ -189,16 +202,19 @@ export async function showUpload(main) {
   for (const type of ['dragleave', 'drop']) drop.addEventListener(type, () => drop.classList.remove('over'));
   drop.addEventListener('drop', (event) => { event.preventDefault(); choose(event.dataTransfer.files[0] ?? null); });
 
-  /** Asks before a pack of the same name gets a new version; resolves to whether to go on. */
-  async function confirmReplace(filed) {
-    const {packs} = await api('/v1/packs');
-    const existing = packs.find((p) => p.name.toLowerCase() === filed.toLowerCase());
-    if (!existing) return true;
+  /**
+   * Asks before a pack of the same name gets a new version: `filed` is the name it will be filed under, or null when
+   * the server has refused an upload (`newPackOnly`) for that reason, said in `refusal`. Resolves to whether to go on.
+   */
+  async function confirmReplace(filed, refusal) {
+    const existing = filed ? (await api('/v1/packs')).packs.find((p) => p.name.toLowerCase() === filed.toLowerCase()) : null;
+    if (filed && !existing) return true;
     return new Promise((resolve) => {
-      const yes = h('button', {type: 'button', class: 'primary', id: 'replace-yes'}, `Upload as a new version of “${existing.name}”`);
+      const named = existing ? `“${existing.name}”` : 'of that name';
+      const yes = h('button', {type: 'button', class: 'primary', id: 'replace-yes'}, `Upload as a new version of ${existing ? named : 'it'}`);
       const no = h('button', {type: 'button', class: 'ghost', id: 'replace-no'}, 'Cancel');
-      replace(confirmBox, h('p', {}, h('strong', {}, `A pack named “${existing.name}” is already here`),
-        ` (version ${existing.version ?? '–'}, ${plural(existing.assetCount, 'asset')}, group ${existing.group}). `,
+      replace(confirmBox, h('p', {}, h('strong', {}, `A pack ${named} is already here`),
+        existing ? ` (version ${existing.version ?? '–'}, ${plural(existing.assetCount, 'asset')}, group ${existing.group}). ` : ` (${refusal}). `,
         'Uploading replaces what people browse with this archive; its older version is kept. To file it separately, type another name above.'),
         h('p', {class: 'actions'}, yes, no));
       confirmBox.hidden = false;
@@ -216,10 +232,13 @@ export async function showUpload(main) {
   go.addEventListener('click', async () => {
     if (!selected) return;
     const picked = selected;
-    const [filed] = effectiveName();
     go.disabled = true;
+    setBar(progress, bar, 0);
+    let asked = false;
     try {
-      if (!(await confirmReplace(filed))) { go.disabled = false; return; }
+      const filed = (await predict())?.name;
+      asked = Boolean(filed && (await api('/v1/packs')).packs.some((p) => p.name.toLowerCase() === filed.toLowerCase()));
+      if (asked && !(await confirmReplace(filed))) { go.disabled = false; return; }
     } catch (error) {
       status.textContent = `Cannot check the pack names: ${error.message}`;
       go.disabled = false;
@@ -263,8 +282,21 @@ export async function showUpload(main) {
     };
     setProgress(0, picked.size);
     try {
-      upload = uploadPack(picked, {name: name.value.trim(), fileName: picked.name, progress: id}, setProgress);
-      const result = await upload.done;
+      // Unless the question was asked, the server refuses to add a version to a pack already here (the name may differ
+      // from the prediction: a tar's pack.json is read only there); then the question is asked and the archive sent again.
+      const send = (newPackOnly) => uploadPack(picked, {name: name.value.trim(), fileName: picked.name, progress: id,
+        newPackOnly: newPackOnly ? 'true' : undefined}, setProgress);
+      upload = send(!asked);
+      let result = await upload.done;
+      if (!asked && result.status === 409 && result.body?.error?.problems?.some((p) => p.code === 'PACK_CONFLICT')) {
+        const refusal = result.body.error.problems.find((p) => p.code === 'PACK_CONFLICT').message;
+        progress.hidden = true;
+        status.textContent = '';
+        if (!(await confirmReplace(null, refusal))) { clearForm(); return; }
+        progress.hidden = false;
+        upload = send(false);
+        result = await upload.done;
+      }
       progress.classList.toggle('failed', result.status >= 400);
       if (result.status < 400) setBar(importProgressBar, importBar, 100);
       status.textContent = result.body?.error?.code === 'IMPORT_CANCELLED' ? 'Cancelled: the server stopped the import and stored nothing.'
