@@ -130,13 +130,32 @@ def main():
             host.click_tile(*cell)
             time.sleep(0.2)
 
-        for kind, name, cell in (("token", "goblin", (3, 3)), ("token", "knight", (5, 4)), ("token", "rat", (2, 5)),
-                                 ("token", "wolf", (14, 3)), ("object", "chest", (7, 2)), ("object", "table", (12, 5))):
+        def drop(kind, name, cell):
+            """Drag and drop from the panel onto the canvas, as the browser sends it (dragstart, dragover, drop)."""
+            Select(host.driver.find_element(By.ID, "place-kind")).select_by_value(kind)
+            search = host.visible("#place-search")
+            search.clear()
+            search.send_keys(name)
+            host.until(lambda: host.js(f"return !!document.querySelector('#place-results [data-digest=\"{digest[name]}\"]')"),
+                       f"{name} to drag")
+            host.js("""const [source, x, y] = arguments; const canvas = document.getElementById('table-canvas');
+                const [px, py] = window.hoardTable.clientPoint(x, y); const data = new DataTransfer();
+                source.dispatchEvent(new DragEvent('dragstart', {bubbles: true, dataTransfer: data}));
+                for (const type of ['dragover', 'drop']) {
+                  canvas.dispatchEvent(new DragEvent(type, {bubbles: true, cancelable: true, dataTransfer: data, clientX: px, clientY: py}));
+                }""", host.driver.find_element(By.CSS_SELECTOR, f"#place-results [data-digest=\"{digest[name]}\"]"), *cell)
+            time.sleep(0.2)
+
+        for kind, name, cell in (("token", "goblin", (3, 3)), ("token", "rat", (2, 5)), ("object", "chest", (7, 2))):
             place(kind, name, cell)
+        for kind, name, cell in (("token", "knight", (5, 4)), ("token", "wolf", (14, 3)), ("object", "table", (12, 5))):
+            drop(kind, name, cell)
         host.until(lambda: len(host.js("return window.hoardTable.state.map.tokens")) == 4
                    and len(host.js("return window.hoardTable.state.map.objects")) == 2, "four tokens and two objects")
         wolf = next(t["id"] for t in host.js("return window.hoardTable.state.map.tokens") if t["asset"] == digest["wolf"])
-        check.that(True, "four tokens and two objects placed from the packs")
+        placed = {t["asset"]: (t["x"], t["y"]) for t in host.js("return window.hoardTable.state.map.tokens")}
+        check.that(placed.get(digest["knight"]) == (5, 4) and placed.get(digest["wolf"]) == (14, 3),
+                   f"four tokens and two objects from the packs, three of them dragged and dropped where they go ({placed})")
 
         # Fog on, the first room revealed.
         host.driver.find_element(By.ID, "fog-enabled").click()
@@ -235,7 +254,7 @@ def main():
         Select(host.driver.find_element(By.ID, "layer-visible")).select_by_value("")
         host.driver.find_element(By.ID, "layer-apply").click()
         player.until(lambda: knight not in [t["id"] for t in player.js("return window.hoardTable.tokens()")], "the knight gone from her table")
-        Select(host.driver.find_element(By.ID, "glimpse-to")).select_by_value(pia)
+        Select(host.driver.find_element(By.ID, "glimpse-to")).select_by_value(pia)  # a multiple choice: one of them
         seconds = host.driver.find_element(By.ID, "glimpse-seconds")
         seconds.clear()
         seconds.send_keys("2")
@@ -243,6 +262,15 @@ def main():
         player.until(lambda: knight in [t["id"] for t in player.js("return window.hoardTable.tokens()")], "the glimpse of the knight")
         player.until(lambda: knight not in [t["id"] for t in player.js("return window.hoardTable.tokens()")], "the glimpse's end")
         check.that(True, "a layer for the host only hides a token from her; a glimpse shows it to her until it ends")
+
+        # Covered again with the brush, one cell: her table loses the goblin standing there.
+        goblin = next(t["id"] for t in host.js("return window.hoardTable.state.map.tokens") if t["asset"] == digest["goblin"])
+        host.driver.find_element(By.ID, "fog-brush").click()
+        tool("cover")
+        host.click_tile(3, 3)
+        player.until(lambda: goblin not in [t["id"] for t in player.js("return window.hoardTable.tokens()")], "the goblin covered")
+        check.that(True, "the fog brush covers one cell and what stands on it leaves the player's table")
+        host.driver.find_element(By.ID, "fog-brush").click()
 
         # A paint and its undo: both floors are as before.
         texture("grass")

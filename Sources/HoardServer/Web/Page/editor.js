@@ -32,7 +32,8 @@ export function editorTools(main, table, request) {
   const placeList = h('div', {id: 'place-results', class: 'asset-results', role: 'listbox', 'aria-label': 'Art to place'});
   const fog = h('input', {id: 'fog-enabled', type: 'checkbox', checked: state.map?.fog?.enabled === true});
   const viewAs = h('select', {id: 'view-as', 'aria-label': 'See the table as'});
-  const glimpseTo = h('select', {id: 'glimpse-to', 'aria-label': 'Glimpse to'});
+  const glimpseTo = h('select', {id: 'glimpse-to', multiple: true, size: '3', 'aria-label': 'Glimpse to (one or more players)'});
+  const fogBrush = h('input', {id: 'fog-brush', type: 'checkbox'});
   const glimpseSeconds = h('input', {id: 'glimpse-seconds', type: 'number', min: '1', max: '60', value: '5', 'aria-label': 'Seconds'});
   const glimpse = h('button', {type: 'button', id: 'glimpse-token', class: 'small'}, 'Glimpse');
   const layerName = h('input', {id: 'layer-name', type: 'text', maxlength: '64', placeholder: 'Layer', 'aria-label': 'Layer of the selected token'});
@@ -47,6 +48,7 @@ export function editorTools(main, table, request) {
     h('h4', {}, 'Place tokens and objects'), h('p', {class: 'muted'}, 'Drag one onto the map, or pick one and click where it goes.'),
     h('div', {class: 'row'}, placeKind, placeSearch), placeList,
     h('label', {class: 'row'}, fog, h('span', {}, 'Fog of war (players see only what is revealed)')),
+    h('label', {class: 'row'}, fogBrush, h('span', {}, 'Reveal and cover with a brush, not a rectangle')),
     h('div', {class: 'row'}, undo, redo),
     h('h4', {}, 'What players see'), h('label', {class: 'field'}, h('span', {}, 'See the table as'), viewAs),
     h('p', {class: 'muted'}, 'The selected token, shown for a moment to one player:'),
@@ -149,8 +151,9 @@ export function editorTools(main, table, request) {
     table.render();
   });
   glimpse.addEventListener('click', () => {
-    if (!state.selected || !glimpseTo.value) { table.setStatus('Select a token, then the player to show it to.', 'info'); return; }
-    send({kind: 'reveal', token: state.selected, to: [glimpseTo.value], seconds: Math.max(1, Math.min(60, Number(glimpseSeconds.value) || 5))}, 'the glimpse');
+    const to = [...glimpseTo.selectedOptions].map((option) => option.value);
+    if (!state.selected || !to.length) { table.setStatus('Select a token, then the players to show it to.', 'info'); return; }
+    send({kind: 'reveal', token: state.selected, to, seconds: Math.max(1, Math.min(60, Number(glimpseSeconds.value) || 5))}, 'the glimpse');
   });
   layerApply.addEventListener('click', () => {
     const layer = layerName.value.trim();
@@ -207,6 +210,7 @@ export function editorTools(main, table, request) {
     edit([{kind: 'paint', rects: runs(keys.map((key) => key.split(',').map(Number))), texture}], restore(keys, before), what);
   };
   const fogCells = (cells, reveal) => {
+    cells = [...new Map(cells.map((cell) => [`${cell[0]},${cell[1]}`, cell])).values()];
     const rects = runs(cells);
     if (!rects.length) return;
     const revealed = revealedNow();
@@ -255,7 +259,8 @@ export function editorTools(main, table, request) {
       if (!drag) return;
       drag.now = point;
       const cell = cellOf(point);
-      if (drag.tool === 'brush' || drag.tool === 'erase') { if (inside(cell)) drag.cells.push(cell); } else drag.cells = box(drag.cell, cell);
+      const brushing = drag.tool === 'brush' || drag.tool === 'erase' || ((drag.tool === 'reveal' || drag.tool === 'cover') && fogBrush.checked);
+      if (brushing) { if (inside(cell)) drag.cells.push(cell); } else drag.cells = box(drag.cell, cell);
     },
     up(point) {
       if (!drag) return;
