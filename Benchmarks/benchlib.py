@@ -1,5 +1,5 @@
 """Small helpers the Python benchmarks share: free loopback ports, JSON calls, waiting for a server, peak memory."""
-import json, socket, time, urllib.request
+import json, shutil, socket, time, urllib.request
 
 
 def free_port():
@@ -39,3 +39,11 @@ def status_mb(pid, field):
 
 def peak_rss_mb(pid):
     return status_mb(pid, "VmHWM")
+
+
+def stop(server, work):
+    """Ends a benchmark's server (when it started) and removes its work folder."""
+    if server:
+        server.terminate()
+        server.wait(10)
+    shutil.rmtree(work, ignore_errors=True)

@@ -13,12 +13,12 @@
 The reference that the measurement did real work: the frame count, the cells the map holds, and every paint received
 by every player (a missing one fails the run). Needs: scripts/setup.sh --browser; pip install websockets.
 """
-import argparse, asyncio, json, os, random, shutil, struct, subprocess, sys, tempfile, time, zlib, zipfile
+import argparse, asyncio, json, os, random, struct, subprocess, sys, tempfile, time, zlib, zipfile
 
 import websockets
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import call, free_port, wait_healthy  # noqa: E402
+from benchlib import call, free_port, stop, wait_healthy  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "browser"))
 
@@ -168,10 +168,7 @@ def main():
         ok &= percentile(latencies, 0.99) < 100
         return 0 if ok else 1
     finally:
-        if server:
-            server.terminate()
-            server.wait(10)
-        shutil.rmtree(work, ignore_errors=True)
+        stop(server, work)
 
 
 if __name__ == "__main__":

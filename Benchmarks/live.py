@@ -16,12 +16,12 @@ Usage: python3 Benchmarks/live.py HOARD_BINARY [--participants 200] [--rate 50] 
          (participant i on server i mod n); TOKEN hosts (a member or an operator). No memory figure.
 Needs: pip install websockets
 """
-import argparse, asyncio, hashlib, json, multiprocessing, os, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, asyncio, hashlib, json, multiprocessing, os, statistics, subprocess, sys, tempfile, time
 import urllib.error, urllib.parse, urllib.request
 
 import websockets
 
-from benchlib import call, free_port, peak_rss_mb, wait_healthy
+from benchlib import call, free_port, peak_rss_mb, stop, wait_healthy
 
 
 def op_message(kind_fields, sender, n):
@@ -274,10 +274,7 @@ async def run(args):
         print(f"server peak RSS {peak_rss_mb(server.pid):.0f} MB")
         return 0 if ok else 1
     finally:
-        if server:
-            server.terminate()
-            server.wait(10)
-        shutil.rmtree(work, ignore_errors=True)
+        stop(server, work)
 
 
 def main():

@@ -14,10 +14,8 @@ takes a token from her and a glimpse shows it to her until it ends. An undo of a
 the editor. Screenshots in DIR.
 Needs: scripts/setup.sh --browser (chromium, chromium-driver, selenium, axe-selenium-python).
 """
-import subprocess
 import sys
 import time
-import traceback
 from pathlib import Path
 
 from axe_selenium_python import Axe
@@ -26,7 +24,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_table import Seat  # noqa: E402
+from test_table import Seat, trial  # noqa: E402
 from test_web import ROOT, TABLET, start  # noqa: E402
 
 # Per-cell textures of the page's map, read with the page's own reading of the floor (mapview.layers).
@@ -41,7 +39,8 @@ FLOOR = """const done = arguments[arguments.length - 1];
 def main():
     arguments, shots, check, work, server = start(__doc__, "hoard-editor-")
     seats = []
-    try:
+
+    def steps():
         server.run("import", "--group", "default", str(ROOT / "Packs/dungeon-basics.zip"))
         assets = server.call("GET", "/v1/assets?pack=dungeon-basics&limit=100")["assets"]
         digest = {a["name"]: a["digest"] for a in assets}
@@ -66,13 +65,17 @@ def main():
         def tool(name):
             host.driver.find_element(By.CSS_SELECTOR, f"#editor-panel [data-tool={name}]").click()
 
-        def texture(name):
-            search = host.visible("#texture-search")
+        def art(search_id, list_id, name):
+            """The button of `name` in a panel's list, once its search for it has answered."""
+            search = host.visible(f"#{search_id}")
             search.clear()
             search.send_keys(name)
-            host.until(lambda: host.js(f"return !!document.querySelector('#texture-palette [data-digest=\"{digest[name]}\"]')"),
-                       f"{name} in the palette")
-            host.driver.find_element(By.CSS_SELECTOR, f"#texture-palette [data-digest=\"{digest[name]}\"]").click()
+            css = f"#{list_id} [data-digest=\"{digest[name]}\"]"
+            host.until(lambda: host.js(f"return !!document.querySelector('{css}')"), f"{name} in #{list_id}")
+            return host.driver.find_element(By.CSS_SELECTOR, css)
+
+        def texture(name):
+            art("texture-search", "texture-palette", name).click()
 
         def drag(start, end, seat=host):
             seat.drag(start, end)
@@ -121,29 +124,20 @@ def main():
         # Four tokens and two objects from the packs.
         def place(kind, name, cell):
             Select(host.driver.find_element(By.ID, "place-kind")).select_by_value(kind)
-            search = host.visible("#place-search")
-            search.clear()
-            search.send_keys(name)
-            host.until(lambda: host.js(f"return !!document.querySelector('#place-results [data-digest=\"{digest[name]}\"]')"),
-                       f"{name} to place")
-            host.driver.find_element(By.CSS_SELECTOR, f"#place-results [data-digest=\"{digest[name]}\"]").click()
+            art("place-search", "place-results", name).click()
             host.click_tile(*cell)
             time.sleep(0.2)
 
         def drop(kind, name, cell):
             """Drag and drop from the panel onto the canvas, as the browser sends it (dragstart, dragover, drop)."""
             Select(host.driver.find_element(By.ID, "place-kind")).select_by_value(kind)
-            search = host.visible("#place-search")
-            search.clear()
-            search.send_keys(name)
-            host.until(lambda: host.js(f"return !!document.querySelector('#place-results [data-digest=\"{digest[name]}\"]')"),
-                       f"{name} to drag")
+            source = art("place-search", "place-results", name)
             host.js("""const [source, x, y] = arguments; const canvas = document.getElementById('table-canvas');
                 const [px, py] = window.hoardTable.clientPoint(x, y); const data = new DataTransfer();
                 source.dispatchEvent(new DragEvent('dragstart', {bubbles: true, dataTransfer: data}));
                 for (const type of ['dragover', 'drop']) {
                   canvas.dispatchEvent(new DragEvent(type, {bubbles: true, cancelable: true, dataTransfer: data, clientX: px, clientY: py}));
-                }""", host.driver.find_element(By.CSS_SELECTOR, f"#place-results [data-digest=\"{digest[name]}\"]"), *cell)
+                }""", source, *cell)
             time.sleep(0.2)
 
         for kind, name, cell in (("token", "goblin", (3, 3)), ("token", "rat", (2, 5)), ("object", "chest", (7, 2))):
@@ -282,21 +276,8 @@ def main():
         check.that(host.driver.execute_async_script(FLOOR).get("2,2") == digest["stone-floor"], "an undo of a paint restores the floor for both")
         host.shot("editor-04-host")
 
-        for seat in seats:
-            problems = seat.problems()
-            check.that(not problems, f"no CSP violation or script error in {seat.name}'s console" + (f": {problems[:3]}" if problems else ""))
-    except Exception as error:  # a step failed: keep what the screens showed
-        for seat in seats:
-            seat.shot(f"editor-99-failure-{seat.name}")
-        traceback.print_exc()
-        check.that(False, f"the run stopped: {type(error).__name__}: {error}")
-    finally:
-        for seat in seats:
-            seat.quit()
-        server.stop()
-        if not arguments.keep:
-            subprocess.run(["rm", "-rf", str(work)])
-    return check.report(shots, "editor")
+
+    return trial(arguments, shots, check, work, server, seats, "editor", steps)
 
 
 if __name__ == "__main__":

@@ -15,14 +15,12 @@ Needs: scripts/setup.sh --browser (chromium, chromium-driver, selenium).
 """
 import base64
 import struct
-import subprocess
 import sys
-import traceback
 import zlib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_table import Seat  # noqa: E402
+from test_table import Seat, trial  # noqa: E402
 from test_web import pack_zip, start  # noqa: E402
 
 HEX = 72
@@ -148,8 +146,9 @@ def near(colour, wanted):
 
 def main():
     arguments, shots, check, work, server = start(__doc__, "hoard-hex-")
-    seat = None
-    try:
+    seats = []
+
+    def steps():
         pack = work / "hexlands.zip"
         files = {f"textures/{name}.png": hex_png(rgb) for name, rgb in TERRAIN.items()}
         files["tokens/ogre_3x3.png"] = solid_png(3 * HEX, OGRE)
@@ -160,6 +159,7 @@ def main():
         check.that(set(digests) == {"grass", "dirt", "water", "ogre"}, f"the hex pack is imported ({sorted(digests)})")
 
         seat = Seat("host", (1400, 1000), shots)
+        seats.append(seat)
         seat.driver.get(server.base + "/")
         seat.js("sessionStorage.setItem('hoard.token', arguments[0])", server.token)
         shares = {}
@@ -220,19 +220,8 @@ def main():
             middle = pixel(rows, (ends[0][0] + ends[1][0]) / 2 * view["ratio"], (ends[0][1] + ends[1][1]) / 2 * view["ratio"])
             check.that(near(middle, (29, 26, 23)), f"{orientation} {offset}: the wall on side 1 of (3, 3) runs between it and {other} ({middle})")
             seat.shot(f"hex-{orientation}-{offset}")
-        check.that(not seat.problems(), f"no script error or CSP violation ({seat.problems()[:2]})")
-    except Exception as error:  # a step failed: keep what the screen showed
-        if seat:
-            seat.shot("hex-99-failure")
-        traceback.print_exc()
-        check.that(False, f"the run stopped: {type(error).__name__}: {error}")
-    finally:
-        if seat:
-            seat.quit()
-        server.stop()
-        if not arguments.keep:
-            subprocess.run(["rm", "-rf", str(work)])
-    return check.report(shots, "hex")
+
+    return trial(arguments, shots, check, work, server, seats, "hex", steps)
 
 
 if __name__ == "__main__":

@@ -104,6 +104,28 @@ class Seat:
         self.driver.quit()
 
 
+def trial(arguments, shots, check, work, server, seats, what, steps):
+    """Runs `steps()`, then checks every seat's console; a step that fails keeps what the screens showed. The browsers
+    and the server stop whatever happened; gives the exit status."""
+    try:
+        steps()
+        for seat in seats:
+            problems = seat.problems()
+            check.that(not problems, f"no CSP violation or script error in {seat.name}'s console" + (f": {problems[:3]}" if problems else ""))
+    except Exception as error:  # a step failed: keep what the screens showed
+        for seat in seats:
+            seat.shot(f"{what}-99-failure-{seat.name}")
+        traceback.print_exc()
+        check.that(False, f"the run stopped: {type(error).__name__}: {error}")
+    finally:
+        for seat in seats:
+            seat.quit()
+        server.stop()
+        if not arguments.keep:
+            subprocess.run(["rm", "-rf", str(work)])
+    return check.report(shots, what)
+
+
 def main():
     # Who left is listed as away for 8 s (not a minute), so that the test sees them go.
     arguments, shots, check, work, server = start(__doc__, "hoard-table-", "--away-seconds", "8")
