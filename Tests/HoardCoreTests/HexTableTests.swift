@@ -123,6 +123,26 @@ extension HexTableTests {
     }
 }
 
+extension HexTableTests {
+    /// An uploaded battlemap has no footprint of its own: the object says the cells it covers.
+    @Test func anObjectMaySayTheCellsItCoversAndTheDoorChecksThem() throws {
+        func op(_ text: String) throws -> TableOp { try TableOp(json: JSONValue(parsing: Data(text.utf8))) }
+        let art = Self.imp.description
+        _ = try op(#"{"kind":"add","object":{"id":"bm","asset":"\#(art)","x":0,"y":0,"footprint":{"width":12,"height":9}}}"#)
+        for bad in [#"{"width":0,"height":9}"#, #"{"width":12}"#, #"{"width":1.5,"height":2}"#, #"{"width":600,"height":2}"#] {
+            #expect(throws: TableError.self) { _ = try op(#"{"kind":"add","object":{"id":"bm","asset":"\#(art)","x":0,"y":0,"footprint":\#(bad)}}"#) }
+            let map = try JSONValue(parsing: Data(
+                #"{"grid":{"width":12,"height":9},"objects":[{"id":"bm","asset":"\#(art)","x":0,"y":0,"footprint":\#(bad)}]}"#.utf8))
+            #expect(MapCheck.problem(in: map)?.contains("footprint is an object's") == true, "\(bad)")
+        }
+        // On hexes a size-3 footprint of its own covers seven hexes: one revealed hex of its ring shows it.
+        var table = Self.table(grid: Self.flat, revealed: [[6, 5, 1, 1]])
+        _ = try table.apply(op(#"{"kind":"add","object":{"id":"bm","asset":"\#(art)","x":5,"y":4,"footprint":{"width":3,"height":3}}}"#), by: .host)
+        guard case .array(let objects)? = table.view(for: .participant("pia"))["objects"] else { Issue.record("no objects"); return }
+        #expect(objects.contains { $0["id"]?.stringValue == "bm" })
+    }
+}
+
 extension JSONValue {
     /// Whether the view lists a token with this id.
     fileprivate func holds(_ id: String) -> Bool {

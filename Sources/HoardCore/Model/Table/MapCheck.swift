@@ -123,6 +123,9 @@ public enum MapCheck {
             guard let x = integer(entity["x"]), let y = integer(entity["y"]), (0..<width).contains(x), (0..<height).contains(y) else {
                 return "x and y are a tile inside the \(width)×\(height) grid"
             }
+            if entity["footprint"] != nil, list == "tokens" || Table.footprint(entity["footprint"]) == nil {
+                return "footprint is an object's {\"width\", \"height\"}, whole cells from 1 to 512"
+            }
         case "drawing.walls" where hex:
             guard entity["from"] == nil, entity["to"] == nil, case .array(let cell)? = entity["cell"], cell.count == 2,
                 let x = integer(cell[0]), let y = integer(cell[1]), (0..<width).contains(x), (0..<height).contains(y),

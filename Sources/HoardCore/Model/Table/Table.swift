@@ -193,8 +193,17 @@ public struct Table: Sendable {
     func cells(of entity: [String: JSONValue]) -> [Cell] {
         let anchor = Cell(x: Self.int(entity["x"]), y: Self.int(entity["y"]))
         guard case .hex = grid else { return [anchor] }
-        let footprint = entity["asset"]?.stringValue.flatMap(Digest.init).flatMap { footprints[$0] } ?? .single
+        let footprint = Self.footprint(entity["footprint"])
+            ?? entity["asset"]?.stringValue.flatMap(Digest.init).flatMap { footprints[$0] } ?? .single
         return grid.cells(of: footprint, at: anchor) ?? [anchor]
+    }
+
+    /// An object's own `footprint` (`{"width", "height"}`, whole cells from 1 to 512), or nil.
+    static func footprint(_ value: JSONValue?) -> Footprint? {
+        guard case .object(let members)? = value, members.count == 2, case .number(let w)? = members["width"],
+            case .number(let h)? = members["height"], w == w.rounded(), h == h.rounded(), abs(w) <= 512, abs(h) <= 512
+        else { return nil }
+        return Footprint(width: Int(w), height: Int(h))
     }
 
     /// Who sees an object: everyone unless fog covers its tile.

@@ -356,6 +356,12 @@ public enum TableOp: Sendable, Hashable {
                 throw TableError(.badOp, "an object's rotation is 0, 90, 180 or 270")
             }
         }
+        if let footprint = entity["footprint"] {
+            fields.consumed.insert("footprint")
+            guard Table.footprint(footprint) != nil else {
+                throw TableError(.badOp, "an object's footprint is {\"width\", \"height\"}, whole cells from 1 to 512")
+            }
+        }
         try fields.checkAllConsumed()
         return entity
     }

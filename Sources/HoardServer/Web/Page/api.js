@@ -70,6 +70,15 @@ export async function api(path, {method = 'GET', json, token} = {}) {
   return body;
 }
 
+/** Uploads a picture into the member's own space (POST /v1/uploads); resolves to the stored upload (its digest). */
+export async function uploadPicture(file) {
+  const response = await reach('/v1/uploads', {method: 'POST', headers: headers({'Content-Type': file.type || 'application/octet-stream'}),
+    body: file, credentials: 'omit'});
+  const body = await response.json().catch(() => null);
+  if (!response.ok) throw new APIError(response.status, body);
+  return body;
+}
+
 /** Query string from an object, skipping empty values; spaces as %20 (the server does not read + as a space). */
 export function query(values) {
   const pairs = Object.entries(values).filter(([, value]) => value !== undefined && value !== null && value !== '')

@@ -211,7 +211,10 @@ export function paint(context, world, resolve, images, tile, ratio, origin = [0,
 
   // Objects, then tokens, each on its footprint; tokens carry their number.
   const place = (item, art) => {
-    const box = cells.box(number(item?.x), number(item?.y), art.footprint);
+    // An object may say the cells it covers (an uploaded battlemap has no footprint of its own).
+    const own = item?.footprint;
+    const footprint = Number.isInteger(own?.width) && Number.isInteger(own?.height) ? own : art.footprint;
+    const box = cells.box(number(item?.x), number(item?.y), footprint);
     return {x: box.x * tile, y: box.y * tile, w: box.w * tile, h: box.h * tile};
   };
   const [left, top] = [-origin[0], -origin[1]];

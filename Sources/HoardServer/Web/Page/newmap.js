@@ -1,7 +1,7 @@
 // "New map" in the lobby: a name, a size, the pixels of a cell and the kind of grid (and a background picture if the
 // group has one) start a private session on an empty map and open its table, where the Build tools make the map and
 // "Save the table" keeps it among the group's maps. The editor is the table before anyone joins.
-import {api, query} from './api.js';
+import {api, query, uploadPicture} from './api.js';
 import {h, replace} from './dom.js';
 
 /** The lobby's card that makes a map from nothing. */
@@ -14,6 +14,7 @@ export function newMapCard() {
   const grid = h('select', {id: 'new-map-grid'},
     h('option', {value: 'square'}, 'Squares'), h('option', {value: 'flat'}, 'Hexes, flat tops'), h('option', {value: 'pointy'}, 'Hexes, pointy tops'));
   const background = h('select', {id: 'new-map-background'}, h('option', {value: ''}, 'None: paint the floor'));
+  const battlemap = h('input', {type: 'file', id: 'new-map-battlemap', accept: 'image/png,image/jpeg,image/webp'});
   const go = h('button', {type: 'submit', class: 'primary', id: 'new-map-button'}, 'Make the map');
   const out = h('p', {id: 'new-map-status', role: 'status'});
   const field = (label, control) => h('label', {class: 'field'}, h('span', {}, label), control);
@@ -21,22 +22,37 @@ export function newMapCard() {
     h('p', {class: 'muted'}, 'Opens an empty table to build on: paint the floor, draw walls and doors, place tokens, then save it.'),
     field('Name', name), h('div', {class: 'row'}, field('Width (cells)', width), field('Height (cells)', height)),
     field('Pixels a cell', pixels), field('Grid', grid), field('Background picture', background),
+    field('…or upload a battlemap (drawn over the whole map)', battlemap),
     h('p', {class: 'actions'}, go), out);
   api('/v1/assets' + query({kind: 'background', limit: 50})).then(({assets}) => {
     for (const asset of assets) background.append(h('option', {value: asset.digest}, asset.name));
+  }, () => {});
+  // Pictures the member uploaded to their own space before: a battlemap used again.
+  api('/v1/uploads' + query({limit: 50})).then(({uploads}) => {
+    for (const upload of uploads.filter((u) => u.scope === 'member')) {
+      background.append(h('option', {value: upload.digest, dataset: {upload: 'yes'}}, `Your picture of ${new Date(upload.uploadedAt).toLocaleDateString()}`));
+    }
   }, () => {});
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     go.disabled = true;
     const cells = {width: Number(width.value), height: Number(height.value), tilePixels: Number(pixels.value)};
     if (grid.value !== 'square') Object.assign(cells, {type: 'hex', orientation: grid.value, offset: 'odd'});
-    const map = {
-      schema: 'hoard.map/v2', name: name.value.trim(), grid: cells,
-      background: {color: '#3b3a36'}, drawing: {walls: [], strokes: []},
-      // A background picture (a battlemap) lies over the floor on its own footprint from the top-left cell.
-      objects: background.value ? [{id: 'background', asset: background.value, x: 0, y: 0}] : [], tokens: [],
-    };
     try {
+      // A background lies over the floor from the top-left cell: an asset on its own footprint, a battlemap someone
+      // uploaded (which has none) over the whole map.
+      let objects = [];
+      if (battlemap.files.length) {
+        const stored = await uploadPicture(battlemap.files[0]);
+        objects = [{id: 'background', asset: stored.digest, x: 0, y: 0, footprint: {width: cells.width, height: cells.height}}];
+      } else if (background.value) {
+        const uploaded = background.selectedOptions[0]?.dataset.upload === 'yes';
+        objects = [{id: 'background', asset: background.value, x: 0, y: 0, ...(uploaded ? {footprint: {width: cells.width, height: cells.height}} : {})}];
+      }
+      const map = {
+        schema: 'hoard.map/v2', name: name.value.trim(), grid: cells,
+        background: {color: '#3b3a36'}, drawing: {walls: [], strokes: []}, objects, tokens: [],
+      };
       const created = await api('/v1/sessions', {method: 'POST', json: {name: name.value.trim(), map, visibility: 'private'}});
       location.assign(`/table/${created.id}`);
     } catch (error) {
