@@ -49,8 +49,9 @@ struct LiveRoutes: Sendable {
         endpoints.record(.get, "/v1/sessions/{id}/live")
         // A member token revoked through any server: its sockets here are marked (nothing more they send is applied)
         // before the revoking request is answered, then closed with 4401.
-        access.onTokensRevoked { [sockets, hub] hashes in
-            let hit = sockets.revoke(hashes)
+        // A member's role changed: their sockets close the same way (opened again, they act with the new role).
+        access.onTokensRevoked { [sockets, hub] revoked, roleChanged in
+            let hit = sockets.revoke(revoked) + sockets.revoke(roleChanged, refusingLater: false)
             guard !hit.isEmpty else { return }
             Task { for socket in hit { await hub.disconnect(session: socket.session, connection: socket.connection) } }
         }
@@ -85,13 +86,13 @@ struct LiveRoutes: Sendable {
     ) async throws {
         let connection = UUID()
         let isHost = SessionRoutes.isHost(principal, of: session)
-        let participantId = principal.participantId ?? "host:\(principal.tokenName)"
+        let participantId = principal.participantId ?? "host:\(principal.owner)"
         // Dropping a socket that does not read aborts its connection: a close frame would wait behind what it does not read.
         let link = LiveLink(abort: { channel.close(promise: nil) })
         let stream: AsyncStream<String>
         do {
             stream = try await hub.connect(
-                session: session.id, connection: connection, participantId: participantId, name: principal.tokenName, isHost: isHost,
+                session: session.id, connection: connection, participantId: participantId, name: principal.memberName, isHost: isHost,
                 since: since, link: link)
         } catch let refusal as SessionHub.Refusal {
             return try await outbound.close(.policyViolation, reason: refusal.reason)
