@@ -42,7 +42,7 @@ extension SQLiteCatalog {
                 db, sql: "SELECT memberId, COUNT(*) AS n FROM token WHERE groupId = ? GROUP BY memberId", arguments: [groupId]
             ).reduce(into: [Int64: Int]()) { $0[$1["memberId"]] = $1["n"] }
             return try MemberRecord.filter(Column("groupId") == groupId).order(Column("id")).fetchAll(db).map {
-                MemberListing(member: $0, devices: devices[$0.id ?? 0] ?? 0)
+                (member: $0, devices: devices[$0.id ?? 0] ?? 0)
             }
         }
     }

@@ -169,29 +169,14 @@ public struct MemberRecord: Codable, Sendable, Hashable, FetchableRecord, Mutabl
 
     /// Creates a record (`id` nil until inserted).
     public init(id: Int64?, groupId: Int64, name: String, role: String, createdAt: Date) {
-        self.id = id
-        self.groupId = groupId
-        self.name = name
-        self.role = role
-        self.createdAt = createdAt
+        (self.id, self.groupId, self.name, self.role, self.createdAt) = (id, groupId, name, role, createdAt)
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
 
-/// A member as `GET /v1/members` lists them.
-public struct MemberListing: Sendable, Hashable {
-    /// The member.
-    public var member: MemberRecord
-    /// How many tokens (devices) they have.
-    public var devices: Int
-
-    /// Creates a listing.
-    public init(member: MemberRecord, devices: Int) {
-        self.member = member
-        self.devices = devices
-    }
-}
+/// A member as `GET /v1/members` lists them: the row and how many tokens (devices) they have.
+public typealias MemberListing = (member: MemberRecord, devices: Int)
 
 /// A row of `upload`: a group uploaded (and so may read) a blob.
 struct UploadRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {

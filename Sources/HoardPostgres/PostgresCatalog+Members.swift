@@ -46,7 +46,7 @@ extension PostgresCatalog {
             let devices = Dictionary(uniqueKeysWithValues: try tx.rows(#"""
                 SELECT "memberId", count(*) FROM token WHERE "groupId" = \#(groupId) AND "memberId" IS NOT NULL GROUP BY "memberId"
                 """#, as: (Int64, Int64).self).map { ($0.0, Int($0.1)) })
-            return try Self.memberRecords(groupId: groupId, tx).map { MemberListing(member: $0, devices: devices[$0.id ?? 0] ?? 0) }
+            return try Self.memberRecords(groupId: groupId, tx).map { (member: $0, devices: devices[$0.id ?? 0] ?? 0) }
         }
     }
 

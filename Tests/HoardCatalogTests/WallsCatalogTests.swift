@@ -54,11 +54,18 @@ import Testing
         #expect(try catalog.packs().map(\.name) == ["Émoi"])
     }
 
-    @Test(arguments: CatalogBackendKind.allCases)
-    func aNewMemberCannotTakeANameTheGroupUsesForAMember(_ kind: CatalogBackendKind) throws {
+    /// A new catalog of `kind` with the group "table" and its owner gm (token hash "h1"): the group's id and gm's
+    /// member id.
+    static func tableWithOwner(_ kind: CatalogBackendKind) throws -> (catalog: Catalog, groupId: Int64, gm: Int64) {
         let catalog = try kind.makeCatalog()
         let groupId = try #require(try catalog.ensureGroup(named: "table").id)
         let gm = try #require(try catalog.addToken(group: "table", label: "gm", secretHash: "h1", role: .owner).memberId)
+        return (catalog, groupId, gm)
+    }
+
+    @Test(arguments: CatalogBackendKind.allCases)
+    func aNewMemberCannotTakeANameTheGroupUsesForAMember(_ kind: CatalogBackendKind) throws {
+        let (catalog, groupId, gm) = try Self.tableWithOwner(kind)
         // A member whose devices are all gone is still a member: their name is not free either.
         let ghost = try #require(try catalog.addToken(group: "table", label: "ghost", secretHash: "h0", role: .member).memberId)
         #expect(try catalog.removeMember(id: ghost, groupId: groupId))
@@ -81,10 +88,7 @@ import Testing
 
     @Test(arguments: CatalogBackendKind.allCases)
     func aMemberInvitationNamesTheMemberAndTheRedeemersNameOnlyLabelsTheDevice(_ kind: CatalogBackendKind) throws {
-        let catalog = try kind.makeCatalog()
-        let groupId = try #require(try catalog.ensureGroup(named: "table").id)
-        let gm = try #require(try catalog.addToken(group: "table", label: "gm", secretHash: "h1", role: .owner))
-        let gmId = try #require(gm.memberId)
+        let (catalog, groupId, gmId) = try Self.tableWithOwner(kind)
         let now = Date()
         try catalog.addInvite(InviteRecord(
             codeHash: "new", groupId: groupId, role: .member, createdBy: "gm", inviterId: gmId, expiresAt: now + 60, memberName: "ana"))
@@ -107,9 +111,7 @@ import Testing
 
     @Test(arguments: CatalogBackendKind.allCases)
     func demotingOrRemovingAMemberCancelsTheInvitationsTheyMayNoLongerMake(_ kind: CatalogBackendKind) throws {
-        let catalog = try kind.makeCatalog()
-        let groupId = try #require(try catalog.ensureGroup(named: "table").id)
-        let gm = try #require(try catalog.addToken(group: "table", label: "gm", secretHash: "h1", role: .owner).memberId)
+        let (catalog, groupId, gm) = try Self.tableWithOwner(kind)
         let carl = try #require(try catalog.addToken(group: "table", label: "carl", secretHash: "h2", role: .owner).memberId)
         try catalog.addToken(group: "table", label: "carl", secretHash: "h3", role: .owner)
         let dana = try #require(try catalog.addToken(group: "table", label: "dana", secretHash: "h4", role: .owner).memberId)

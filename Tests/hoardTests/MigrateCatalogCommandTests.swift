@@ -80,7 +80,9 @@ struct MigrateCatalogCommandTests {
 
         // Values: a quota, a boolean, NULL apart from empty text, a time to the millisecond.
         #expect(try TestPostgres.value(in: url, #"SELECT "quotaBytes"::text FROM "group" WHERE name = 'dragons'"#) == "2000000")
-        #expect(try TestPostgres.rows(in: url, #"SELECT "isAdmin"::text, role FROM token"#) == [["false", "member"]])
+        #expect(try TestPostgres.rows(in: url, #"SELECT "isAdmin"::text, role FROM token ORDER BY id"#) == [["false", "member"], ["false", "owner"]])
+        #expect(try TestPostgres.rows(in: url, #"SELECT t.name, m.name FROM token t JOIN member m ON m.id = t."memberId" ORDER BY t.id"#)
+            == [["member", "member"], ["ana", "ana"]], "each token its member's")
         #expect(try TestPostgres.rows(in: url, #"SELECT coalesce(views, 'NULL') FROM "sessionEvent" ORDER BY seq"#) == [["NULL"], [""]])
         #expect(try TestPostgres.value(in: url, "SELECT (name IS NULL)::text FROM share") == "true")
         for group in try source.groups() {
