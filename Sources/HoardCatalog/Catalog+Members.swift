@@ -6,17 +6,17 @@ extension SQLiteCatalog {
     // MARK: Members and their tokens
 
     /// Stores a new token for a group (only the hash of its secret is kept): a device of the member of that name
-    /// (under ``NameRule/key(_:)``), who takes `role` with all their devices, or of a new member. Throws `notFound`
-    /// for an unknown group. This is the operator's `hoard token create`; invitations go through ``redeemInvite``.
+    /// (``MemberRules/member(named:role:among:)``), who takes `role` with all their devices, or of a new member.
+    /// Throws `notFound` for an unknown group. This is the operator's `hoard token create`; invitations go through ``redeemInvite``.
     @discardableResult
     public func addToken(group name: String, label: String, secretHash: String, role: TokenRole) throws(CatalogError) -> TokenRecord {
         try write { db in
             guard let group = try GroupRecord.filter(GroupRecord.Columns.name == name).fetchOne(db), let groupId = group.id else {
                 throw CatalogError(.notFound, "no group named '\(name)'; create it with `hoard group create \(name)`")
             }
-            let key = NameRule.key(label)
-            var member = try MemberRecord.filter(Column("groupId") == groupId).order(Column("id")).fetchAll(db)
-                .first { NameRule.key($0.name) == key } ?? MemberRecord(id: nil, groupId: groupId, name: label, role: role.rawValue, createdAt: Date())
+            let members = try MemberRecord.filter(Column("groupId") == groupId).order(Column("id")).fetchAll(db)
+            var member = MemberRules.member(named: label, role: role, among: members)
+                ?? MemberRecord(id: nil, groupId: groupId, name: label, role: role.rawValue, createdAt: Date())
             if let id = member.id {
                 try Self.setRole(role, member: id, db)
             } else {

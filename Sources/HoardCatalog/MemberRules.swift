@@ -24,6 +24,14 @@ public enum MemberRules {
             + "in case, accents or invisible characters are one name)"
     }
 
+    /// The member `hoard token create` adds a device to: of the members called `name` (under ``NameRule/key(_:)``),
+    /// the one of exactly that name and role, else of that name, else the first; nil when none is (a new member).
+    public static func member(named name: String, role: TokenRole, among members: [MemberRecord]) -> MemberRecord? {
+        let key = NameRule.key(name)
+        let named = members.filter { NameRule.key($0.name) == key }
+        return named.first { $0.name == name && $0.role == role.rawValue } ?? named.first { $0.name == name } ?? named.first
+    }
+
     /// How much a role may do: a role may give (invite to, or set) only roles at most its own.
     public static func rank(_ role: String) -> Int {
         switch TokenRole(rawValue: role) {

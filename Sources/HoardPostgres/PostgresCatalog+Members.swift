@@ -14,9 +14,8 @@ extension PostgresCatalog {
             guard let groupId = try Self.group(named: name, tx)?.id else {
                 throw CatalogError(.notFound, "no group named '\(name)'; create it with `hoard group create \(name)`")
             }
-            let key = NameRule.key(label)
             let memberId: Int64
-            if let existing = try Self.memberRecords(groupId: groupId, tx).first(where: { NameRule.key($0.name) == key })?.id {
+            if let existing = MemberRules.member(named: label, role: role, among: try Self.memberRecords(groupId: groupId, tx))?.id {
                 memberId = existing
                 try Self.setRole(role, member: existing, tx)
             } else {
