@@ -13,8 +13,8 @@ public enum TokenRole: String, Sendable, Hashable, CaseIterable, Codable {
     case `operator`
 }
 
-/// Who a request acts for: a member of one group (an owner of it, or the server's operator), or a participant of one
-/// session.
+/// Who a request acts for: a member of one group (an owner of it, or the server's operator) through one of their
+/// tokens, or a participant of one session.
 public struct Principal: Sendable, Hashable {
     /// The group's row id.
     public var groupId: Int64
@@ -28,33 +28,38 @@ public struct Principal: Sendable, Hashable {
     public var managesGroup: Bool { isMember && role != .member }
     /// The token's label (a participant's display name).
     public var tokenName: String
+    /// The member the token belongs to (`member.id`); -1 for a participant.
+    public var memberId: Int64
+    /// The member's name, display text only (a participant's display name).
+    public var memberName: String
     /// For a participant token: the one session it belongs to.
     public var sessionId: String?
     /// For a participant token: the participant's id.
     public var participantId: String?
 
     /// Creates a member principal.
-    public init(groupId: Int64, group: String, role: TokenRole, tokenName: String) {
+    public init(groupId: Int64, group: String, role: TokenRole, member memberId: Int64, memberName: String, tokenName: String) {
         self.groupId = groupId
         self.group = group
         self.role = role
+        self.memberId = memberId
+        self.memberName = memberName
         self.tokenName = tokenName
-    }
-
-    /// Creates a member principal, an operator when `isAdmin`.
-    public init(groupId: Int64, group: String, isAdmin: Bool, tokenName: String) {
-        self.init(groupId: groupId, group: group, role: isAdmin ? .operator : .member, tokenName: tokenName)
     }
 
     /// Creates a participant principal: no group, no role beyond a member's, one session.
     public init(participant: String, name: String, session: String) {
-        self.init(groupId: -1, group: "", role: .member, tokenName: name)
+        self.init(groupId: -1, group: "", role: .member, member: -1, memberName: name, tokenName: name)
         sessionId = session
         participantId = participant
     }
 
     /// Whether this is a group member (not a session participant).
     public var isMember: Bool { sessionId == nil }
+
+    /// What a member's refs, shares, sessions (`host`) and uploads (`uploader`, scope) hold to say they are theirs:
+    /// their member id, never a name (``MemberRules/owner(_:)``).
+    public var owner: String { MemberRules.owner(memberId) }
 }
 
 /// What one blob is and who may read it, as the access index keeps it.
@@ -205,104 +210,6 @@ extension SQLiteCatalog {
         }
     }
 
-    /// Stores a new token for a group: only the hash of its secret is kept. Throws `notFound` for an unknown group.
-    @discardableResult
-    public func addToken(group name: String, label: String, secretHash: String, role: TokenRole) throws(CatalogError) -> TokenRecord {
-        try write { db in
-            guard let group = try GroupRecord.filter(GroupRecord.Columns.name == name).fetchOne(db), let groupId = group.id else {
-                throw CatalogError(.notFound, "no group named '\(name)'; create it with `hoard group create \(name)`")
-            }
-            var token = TokenRecord(
-                id: nil, groupId: groupId, name: label, secretHash: secretHash, isAdmin: role == .operator, role: role.rawValue,
-                createdAt: Date())
-            try token.insert(db)
-            return token
-        }
-    }
-
-    /// A group's member tokens (never their secrets), oldest first.
-    public func tokens(groupId: Int64) throws(CatalogError) -> [TokenRecord] {
-        try read { db in try TokenRecord.filter(Column("groupId") == groupId).order(Column("id")).fetchAll(db) }
-    }
-
-    /// Deletes a member token of a group; false when the group has no such token. Its access ends when the access
-    /// index reads the change log (the server catches up before answering).
-    ///
-    /// The invitations its member made that no remaining token of theirs could make are deleted with it (carl's owner
-    /// invitation dies with carl's last owner token).
-    public func deleteToken(id: Int64, groupId: Int64) throws(CatalogError) -> Bool {
-        try write { db in
-            guard try TokenRecord.filter(Column("id") == id && Column("groupId") == groupId).deleteAll(db) > 0 else { return false }
-            try Self.dropFallenInvites(groupId: groupId, db)
-            return true
-        }
-    }
-
-    /// Deletes a group's invitations whose inviter no longer may invite (``MemberNames/stands(createdBy:tokens:)``).
-    static func dropFallenInvites(groupId: Int64, _ db: Database) throws {
-        let tokens = try Row.fetchAll(db, sql: "SELECT name, role FROM token WHERE groupId = ?", arguments: [groupId])
-            .map { (name: $0["name"] as String, role: $0["role"] as String) }
-        for invite in try InviteRecord.filter(Column("groupId") == groupId).fetchAll(db)
-        where !MemberNames.stands(createdBy: invite.createdBy, tokens: tokens) {
-            try invite.delete(db)
-        }
-    }
-
-    /// Every name the group uses for a member: tokens' labels, refs' and shares' members, sessions' hosts and the
-    /// members of member uploads.
-    static func memberNames(groupId: Int64, _ db: Database) throws -> [String] {
-        let names = try String.fetchAll(db, sql: """
-            SELECT name FROM token WHERE groupId = :g UNION SELECT member FROM ref WHERE groupId = :g
-            UNION SELECT member FROM share WHERE groupId = :g UNION SELECT host FROM session WHERE groupId = :g
-            """, arguments: ["g": groupId])
-        let scopes = try String.fetchAll(
-            db, sql: "SELECT DISTINCT scope FROM privateUpload WHERE groupId = ? AND scope LIKE 'member:%'", arguments: [groupId])
-        return names + scopes.compactMap(MemberNames.member(ofScope:))
-    }
-
-    /// A group's pending invitations (those not expired at `now`), soonest to expire first.
-    public func invites(groupId: Int64, now: Date) throws(CatalogError) -> [InviteRecord] {
-        try read { db in
-            try InviteRecord.filter(Column("groupId") == groupId && Column("expiresAt") > now).order(Column("expiresAt"), Column("codeHash"))
-                .fetchAll(db)
-        }
-    }
-
-    /// Cancels one of a group's invitations (by its code's hash); false when the group has no such invitation.
-    public func cancelInvite(codeHash: String, groupId: Int64) throws(CatalogError) -> Bool {
-        try write { db in try InviteRecord.filter(Column("codeHash") == codeHash && Column("groupId") == groupId).deleteAll(db) > 0 }
-    }
-
-    /// Records a one-time invitation into a group (only the hash of its code is kept).
-    public func addInvite(_ invite: InviteRecord) throws(CatalogError) {
-        try write { db in try invite.insert(db) }
-    }
-
-    /// Redeems an invitation: in one transaction it is deleted and a token of its group and role stored; gives the
-    /// token and its group's name. Nil when there is no such invitation, it expired or its inviter may no longer make
-    /// it (such an invitation is deleted too). Throws `conflict`, keeping the invitation, when `label` is a name the
-    /// group already uses for someone (``MemberNames``).
-    public func redeemInvite(
-        codeHash: String, label: String, secretHash: String, now: Date
-    ) throws(CatalogError) -> (token: TokenRecord, group: String)? {
-        try write { db -> (token: TokenRecord, group: String)? in
-            guard let invite = try InviteRecord.fetchOne(db, key: codeHash) else { return nil }
-            try invite.delete(db)
-            guard invite.expiresAt > now else { return nil }
-            let tokens = try Row.fetchAll(db, sql: "SELECT name, role FROM token WHERE groupId = ?", arguments: [invite.groupId])
-                .map { (name: $0["name"] as String, role: $0["role"] as String) }
-            guard MemberNames.stands(createdBy: invite.createdBy, tokens: tokens) else { return nil }
-            if let existing = MemberNames.taken(label, among: try Self.memberNames(groupId: invite.groupId, db)) {
-                throw CatalogError(.conflict, MemberNames.takenMessage(label, existing: existing))
-            }
-            var token = TokenRecord(
-                id: nil, groupId: invite.groupId, name: label, secretHash: secretHash, isAdmin: false, role: invite.role,
-                createdAt: now)
-            try token.insert(db)
-            return (token, try GroupRecord.fetchOne(db, key: invite.groupId)?.name ?? "")
-        }
-    }
-
     /// Records that a group uploaded a blob (the blob row is created if new). Idempotent.
     public func recordUpload(_ blob: BlobRecord, groupId: Int64) throws(CatalogError) {
         try write { db in
@@ -357,10 +264,9 @@ extension SQLiteCatalog {
             }
             var principals: [String: Principal] = [:]
             for row in try Row.fetchAll(db, sql: """
-                SELECT t.secretHash, t.role, t.name, g.id AS groupId, g.name AS groupName FROM token t JOIN "group" g ON g.id = t.groupId
+                \(Self.principalSelect)
                 """) {
-                principals[row["secretHash"]] = Principal(
-                    groupId: row["groupId"], group: row["groupName"], role: TokenRole(rawValue: row["role"]) ?? .member, tokenName: row["name"])
+                principals[row["secretHash"]] = Self.principal(row)
             }
             for row in try Row.fetchAll(db, sql: "SELECT id, sessionId, name, tokenHash FROM participant") {
                 principals[row["tokenHash"]] = Principal(participant: row["id"], name: row["name"], session: row["sessionId"])
@@ -448,18 +354,26 @@ extension SQLiteCatalog {
     /// The principal of a member's or a session participant's token by its secret's hash; nil when there is none.
     public func principal(tokenHash: String) throws(CatalogError) -> Principal? {
         try read { db in
-            if let member = try Row.fetchOne(db, sql: """
-                SELECT t.role, t.name, g.id AS groupId, g.name AS groupName FROM token t JOIN "group" g ON g.id = t.groupId
-                WHERE t.secretHash = ?
-                """, arguments: [tokenHash]) {
-                return Principal(
-                    groupId: member["groupId"], group: member["groupName"], role: TokenRole(rawValue: member["role"]) ?? .member,
-                    tokenName: member["name"])
+            if let member = try Row.fetchOne(db, sql: "\(Self.principalSelect) WHERE t.secretHash = ?", arguments: [tokenHash]) {
+                return Self.principal(member)
             }
             return try Row.fetchOne(db, sql: "SELECT id, name, sessionId FROM participant WHERE tokenHash = ?", arguments: [tokenHash]).map {
                 Principal(participant: $0["id"], name: $0["name"], session: $0["sessionId"])
             }
         }
+    }
+
+    /// The query of member tokens' principals.
+    static let principalSelect = """
+        SELECT t.secretHash, t.role, t.name, t.memberId, m.name AS memberName, g.id AS groupId, g.name AS groupName
+        FROM token t JOIN "group" g ON g.id = t.groupId JOIN member m ON m.id = t.memberId
+        """
+
+    /// A member token's principal from a row of ``principalSelect``.
+    static func principal(_ row: Row) -> Principal {
+        Principal(
+            groupId: row["groupId"], group: row["groupName"], role: TokenRole(rawValue: row["role"]) ?? .member, member: row["memberId"],
+            memberName: row["memberName"], tokenName: row["name"])
     }
 
     /// Every blob a pack version references: its manifest, descriptors, variants and renditions.

@@ -41,11 +41,11 @@ extension SQLiteCatalog {
     /// The private uploads `principal` made (``PrivateUploadRecord/isUploaded(by:)``), newest first: one page of at
     /// most `limit` after skipping `offset`, and how many there are in all.
     public func uploads(by principal: Principal, offset: Int, limit: Int) throws(CatalogError) -> (page: [UploadListing], total: Int) {
-        let space = UploadScope.member(groupId: principal.groupId, name: principal.tokenName).description
+        let space = UploadScope.member(groupId: principal.groupId, id: principal.memberId).description
         let (condition, arguments): (String, StatementArguments) = if let participantId = principal.participantId {
             ("p.scope = ? AND p.uploader = ?", [UploadScope.session(principal.sessionId ?? "").description, participantId])
         } else {
-            ("p.uploader = ? AND (p.scope = ? OR (p.scope LIKE 'session:%' AND p.groupId = ?))", [principal.tokenName, space, principal.groupId])
+            ("p.uploader = ? AND (p.scope = ? OR (p.scope LIKE 'session:%' AND p.groupId = ?))", [principal.owner, space, principal.groupId])
         }
         return try read { db in
             let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM privateUpload p WHERE \(condition)", arguments: arguments) ?? 0

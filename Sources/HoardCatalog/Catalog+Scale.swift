@@ -84,6 +84,10 @@ extension SQLiteCatalog {
     /// insertion order, where it was an asset lookup and a random search of `packVersionAsset` by digest: 28 ms → 9 ms
     /// for 5,000 matches at 1,000,000 assets. Filling the index takes about 40 s at 1,000,000 memberships. The SQL is
     /// written out like `v8`'s rather than shared with it: a released migration's statements never change.
+    ///
+    /// The index's rows are `packVersionAsset`'s rowids, and that table has no `INTEGER PRIMARY KEY`: a `VACUUM` (which
+    /// may renumber rowids) MUST be followed by `INSERT INTO packVersionAssetSearch(packVersionAssetSearch)
+    /// VALUES('rebuild')`. Hoard never vacuums.
     static func migrateMemberSearch(_ db: Database) throws {
         try db.execute(sql: """
             DROP TRIGGER assetSearch_insert;

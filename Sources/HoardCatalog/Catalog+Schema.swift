@@ -235,6 +235,10 @@ extension SQLiteCatalog {
                 t.primaryKey(["sessionId", "participant", "replica"])
             }
         }
+        migrator.registerMigration("v14-members") { db in
+            // A member is an identity (`member`), their tokens devices; what names owned, member ids own.
+            try Self.migrateMembers(db)
+        }
         return migrator
     }
 }

@@ -11,7 +11,7 @@ public struct SessionRecord: Codable, Sendable, Hashable, FetchableRecord, Persi
     public var name: String
     /// The host's group.
     public var groupId: Int64
-    /// The host's label (its token's name).
+    /// The hosting member: their id (``MemberRules/owner(_:)``).
     public var host: String
     /// `group` (listed to the host's group) or `private` (join code only).
     public var visibility: String
@@ -306,7 +306,8 @@ extension SQLiteCatalog {
         try read { db in try SessionRecord.filter(Column("code") == code).fetchOne(db) }
     }
 
-    /// Sessions in the lobby of a group: its group-visible sessions, and private ones its `host` label hosts.
+    /// Sessions in the lobby of a group: its group-visible sessions, and the private ones member `host`
+    /// (``MemberRules/owner(_:)``) hosts.
     public func sessions(groupId: Int64, host: String?) throws(CatalogError) -> [SessionRecord] {
         try read { db in
             try SessionRecord.filter(Column("groupId") == groupId && (Column("visibility") == "group" || Column("host") == host))

@@ -21,21 +21,31 @@ public protocol CatalogBackend: Sendable {
     @discardableResult func createGroup(named name: String, quotaBytes: Int64?) throws(CatalogError) -> GroupRecord
     /// Sets or clears a group's quota; false when there is no such group.
     @discardableResult func setQuota(_ bytes: Int64?, group name: String) throws(CatalogError) -> Bool
-    /// Stores a token of a group (created if missing).
+    /// Stores a token of a group, a device of the member of that name (who takes `role`) or of a new member.
     @discardableResult func addToken(
         group name: String, label: String, secretHash: String, role: TokenRole) throws(CatalogError) -> TokenRecord
     /// A group's tokens.
     func tokens(groupId: Int64) throws(CatalogError) -> [TokenRecord]
+    /// A group's members and how many devices each has, oldest first.
+    func members(groupId: Int64) throws(CatalogError) -> [MemberListing]
+    /// Gives a group's member and all their devices `role`, deleting the invitations they may no longer make; false
+    /// when the group has no such member.
+    func setRole(_ role: TokenRole, member id: Int64, groupId: Int64) throws(CatalogError) -> Bool
+    /// Deletes a group's member's devices and the invitations they made or that name them; false when the group has no
+    /// such member.
+    func removeMember(id: Int64, groupId: Int64) throws(CatalogError) -> Bool
     /// Deletes a group's token, and the invitations its member may no longer make; false when it has none of that id.
     func deleteToken(id: Int64, groupId: Int64) throws(CatalogError) -> Bool
-    /// Stores an invitation.
+    /// Stores an invitation; `conflict` when the member it creates has a name the group uses, `notFound` when the
+    /// member it adds a device to is not the group's.
     func addInvite(_ invite: InviteRecord) throws(CatalogError)
     /// A group's invitations not expired at `now`, soonest to expire first.
     func invites(groupId: Int64, now: Date) throws(CatalogError) -> [InviteRecord]
     /// Cancels a group's invitation by its code's hash; false when the group has none such.
     func cancelInvite(codeHash: String, groupId: Int64) throws(CatalogError) -> Bool
-    /// Redeems an invitation in one transaction (deleted, a token stored); nil when missing, expired or its inviter
-    /// may no longer make it; `conflict` (the invitation kept) when the label is a name the group uses already.
+    /// Redeems an invitation in one transaction (deleted, a token of its member or of a new one stored); nil when
+    /// missing, expired or its inviter may no longer make it; `conflict` (the invitation kept) when the new member's
+    /// name is one the group uses already.
     func redeemInvite(
         codeHash: String, label: String, secretHash: String, now: Date) throws(CatalogError) -> (token: TokenRecord, group: String)?
     /// The bytes a group's uploads and packs hold.

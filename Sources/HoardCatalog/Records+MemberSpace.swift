@@ -7,7 +7,7 @@ public struct RefRecord: Codable, Sendable, Hashable, FetchableRecord, Persistab
     public static let databaseTableName = "ref"
     /// The member's group.
     public var groupId: Int64
-    /// The member: the name on their tokens.
+    /// The member: their id (``MemberRules/owner(_:)``).
     public var member: String
     /// The ref's name.
     public var name: String
@@ -35,7 +35,7 @@ public struct PrivateUploadRecord: Codable, Sendable, Hashable, FetchableRecord,
     public var digest: Digest
     /// The group whose quota it counts against.
     public var groupId: Int64
-    /// Who uploaded it (a member's or participant's name), for people.
+    /// Who uploaded it: a participant's id, or a member's (``MemberRules/owner(_:)``).
     public var uploader: String
     /// When.
     public var createdAt: Date
@@ -53,12 +53,12 @@ public struct PrivateUploadRecord: Codable, Sendable, Hashable, FetchableRecord,
     public var sessionId: String? { UploadScope.session(of: scope) }
 
     /// Whether `principal` made this upload: a participant by its id, which is what `uploader` holds for a
-    /// participant's upload (display names repeat); a member by token name, in their own space or in a session of
+    /// participant's upload (display names repeat); a member by member id, in their own space or in a session of
     /// their group.
     public func isUploaded(by principal: Principal) -> Bool {
         if let participantId = principal.participantId { return uploader == participantId && sessionId == principal.sessionId }
-        guard principal.isMember, uploader == principal.tokenName else { return false }
-        return scope == UploadScope.member(groupId: principal.groupId, name: principal.tokenName).description
+        guard principal.isMember, uploader == principal.owner else { return false }
+        return scope == UploadScope.member(groupId: principal.groupId, id: principal.memberId).description
             || (sessionId != nil && groupId == principal.groupId)
     }
 }
@@ -67,8 +67,8 @@ public struct PrivateUploadRecord: Codable, Sendable, Hashable, FetchableRecord,
 public enum UploadScope: Sendable, Hashable, CustomStringConvertible {
     /// The participants of a session (and the members who may see it).
     case session(String)
-    /// One member of one group.
-    case member(groupId: Int64, name: String)
+    /// One member of one group, by member id.
+    case member(groupId: Int64, id: Int64)
 
     /// How the scope of a session upload begins; the session id follows.
     public static let sessionPrefix = "session:"
@@ -81,7 +81,7 @@ public enum UploadScope: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .session(let id): Self.sessionPrefix + id
-        case .member(let groupId, let name): "member:\(groupId):\(name)"
+        case .member(let groupId, let id): "member:\(groupId):\(MemberRules.owner(id))"
         }
     }
 }
@@ -93,7 +93,7 @@ public struct ShareRecord: Codable, Sendable, Hashable, FetchableRecord, Persist
     public var id: String
     /// The sharing member's group.
     public var groupId: Int64
-    /// The sharing member.
+    /// The sharing member: their id (``MemberRules/owner(_:)``).
     public var member: String
     /// What was shared: a picture blob or an asset.
     public var digest: Digest

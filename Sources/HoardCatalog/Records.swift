@@ -90,13 +90,18 @@ public struct TokenRecord: Codable, Sendable, Hashable, FetchableRecord, Mutable
     public var secretHash: String
     /// Whether it may act on every group (kept equal to `role == "operator"` for catalogs read by older servers).
     public var isAdmin: Bool
-    /// A ``TokenRole`` raw value (migration `v11-roles`).
+    /// A ``TokenRole`` raw value (migration `v11-roles`): what the device acts as, always its member's role (the two
+    /// change together).
     public var role: String
     /// When it was created.
     public var createdAt: Date
+    /// The member whose device it is (migration `v14-members`); never nil once stored.
+    public var memberId: Int64?
 
     /// Creates a record (`id` nil until inserted).
-    public init(id: Int64?, groupId: Int64, name: String, secretHash: String, isAdmin: Bool, role: String, createdAt: Date) {
+    public init(
+        id: Int64?, groupId: Int64, name: String, secretHash: String, isAdmin: Bool, role: String, createdAt: Date, memberId: Int64?
+    ) {
         self.id = id
         self.groupId = groupId
         self.name = name
@@ -104,6 +109,7 @@ public struct TokenRecord: Codable, Sendable, Hashable, FetchableRecord, Mutable
         self.isAdmin = isAdmin
         self.role = role
         self.createdAt = createdAt
+        self.memberId = memberId
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
@@ -118,20 +124,59 @@ public struct InviteRecord: Codable, Sendable, Hashable, FetchableRecord, Persis
     public var groupId: Int64
     /// The ``TokenRole`` raw value of the token it gives (`member` or `owner`).
     public var role: String
-    /// Who made it (a token's label), for people.
+    /// Who made it (their member's name when they made it), for people.
     public var createdBy: String
     /// When it stops working.
     public var expiresAt: Date
+    /// The member who made it (migration `v14-members`): it stands while they may make it (``MemberRules``).
+    public var inviterId: Int64?
+    /// For a device invitation, the member it adds a device to (whose role the token gets); nil: it creates a member.
+    public var memberId: Int64?
+    /// The name of the member it creates, chosen by the inviter; nil: the redeemer's.
+    public var memberName: String?
 
     /// Creates a record.
-    public init(codeHash: String, groupId: Int64, role: TokenRole, createdBy: String, expiresAt: Date) {
+    public init(
+        codeHash: String, groupId: Int64, role: TokenRole, createdBy: String, inviterId: Int64?, expiresAt: Date,
+        memberId: Int64? = nil, memberName: String? = nil
+    ) {
         self.codeHash = codeHash
         self.groupId = groupId
         self.role = role.rawValue
         self.createdBy = createdBy
         self.expiresAt = expiresAt
+        self.inviterId = inviterId
+        self.memberId = memberId
+        self.memberName = memberName
     }
 }
+
+/// A row of `member` (migration `v14-members`): a person of a group, who owns refs, uploads, shares and sessions by
+/// this row's id. Their tokens are their devices; their name is display text, unique in the group under
+/// ``NameRule/key(_:)`` for members made since (a catalog migrated from names may hold two of one name, one per role).
+public struct MemberRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "member"
+    /// Row id: the member's identity.
+    public var id: Int64?
+    /// The group.
+    public var groupId: Int64
+    /// What people call them.
+    public var name: String
+    /// A ``TokenRole`` raw value, which every token of theirs carries too.
+    public var role: String
+    /// When they joined.
+    public var createdAt: Date
+
+    /// Creates a record (`id` nil until inserted).
+    public init(id: Int64?, groupId: Int64, name: String, role: String, createdAt: Date) {
+        (self.id, self.groupId, self.name, self.role, self.createdAt) = (id, groupId, name, role, createdAt)
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+/// A member as `GET /v1/members` lists them: the row and how many tokens (devices) they have.
+public typealias MemberListing = (member: MemberRecord, devices: Int)
 
 /// A row of `upload`: a group uploaded (and so may read) a blob.
 struct UploadRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {

@@ -23,10 +23,8 @@ extension PostgresCatalog {
                 packs[id] = PackAccess(groupId: groupId, isPublic: isPublic)
             }
             var principals: [String: Principal] = [:]
-            for (hash, role, name, groupId, group) in try tx.rows(#"""
-                SELECT t."secretHash", t.role, t.name, g.id, g.name FROM token t JOIN "group" g ON g.id = t."groupId"
-                """#, as: (String, String, String, Int64, String).self) {
-                principals[hash] = Principal(groupId: groupId, group: group, role: TokenRole(rawValue: role) ?? .member, tokenName: name)
+            for row in try tx.rows(PostgresQuery(unsafeSQL: Self.principalSelect), as: Self.PrincipalRow.self) {
+                principals[row.0] = Self.principal(row)
             }
             for (id, session, name, hash) in try tx.rows(
                 #"SELECT id, "sessionId", name, "tokenHash" FROM participant"#, as: (String, String, String, String).self) {
@@ -127,10 +125,8 @@ extension PostgresCatalog {
     /// The principal of a member's or a session participant's token by its secret's hash; nil when there is none.
     public func principal(tokenHash: String) throws(CatalogError) -> Principal? {
         try read("cannot read a token") { tx in
-            if let member = try tx.row(#"""
-                SELECT t.role, t.name, g.id, g.name FROM token t JOIN "group" g ON g.id = t."groupId" WHERE t."secretHash" = \#(tokenHash)
-                """#, as: (String, String, Int64, String).self) {
-                return Principal(groupId: member.2, group: member.3, role: TokenRole(rawValue: member.0) ?? .member, tokenName: member.1)
+            if let member = try tx.row(#"\#(unescaped: Self.principalSelect) WHERE t."secretHash" = \#(tokenHash)"#, as: Self.PrincipalRow.self) {
+                return Self.principal(member)
             }
             return try tx.row(#"SELECT id, name, "sessionId" FROM participant WHERE "tokenHash" = \#(tokenHash)"#, as: (String, String, String).self)
                 .map { Principal(participant: $0.0, name: $0.1, session: $0.2) }
@@ -200,5 +196,20 @@ extension PostgresCatalog {
             throw CatalogError(.conflict, "'\(name)' could be any of the packs \(names); give one of them exactly")
         }
         return packs.first
+    }
+
+    /// A member token's row: secret's hash, role, label, member id and name, group id and name.
+    typealias PrincipalRow = (String, String, String, Int64, String, Int64, String)
+
+    /// The query of member tokens' principals (``PrincipalRow``).
+    static let principalSelect = #"""
+        SELECT t."secretHash", t.role, t.name, t."memberId", m.name, g.id, g.name
+        FROM token t JOIN "group" g ON g.id = t."groupId" JOIN member m ON m.id = t."memberId"
+        """#
+
+    /// A member token's principal.
+    static func principal(_ row: PrincipalRow) -> Principal {
+        Principal(
+            groupId: row.5, group: row.6, role: TokenRole(rawValue: row.1) ?? .member, member: row.3, memberName: row.4, tokenName: row.2)
     }
 }

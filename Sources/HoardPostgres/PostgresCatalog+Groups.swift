@@ -3,7 +3,7 @@ import HoardCatalog
 import HoardCore
 import PostgresNIO
 
-/// Groups, tokens, invitations and quotas, as `SQLiteCatalog`'s (HoardCatalog, `Catalog+Access.swift`).
+/// Groups and quotas, as `SQLiteCatalog`'s (HoardCatalog, `Catalog+Access.swift`).
 ///
 /// Names compare as SQLite's `COLLATE NOCASE` does, ASCII case aside: a query finds candidates through the column's
 /// `nocase` collation (its index; ICU's, which also folds other cases) and ``PostgresCatalog/isSameName(_:_:)`` keeps
@@ -68,113 +68,6 @@ extension PostgresCatalog {
             guard let id = try Self.group(named: name, tx)?.id else { return false }
             try tx.execute(#"UPDATE "group" SET "quotaBytes" = \#(bytes) WHERE id = \#(id)"#)
             return true
-        }
-    }
-
-    /// Stores a new token for a group: only the hash of its secret is kept. Throws `notFound` for an unknown group.
-    @discardableResult
-    public func addToken(group name: String, label: String, secretHash: String, role: TokenRole) throws(CatalogError) -> TokenRecord {
-        try write("cannot store a token of group '\(name)'") { tx in
-            guard let groupId = try Self.group(named: name, tx)?.id else {
-                throw CatalogError(.notFound, "no group named '\(name)'; create it with `hoard group create \(name)`")
-            }
-            return try Self.insertToken(
-                groupId: groupId, label: label, secretHash: secretHash, isAdmin: role == .operator, role: role.rawValue, at: Date(), tx)
-        }
-    }
-
-    /// A group's member tokens (never their secrets), oldest first.
-    public func tokens(groupId: Int64) throws(CatalogError) -> [TokenRecord] {
-        try read("cannot list the tokens of group \(groupId)") { tx in
-            let rows = try tx.rows(#"""
-                SELECT id, "groupId", name, "secretHash", "isAdmin", role, "createdAt" FROM token WHERE "groupId" = \#(groupId) ORDER BY id
-                """#, as: (Int64, Int64, String, String, Bool, String, Date).self)
-            return rows.map { TokenRecord(id: $0.0, groupId: $0.1, name: $0.2, secretHash: $0.3, isAdmin: $0.4, role: $0.5, createdAt: $0.6) }
-        }
-    }
-
-    /// Deletes a member token of a group; false when the group has no such token. Its access ends when the access
-    /// index reads the change log.
-    ///
-    /// As on SQLite, the invitations its member made that no remaining token of theirs could make are deleted with it.
-    public func deleteToken(id: Int64, groupId: Int64) throws(CatalogError) -> Bool {
-        try write("cannot delete token \(id)") { tx in
-            guard try tx.execute(#"DELETE FROM token WHERE id = \#(id) AND "groupId" = \#(groupId)"#) > 0 else { return false }
-            let tokens = try Self.tokenRoles(groupId: groupId, tx)
-            for (codeHash, createdBy) in try tx.rows(
-                #"SELECT "codeHash", "createdBy" FROM invite WHERE "groupId" = \#(groupId) FOR UPDATE"#, as: (String, String).self)
-            where !MemberNames.stands(createdBy: createdBy, tokens: tokens) {
-                try tx.execute(#"DELETE FROM invite WHERE "codeHash" = \#(codeHash)"#)
-            }
-            return true
-        }
-    }
-
-    /// A group's tokens' labels and roles.
-    static func tokenRoles(groupId: Int64, _ tx: PostgresTransaction) throws -> [(name: String, role: String)] {
-        try tx.rows(#"SELECT name, role FROM token WHERE "groupId" = \#(groupId)"#, as: (String, String).self).map { (name: $0.0, role: $0.1) }
-    }
-
-    /// Every name the group uses for a member, as ``SQLiteCatalog`` reads them.
-    static func memberNames(groupId: Int64, _ tx: PostgresTransaction) throws -> [String] {
-        let names = try tx.values(#"""
-            SELECT name FROM token WHERE "groupId" = \#(groupId) UNION SELECT member FROM ref WHERE "groupId" = \#(groupId)
-            UNION SELECT member FROM share WHERE "groupId" = \#(groupId) UNION SELECT host FROM session WHERE "groupId" = \#(groupId)
-            """#, as: String.self)
-        let scopes = try tx.values(
-            #"SELECT DISTINCT scope FROM "privateUpload" WHERE "groupId" = \#(groupId) AND scope LIKE 'member:%'"#, as: String.self)
-        return names + scopes.compactMap(MemberNames.member(ofScope:))
-    }
-
-    /// A group's pending invitations (those not expired at `now`), soonest to expire first.
-    public func invites(groupId: Int64, now: Date) throws(CatalogError) -> [InviteRecord] {
-        try read("cannot list the invitations of group \(groupId)") { tx in
-            try tx.rows(#"""
-                SELECT "codeHash", role, "createdBy", "expiresAt" FROM invite WHERE "groupId" = \#(groupId) AND "expiresAt" > \#(now)
-                ORDER BY "expiresAt", "codeHash" COLLATE "C"
-                """#, as: (String, String, String, Date).self).map {
-                InviteRecord(codeHash: $0.0, groupId: groupId, role: TokenRole(rawValue: $0.1) ?? .member, createdBy: $0.2, expiresAt: $0.3)
-            }
-        }
-    }
-
-    /// Cancels one of a group's invitations (by its code's hash); false when the group has no such invitation.
-    public func cancelInvite(codeHash: String, groupId: Int64) throws(CatalogError) -> Bool {
-        try write("cannot cancel an invitation") { tx in
-            try tx.execute(#"DELETE FROM invite WHERE "codeHash" = \#(codeHash) AND "groupId" = \#(groupId)"#) > 0
-        }
-    }
-
-    /// Records a one-time invitation into a group (only the hash of its code is kept).
-    public func addInvite(_ invite: InviteRecord) throws(CatalogError) {
-        try write("cannot store an invitation") { tx in
-            try tx.execute(#"""
-                INSERT INTO invite ("codeHash", "groupId", role, "createdBy", "expiresAt")
-                VALUES (\#(invite.codeHash), \#(invite.groupId), \#(invite.role), \#(invite.createdBy), \#(invite.expiresAt))
-                """#)
-        }
-    }
-
-    /// Redeems an invitation: in one transaction it is deleted and a token of its group and role stored; gives the
-    /// token and its group's name. Nil when there is no such invitation or it expired (an expired one is deleted too).
-    /// Two replicas redeeming one code: one deletes it, the other finds none.
-    public func redeemInvite(
-        codeHash: String, label: String, secretHash: String, now: Date
-    ) throws(CatalogError) -> (token: TokenRecord, group: String)? {
-        try write("cannot redeem an invitation") { tx in
-            guard let invite = try tx.row(#"""
-                DELETE FROM invite WHERE "codeHash" = \#(codeHash) RETURNING "groupId", role, "expiresAt", "createdBy"
-                """#, as: (Int64, String, Date, String).self), invite.2 > now
-            else { return nil }
-            let (groupId, role) = (invite.0, invite.1)
-            // The inviter may no longer make it: it is gone (deleted above). A name taken is refused, the invitation kept.
-            guard MemberNames.stands(createdBy: invite.3, tokens: try Self.tokenRoles(groupId: groupId, tx)) else { return nil }
-            if let existing = MemberNames.taken(label, among: try Self.memberNames(groupId: groupId, tx)) {
-                throw CatalogError(.conflict, MemberNames.takenMessage(label, existing: existing))
-            }
-            // As SQLite's: an invitation's token is never flagged an operator's (invitations give members and owners).
-            let token = try Self.insertToken(groupId: groupId, label: label, secretHash: secretHash, isAdmin: false, role: role, at: now, tx)
-            return (token, try tx.value(#"SELECT name FROM "group" WHERE id = \#(groupId)"#, as: String.self) ?? "")
         }
     }
 
@@ -260,15 +153,5 @@ extension PostgresCatalog {
             INSERT INTO "group" (name, "createdAt", "quotaBytes") VALUES (\#(name), \#(createdAt), \#(quotaBytes))
             ON CONFLICT DO NOTHING RETURNING id
             """#, as: Int64.self).map { GroupRecord(id: $0, name: name, createdAt: createdAt, quotaBytes: quotaBytes) }
-    }
-
-    private static func insertToken(
-        groupId: Int64, label: String, secretHash: String, isAdmin: Bool, role: String, at createdAt: Date, _ tx: PostgresTransaction
-    ) throws -> TokenRecord {
-        let id = try tx.value(#"""
-            INSERT INTO token ("groupId", name, "secretHash", "isAdmin", role, "createdAt")
-            VALUES (\#(groupId), \#(label), \#(secretHash), \#(isAdmin), \#(role), \#(createdAt)) RETURNING id
-            """#, as: Int64.self)
-        return TokenRecord(id: id, groupId: groupId, name: label, secretHash: secretHash, isAdmin: isAdmin, role: role, createdAt: createdAt)
     }
 }

@@ -107,14 +107,14 @@ extension PostgresCatalog {
     /// The private uploads `principal` made (``PrivateUploadRecord/isUploaded(by:)``), newest first: one page of at
     /// most `limit` after skipping `offset`, and how many there are in all.
     public func uploads(by principal: Principal, offset: Int, limit: Int) throws(CatalogError) -> (page: [UploadListing], total: Int) {
-        let space = UploadScope.member(groupId: principal.groupId, name: principal.tokenName).description
+        let space = UploadScope.member(groupId: principal.groupId, id: principal.memberId).description
         // A participant's: its session's scope, by its id. A member's: their space, and their group's sessions.
         let (scope, uploader, groupId): (String, String, Int64?) = if let participantId = principal.participantId {
             (UploadScope.session(principal.sessionId ?? "").description, participantId, nil)
         } else {
-            (space, principal.tokenName, principal.groupId)
+            (space, principal.owner, principal.groupId)
         }
-        return try read("cannot list the uploads of \(principal.tokenName)") { tx in
+        return try read("cannot list the uploads of \(principal.memberName)") { tx in
             // One row at least, for the count, even past the last page.
             let rows = try tx.rows(#"""
                 WITH mine AS (

@@ -13,12 +13,12 @@ extension Hoard {
     }
 
     /// Issues a new bearer token for a group: 32 random bytes, shown once; only its hash is stored. The label passes
-    /// ``NameRule`` (a member's name); a label the group uses already adds a device to that member, and one that only
-    /// looks like it ("GM" beside "gm") is refused, since members are known by their exact label.
+    /// ``NameRule`` (a member's name); the name of a member of the group adds a device to that member (who takes
+    /// `role`), and one that only looks like it ("GM" beside "gm") is refused, so the operator says which they mean.
     public func createToken(group: String, label: String, role: TokenRole) throws -> String {
         let label = try NameRule.canonical(label, as: .member)
         if let groupId = try catalog.group(matching: group)?.id,
-           let alike = try catalog.tokens(groupId: groupId).first(where: { NameRule.same($0.name, label) && $0.name != label }) {
+           let alike = try catalog.members(groupId: groupId).map(\.member).first(where: { NameRule.same($0.name, label) && $0.name != label }) {
             throw CatalogError(.conflict, "group '\(group)' has a member named '\(alike.name)'; give that name exactly to add a device, or choose another")
         }
         let token = Self.tokenPrefix + Self.randomSecret()

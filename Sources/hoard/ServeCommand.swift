@@ -202,7 +202,8 @@ struct TokenCommand: AsyncParsableCommand {
             abstract: "Print a new bearer token for a group's member (shown once; only its hash is stored).")
         @OptionGroup var data: DataOptions
         @Option(help: "The group the token acts for.") var group: String
-        @Option(help: "A label, e.g. whose tablet it is.") var name = "member"
+        @Option(help: "The member's name: a new member, or one more device of the member of that name (who then takes --role).")
+        var name = "member"
         @Option(help: ArgumentHelp(
             "What it may do: member (read, import, host, upload), owner (also delete and publish the group's packs, invite members, list and revoke its tokens) or operator (the server's: acts on every group).",
             valueName: "member|owner|operator"))

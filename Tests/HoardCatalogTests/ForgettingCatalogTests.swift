@@ -28,12 +28,12 @@ import Testing
         let (catalog, groupId, session) = (room.catalog, room.groupId, room.session)
         try catalog.addParticipant(ParticipantRecord(id: "p1", sessionId: session.id, name: "Ann", tokenHash: "hash", joinedAt: Date()))
         try catalog.appendEvent(session: session.id, seq: 1, body: "{}")
-        let member = Principal(groupId: groupId, group: "table", isAdmin: false, tokenName: "gm")
+        let member = Principal(groupId: groupId, group: "table", role: .member, member: 1, memberName: "gm", tokenName: "gm")
         try room.uploadIntoRoom(TableFixture.picture("photo"), by: Principal(participant: "p1", name: "Ann", session: session.id))
         try room.uploadIntoRoom(TableFixture.picture("drawing"), by: member)
         let own = TableFixture.picture("own")
         try catalog.recordPrivateUpload(
-            own, PrivateUploadRecord(scope: .member(groupId: groupId, name: "gm"), digest: own.digest, groupId: groupId, uploader: "gm"),
+            own, PrivateUploadRecord(scope: .member(groupId: groupId, id: 1), digest: own.digest, groupId: groupId, uploader: "1"),
             session: nil)
         #expect(try catalog.deleteSession(id: session.id))
         #expect(try catalog.session(code: session.code) == nil)
@@ -48,11 +48,11 @@ import Testing
     func aMemberListsTheirOwnSpaceAndTheirSessionUploadsAndAParticipantOnlyItsOwn(_ kind: CatalogBackendKind) throws {
         let room = try TableFixture(kind)
         let (catalog, groupId, session) = (room.catalog, room.groupId, room.session)
-        let member = Principal(groupId: groupId, group: "table", isAdmin: false, tokenName: "gm")
+        let member = Principal(groupId: groupId, group: "table", role: .member, member: 1, memberName: "gm", tokenName: "gm")
         let ann = Principal(participant: "p1", name: "gm", session: session.id)
         let (own, drawing, photo) = (TableFixture.picture("own"), TableFixture.picture("drawing"), TableFixture.picture("photo"))
         try catalog.recordPrivateUpload(
-            own, PrivateUploadRecord(scope: .member(groupId: groupId, name: "gm"), digest: own.digest, groupId: groupId, uploader: "gm"),
+            own, PrivateUploadRecord(scope: .member(groupId: groupId, id: 1), digest: own.digest, groupId: groupId, uploader: "1"),
             session: nil)
         try room.uploadIntoRoom(drawing, by: member)
         try room.uploadIntoRoom(photo, by: ann)
@@ -60,7 +60,7 @@ import Testing
         #expect(try catalog.uploads(by: ann, offset: 0, limit: 10).page.map(\.digest) == [photo.digest], "a participant named like the member")
         let page = try catalog.uploads(by: member, offset: 1, limit: 1)
         #expect(page.total == 2 && page.page.count == 1)
-        let stranger = Principal(groupId: groupId + 1, group: "other", isAdmin: true, tokenName: "gm")
+        let stranger = Principal(groupId: groupId + 1, group: "other", role: .operator, member: 1, memberName: "gm", tokenName: "gm")
         #expect(try catalog.uploads(by: stranger, offset: 0, limit: 10).total == 0)
     }
 }

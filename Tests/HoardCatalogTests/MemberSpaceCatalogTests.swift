@@ -5,7 +5,7 @@ import Testing
 
 /// Refs, private uploads and shares in the catalog: compare-and-set, quota and garbage collection, on every backend.
 @Suite struct MemberSpaceCatalogTests {
-    /// A group whose member "ana" uploaded three pictures into her own space.
+    /// A group whose member "ana" (member id 7) uploaded three pictures into her own space.
     struct Space {
         let catalog: Catalog
         let groupId: Int64
@@ -17,7 +17,7 @@ import Testing
             blobs = (0..<3).map { BlobRecord(digest: fakeDigest("picture \($0)"), size: 100 + Int64($0), mediaType: "image/png") }
             for blob in blobs {
                 try catalog.recordPrivateUpload(
-                    blob, PrivateUploadRecord(scope: .member(groupId: groupId, name: "ana"), digest: blob.digest, groupId: groupId, uploader: "ana"),
+                    blob, PrivateUploadRecord(scope: .member(groupId: groupId, id: 7), digest: blob.digest, groupId: groupId, uploader: "7"),
                     session: nil)
             }
         }
@@ -48,7 +48,7 @@ import Testing
         let space = try Space(kind)
         let (catalog, groupId, blobs) = (space.catalog, space.groupId, space.blobs)
         #expect(try catalog.usage(groupId: groupId) == blobs.reduce(0) { $0 + $1.size })
-        #expect(try catalog.privateUpload(blobs[0].digest)?.scopes == ["member:\(groupId):ana"])
+        #expect(try catalog.privateUpload(blobs[0].digest)?.scopes == ["member:\(groupId):7"])
         #expect(try catalog.privateUpload(fakeDigest("never")) == nil)
     }
 
@@ -84,13 +84,13 @@ import Testing
         }
         #expect(try catalog.shares(group: groupId, member: "ana").map(\.id) == ["new", "old"])
         #expect(try catalog.shares(group: groupId, member: "ana").first?.name == "new")
-        let upload = try #require(try catalog.privateUpload(blobs[1].digest, scope: .member(groupId: groupId, name: "ana")))
-        #expect(upload.uploader == "ana" && upload.groupId == groupId && upload.digest == blobs[1].digest)
-        #expect(try catalog.privateUpload(blobs[1].digest, scope: .member(groupId: groupId, name: "bo")) == nil)
-        let ana = Principal(groupId: groupId, group: "table", role: .member, tokenName: "ana")
+        let upload = try #require(try catalog.privateUpload(blobs[1].digest, scope: .member(groupId: groupId, id: 7)))
+        #expect(upload.uploader == "7" && upload.groupId == groupId && upload.digest == blobs[1].digest)
+        #expect(try catalog.privateUpload(blobs[1].digest, scope: .member(groupId: groupId, id: 8)) == nil)
+        let ana = Principal(groupId: groupId, group: "table", role: .member, member: 7, memberName: "ana", tokenName: "ana")
         let pastTheEnd = try catalog.uploads(by: ana, offset: 10, limit: 5)
         #expect(pastTheEnd.page.isEmpty && pastTheEnd.total == 3, "the count comes past the last page too")
-        #expect(try catalog.forgetUpload(blobs[2].digest, scope: .member(groupId: groupId, name: "ana")) == ForgottenUpload(unreachableIn: nil))
+        #expect(try catalog.forgetUpload(blobs[2].digest, scope: .member(groupId: groupId, id: 7)) == ForgottenUpload(unreachableIn: nil))
         #expect(try catalog.uploads(by: ana, offset: 0, limit: 5).total == 2)
     }
 }

@@ -30,9 +30,9 @@ struct TableFixture {
     /// A picture's blob row for `label`.
     static func picture(_ label: String) -> BlobRecord { BlobRecord(digest: fakeDigest(label), size: 10, mediaType: "image/png") }
 
-    /// Records an upload into the room as the server does: a participant's names its id, a member's their token name.
+    /// Records an upload into the room as the server does: a participant's names its id, a member's their member id.
     func uploadIntoRoom(_ blob: BlobRecord, by principal: Principal) throws {
-        let uploader = principal.participantId ?? principal.tokenName
+        let uploader = principal.participantId ?? principal.owner
         try catalog.recordPrivateUpload(
             blob, PrivateUploadRecord(scope: .session(session.id), digest: blob.digest, groupId: groupId, uploader: uploader),
             session: session.id)

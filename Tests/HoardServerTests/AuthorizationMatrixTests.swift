@@ -29,83 +29,92 @@ import Testing
         case `operator`
         /// A participant of red's session; of another red session; one the host removed.
         case participant, otherParticipant, removed
+        /// A red member who named their device like red's owner ("red member"): a name owns nothing, so they are a
+        /// member like any other, never the owner.
+        case impostor
     }
 
     /// Expected status per caller, in ``Caller`` order, per operationId.
     static let expected: [String: String] = [
-        // Columns: none garbage otherOwner otherMember member owner operator participant otherParticipant removed.
+        // Columns: none garbage otherOwner otherMember member owner operator participant otherParticipant removed
+        // impostor.
         // An unknown token (garbage, a removed participant's) is 401 everywhere, public routes included.
         // The page, the server and share links (the link's id is the secret).
-        "getWebPage": "200 401 200 200 200 200 200 200 200 401",
-        "getWebFile": "200 401 200 200 200 200 200 200 200 401",
+        "getWebPage": "200 401 200 200 200 200 200 200 200 401 200",
+        "getWebFile": "200 401 200 200 200 200 200 200 200 401 200",
         // The table's pages are static; what they show comes through the API with the tab's token.
-        "getJoinPage": "200 401 200 200 200 200 200 200 200 401",
-        "getJoinPageWithCode": "200 401 200 200 200 200 200 200 200 401",
-        "getTablePage": "200 401 200 200 200 200 200 200 200 401",
-        "getHealth": "200 401 200 200 200 200 200 200 200 401",
-        "getServer": "200 401 200 200 200 200 200 200 200 401",
-        "getMetrics": "401 401 403 403 403 403 200 403 403 401",
-        "getSharePage": "200 401 200 200 200 200 200 200 200 401",
-        "getShare": "200 401 200 200 200 200 200 200 200 401",
-        "getSharePicture": "200 401 200 200 200 200 200 200 200 401",
+        "getJoinPage": "200 401 200 200 200 200 200 200 200 401 200",
+        "getJoinPageWithCode": "200 401 200 200 200 200 200 200 200 401 200",
+        "getTablePage": "200 401 200 200 200 200 200 200 200 401 200",
+        "getHealth": "200 401 200 200 200 200 200 200 200 401 200",
+        "getServer": "200 401 200 200 200 200 200 200 200 401 200",
+        "getMetrics": "401 401 403 403 403 403 200 403 403 401 403",
+        "getSharePage": "200 401 200 200 200 200 200 200 200 401 200",
+        "getShare": "200 401 200 200 200 200 200 200 200 401 200",
+        "getSharePicture": "200 401 200 200 200 200 200 200 200 401 200",
         // Red's private pack: its members and operators read it; only red's owners and operators change it.
-        "listPacks": "200 401 200 200 200 200 200 200 200 401",
-        "getPack": "404 401 404 404 200 200 200 404 404 401",
-        "getPackDocument": "404 401 404 404 200 200 200 404 404 401",
-        "setPackVisibility": "401 401 404 404 403 200 200 403 403 401",
-        "deletePack": "401 401 404 404 403 204 204 403 403 401",
+        "listPacks": "200 401 200 200 200 200 200 200 200 401 200",
+        "getPack": "404 401 404 404 200 200 200 404 404 401 200",
+        "getPackDocument": "404 401 404 404 200 200 200 404 404 401 200",
+        "setPackVisibility": "401 401 404 404 403 200 200 403 403 401 403",
+        "deletePack": "401 401 404 404 403 204 204 403 403 401 403",
         // Uploading the sample scifi pack: blue has it (200 unchanged), red imports it (201); participants may not.
-        "uploadPack": "401 401 200 200 201 201 201 403 403 401",
+        "uploadPack": "401 401 200 200 201 201 201 403 403 401 201",
         // Predicting an upload's name is a member's, like the upload.
-        "predictPackName": "401 401 200 200 200 200 200 403 403 401",
+        "predictPackName": "401 401 200 200 200 200 200 403 403 401 200",
         // An import's progress is its group's (BrowseListingTests); an id no import holds is 404 to every member.
-        "getImportProgress": "401 401 404 404 404 404 404 403 403 401",
-        "cancelImport": "401 401 404 404 404 404 404 403 403 401",
-        "listAssets": "200 401 200 200 200 200 200 200 200 401",
-        "getAssetDescriptor": "404 401 404 404 200 200 200 200 404 401",
+        "getImportProgress": "401 401 404 404 404 404 404 403 403 401 404",
+        "cancelImport": "401 401 404 404 404 404 404 403 403 401 404",
+        "listAssets": "200 401 200 200 200 200 200 200 200 401 200",
+        "getAssetDescriptor": "404 401 404 404 200 200 200 200 404 401 200",
         // A variant of red's pack: red, operators, and the participant whose table shows it.
-        "getBlob": "404 401 404 404 200 200 200 200 404 401",
-        "headBlob": "404 401 404 404 200 200 200 200 404 401",
-        "readBlobBatch": "200 401 200 200 200 200 200 200 200 401",
-        "findMissingBlobs": "200 401 200 200 200 200 200 200 200 401",
-        "putBlob": "401 401 201 201 201 201 201 403 403 401",
+        "getBlob": "404 401 404 404 200 200 200 200 404 401 200",
+        "headBlob": "404 401 404 404 200 200 200 200 404 401 200",
+        "readBlobBatch": "200 401 200 200 200 200 200 200 200 401 200",
+        "findMissingBlobs": "200 401 200 200 200 200 200 200 200 401 200",
+        "putBlob": "401 401 201 201 201 201 201 403 403 401 201",
         // Red's session, hosted by red's owner.
-        "createSession": "401 401 409 409 201 201 201 403 403 401",
-        "listSessions": "401 401 200 200 200 200 200 403 403 401",
-        "joinSession": "200 401 200 200 200 200 200 200 200 401",
-        "getSession": "401 401 404 404 200 200 200 200 404 401",
+        "createSession": "401 401 409 409 201 201 201 403 403 401 201",
+        "listSessions": "401 401 200 200 200 200 200 403 403 401 200",
+        "joinSession": "200 401 200 200 200 200 200 200 200 401 200",
+        "getSession": "401 401 404 404 200 200 200 200 404 401 200",
         // In router mode (no upgrade), the route answers once the caller may open the channel; LiveSocketTests upgrade.
-        "sessionLiveChannel": "401 401 404 404 200 200 200 200 404 401",
-        "replaceSessionMap": "401 401 404 404 403 200 200 403 404 401",
-        "rotateJoinCode": "401 401 404 404 403 200 200 403 404 401",
+        "sessionLiveChannel": "401 401 404 404 200 200 200 200 404 401 200",
+        "replaceSessionMap": "401 401 404 404 403 200 200 403 404 401 403",
+        "rotateJoinCode": "401 401 404 404 403 200 200 403 404 401 403",
         // The participant column is the participant named: leaving is removing oneself.
-        "removeParticipant": "401 401 404 404 403 204 204 204 404 401",
-        "endSession": "401 401 404 404 403 204 204 403 404 401",
+        "removeParticipant": "401 401 404 404 403 204 204 204 404 401 403",
+        "endSession": "401 401 404 404 403 204 204 403 404 401 403",
         // Saved maps are the group's; an operator's group is staff.
-        "listMaps": "401 401 200 200 200 200 200 403 403 401",
-        "saveMap": "401 401 409 409 201 201 201 403 403 401",
-        "loadMap": "401 401 404 404 200 200 404 403 403 401",
-        "deleteMap": "401 401 404 404 204 204 404 403 403 401",
+        "listMaps": "401 401 200 200 200 200 200 403 403 401 200",
+        "saveMap": "401 401 409 409 201 201 201 403 403 401 201",
+        "loadMap": "401 401 404 404 200 200 404 403 403 401 200",
+        "deleteMap": "401 401 404 404 204 204 404 403 403 401 204",
         // Red's owner's own upload, ref and share: private to that member.
-        "listUploads": "401 401 200 200 200 200 200 200 200 401",
-        "uploadPicture": "401 401 201 201 201 200 201 201 201 401",
-        "getUpload": "401 401 404 404 404 200 404 404 404 401",
-        "forgetUpload": "401 401 404 404 404 204 404 404 404 401",
-        "listRefs": "401 401 200 200 200 200 200 403 403 401",
-        "getRef": "401 401 404 404 404 200 404 403 403 401",
-        "moveRef": "401 401 404 404 200 200 200 403 403 401",
-        "deleteRef": "401 401 404 404 404 204 404 403 403 401",
-        "createShare": "401 401 404 404 404 201 201 403 403 401",
-        "listShares": "401 401 200 200 200 200 200 403 403 401",
-        "revokeShare": "401 401 403 403 403 204 204 403 403 401",
+        "listUploads": "401 401 200 200 200 200 200 200 200 401 200",
+        "uploadPicture": "401 401 201 201 201 200 201 201 201 401 201",
+        "getUpload": "401 401 404 404 404 200 404 404 404 401 404",
+        "forgetUpload": "401 401 404 404 404 204 404 404 404 401 404",
+        "listRefs": "401 401 200 200 200 200 200 403 403 401 200",
+        "getRef": "401 401 404 404 404 200 404 403 403 401 404",
+        "moveRef": "401 401 404 404 200 200 200 403 403 401 200",
+        "deleteRef": "401 401 404 404 404 204 404 403 403 401 404",
+        "createShare": "401 401 404 404 404 201 201 403 403 401 404",
+        "listShares": "401 401 200 200 200 200 200 403 403 401 200",
+        "revokeShare": "401 401 403 403 403 204 204 403 403 401 403",
         // A group's members: its owners (and operators, for their own group) list, invite and revoke.
-        "listTokens": "401 401 200 403 403 200 200 403 403 401",
-        "revokeToken": "401 401 404 403 403 204 404 403 403 401",
-        "createInvite": "401 401 201 403 403 201 201 403 403 401",
+        "listTokens": "401 401 200 403 403 200 200 403 403 401 403",
+        "revokeToken": "401 401 404 403 403 204 404 403 403 401 403",
+        "createInvite": "401 401 201 403 403 201 201 403 403 401 403",
         // Red's pending invitation: listed and cancelled by red's owners (an operator's group is staff).
-        "listInvites": "401 401 200 403 403 200 200 403 403 401",
-        "cancelInvite": "401 401 404 403 403 204 404 403 403 401",
-        "acceptInvite": "201 401 201 201 201 201 201 201 201 401",
+        "listInvites": "401 401 200 403 403 200 200 403 403 401 403",
+        "cancelInvite": "401 401 404 403 403 204 404 403 403 401 403",
+        // A group's members (identities; tokens are their devices): its owners list them, change a plain member's role
+        // and remove them (an operator's group is staff).
+        "listMembers": "401 401 200 403 403 200 200 403 403 401 403",
+        "changeMemberRole": "401 401 404 403 403 200 404 403 403 401 403",
+        "removeMember": "401 401 404 403 403 204 404 403 403 401 403",
+        "acceptInvite": "201 401 201 201 201 201 201 201 201 401 201",
     ]
 
     /// The world every cell starts from: where it lives, the callers' tokens and the names of red's things.
@@ -181,6 +190,9 @@ import Testing
         case "getSharePicture": return (.get, "/v1/shares/\(id["share"] ?? "")/picture", nil, "")
         case "listTokens": return (.get, "/v1/tokens", nil, "")
         case "revokeToken": return (.delete, "/v1/tokens/\(id["memberToken"] ?? "")", nil, "")
+        case "listMembers": return (.get, "/v1/members", nil, "")
+        case "changeMemberRole": return (.patch, "/v1/members/\(id["plainMember"] ?? "")", json(["role": "owner"]), "application/json")
+        case "removeMember": return (.delete, "/v1/members/\(id["plainMember"] ?? "")", nil, "")
         case "listUploads": return (.get, "/v1/uploads", nil, "")
         case "uploadPicture": return (.post, "/v1/uploads", world.bodies["picture"], "image/png")
         case "forgetUpload": return (.delete, "/v1/uploads/\(id["upload"] ?? "")", nil, "")
@@ -208,7 +220,7 @@ import Testing
         let otherMember = try fixture.hoard.createToken(group: "blue", label: "blue plain member", role: .member)
         let picture = try await fixture.freshPicture()
         let red = try #require(try fixture.hoard.catalog.group(named: "red")?.id)
-        let memberTokenId = try #require(try fixture.hoard.catalog.tokens(groupId: red).first { $0.role == "member" }?.id)
+        let memberToken = try #require(try fixture.hoard.catalog.tokens(groupId: red).first { $0.role == "member" })
         let ids = try await fixture.run { client in
             let room = try await client.makeSession(token: fixture.red, asset: asset.digest.description)
             let other = try await client.makeSession(token: fixture.red, name: "Other room")
@@ -226,8 +238,12 @@ import Testing
             #expect(try await client.json(.put, "/v1/refs/last", token: fixture.red, body: ["digest": asset.digest.description]).status.code < 300)
             let map: [String: Any] = ["schema": "hoard.map/v1", "grid": ["width": 4, "height": 4]]
             #expect(try await client.json(.post, "/v1/maps", token: fixture.red, body: ["name": "cellar", "map": map]).status == .created)
+            let named = try await client.json(.post, "/v1/invites", token: fixture.red, body: ["role": "member", "name": "Mallory"])
+            let impostor = try await client.json(
+                .post, "/v1/invites/accept", body: ["code": try #require(named.json["code"] as? String), "name": "red member"])
             let invite = try await client.json(.post, "/v1/invites", token: fixture.red, body: ["role": "member"])
             return [
+                "impostorToken": try #require(impostor.json["token"] as? String),
                 "session": room.id, "code": room.code, "participant": ann, "upload": digest,
                 "share": try #require(share.json["id"] as? String), "invite": try #require(invite.json["code"] as? String),
                 "inviteId": try #require(invite.json["id"] as? String),
@@ -239,12 +255,14 @@ import Testing
         world.ids["asset"] = asset.digest.description
         world.ids["variant"] = variant.description
         world.ids["fresh"] = BlobHasher.digest(of: fresh).description
-        world.ids["memberToken"] = String(memberTokenId)
+        world.ids["memberToken"] = String(try #require(memberToken.id))
+        world.ids["plainMember"] = String(try #require(memberToken.memberId))
         world.bodies["archive"] = Array(try Data(contentsOf: URL(fileURLWithPath: Fixture.packPath(Fixture.scifi))))
         world.tokens = [
             .garbage: "hoard_not-a-token", .otherOwner: fixture.blue, .otherMember: otherMember, .member: fixture.redMember,
             .owner: fixture.red, .operator: fixture.admin, .participant: ids["participantToken"] ?? "",
             .otherParticipant: ids["otherParticipantToken"] ?? "", .removed: ids["removedToken"] ?? "",
+            .impostor: ids["impostorToken"] ?? "",
         ]
         return world
     }
@@ -311,7 +329,9 @@ import Testing
                     #expect(row == answer, "\(operation): expected \(row), answered \(answer)")
                 }
             }
-            print("AUTHORIZATION MATRIX (none garbage otherOwner otherMember member owner operator participant otherParticipant removed)\n" + table)
+            print(
+                "AUTHORIZATION MATRIX (none garbage otherOwner otherMember member owner operator participant otherParticipant removed "
+                    + "impostor)\n" + table)
         }
     }
 }

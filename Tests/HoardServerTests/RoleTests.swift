@@ -83,7 +83,8 @@ import Testing
     @Test func anExpiredInvitationGivesNoToken() throws {
         let catalog = try SQLiteCatalog.inMemory()
         let group = try catalog.createGroup(named: "red")
-        try catalog.addInvite(InviteRecord(codeHash: "h", groupId: group.id ?? 0, role: .member, createdBy: "o", expiresAt: Date(timeIntervalSinceNow: 3600)))
+        try catalog.addInvite(InviteRecord(
+            codeHash: "h", groupId: group.id ?? 0, role: .member, createdBy: "o", inviterId: nil, expiresAt: Date(timeIntervalSinceNow: 3600)))
         #expect(try catalog.redeemInvite(codeHash: "h", label: "late", secretHash: "s", now: Date(timeIntervalSinceNow: 7200)) == nil)
         #expect(try catalog.redeemInvite(codeHash: "h", label: "later", secretHash: "s") == nil, "and it is gone")
         #expect(try catalog.tokens(groupId: group.id ?? 0).isEmpty)

@@ -31,6 +31,11 @@ public enum TestPostgres {
         _ = try results(of: statements, in: url)
     }
 
+    /// Runs each of `statements` on the database at `url`.
+    public static func execute(in url: String, statements: [String]) throws {
+        _ = try results(of: statements, in: url)
+    }
+
     /// The rows a query gives in the database `url` names, each column as text (cast other types in the query:
     /// `count(*)::text`; any other type throws); NULL is nil.
     public static func rows(in url: String, _ query: String) throws -> [[String?]] {

@@ -23,18 +23,21 @@ struct MigrateCatalogCommandTests {
         let map = BlobRecord(digest: BlobHasher.digest(of: Array("map".utf8)), size: 3, mediaType: "application/json")
         let picture = BlobRecord(digest: BlobHasher.digest(of: Array("picture".utf8)), size: 7, mediaType: "image/png")
         try catalog.recordUpload(picture, groupId: groupId)
-        try catalog.addInvite(InviteRecord(codeHash: "invite", groupId: groupId, role: .owner, createdBy: "ana", expiresAt: Date() + 3600))
-        let session = SessionRecord(id: "s1", name: "Friday", groupId: groupId, host: "ana", visibility: "group", code: "ABCD-EFGH",
+        let anaId = try #require(try catalog.addToken(group: "dragons", label: "ana", secretHash: "ana", role: .owner).memberId)
+        let ana = MemberRules.owner(anaId)
+        try catalog.addInvite(InviteRecord(
+            codeHash: "invite", groupId: groupId, role: .owner, createdBy: "ana", inviterId: anaId, expiresAt: Date() + 3600, memberName: "bo"))
+        let session = SessionRecord(id: "s1", name: "Friday", groupId: groupId, host: ana, visibility: "group", code: "ABCD-EFGH",
                                     mapDigest: map.digest, baseSeq: 0, lastSeq: 0, createdAt: Date())
         try catalog.createSession(session, mapBlob: map, reachable: [picture.digest])
         try catalog.addParticipant(ParticipantRecord(id: "p1", sessionId: "s1", name: "Bo", tokenHash: "bo", joinedAt: Date()))
         try catalog.appendEvent(session: "s1", seq: 1, body: #"{"op":"move"}"#, views: nil)
         try catalog.appendEvent(session: "s1", seq: 2, body: #"{"op":"draw"}"#, views: "")
         _ = try catalog.saveMap(group: groupId, name: "cave", blob: map, reachable: [picture.digest])
-        _ = try catalog.moveRef(group: groupId, member: "ana", name: "sheet", to: picture.digest, expected: .absent)
-        let upload = PrivateUploadRecord(scope: .member(groupId: groupId, name: "ana"), digest: picture.digest, groupId: groupId, uploader: "ana")
+        _ = try catalog.moveRef(group: groupId, member: ana, name: "sheet", to: picture.digest, expected: .absent)
+        let upload = PrivateUploadRecord(scope: .member(groupId: groupId, id: anaId), digest: picture.digest, groupId: groupId, uploader: ana)
         try catalog.recordPrivateUpload(picture, upload, session: nil)
-        try catalog.createShare(ShareRecord(id: "share1", groupId: groupId, member: "ana", digest: picture.digest, pictureDigest: picture.digest,
+        try catalog.createShare(ShareRecord(id: "share1", groupId: groupId, member: ana, digest: picture.digest, pictureDigest: picture.digest,
                                             name: nil))
         return data
     }
@@ -77,7 +80,9 @@ struct MigrateCatalogCommandTests {
 
         // Values: a quota, a boolean, NULL apart from empty text, a time to the millisecond.
         #expect(try TestPostgres.value(in: url, #"SELECT "quotaBytes"::text FROM "group" WHERE name = 'dragons'"#) == "2000000")
-        #expect(try TestPostgres.rows(in: url, #"SELECT "isAdmin"::text, role FROM token"#) == [["false", "member"]])
+        #expect(try TestPostgres.rows(in: url, #"SELECT "isAdmin"::text, role FROM token ORDER BY id"#) == [["false", "member"], ["false", "owner"]])
+        #expect(try TestPostgres.rows(in: url, #"SELECT t.name, m.name FROM token t JOIN member m ON m.id = t."memberId" ORDER BY t.id"#)
+            == [["member", "member"], ["ana", "ana"]], "each token its member's")
         #expect(try TestPostgres.rows(in: url, #"SELECT coalesce(views, 'NULL') FROM "sessionEvent" ORDER BY seq"#) == [["NULL"], [""]])
         #expect(try TestPostgres.value(in: url, "SELECT (name IS NULL)::text FROM share") == "true")
         for group in try source.groups() {

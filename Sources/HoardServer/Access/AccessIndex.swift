@@ -39,7 +39,7 @@ public final class AccessIndex: Sendable {
     /// Told of session changes the change log brings (``onSessionChanges(_:)``).
     private let sessionChangeHandler = NIOLockedValueBox<(@Sendable ([SessionChange]) -> Void)?>(nil)
     /// Told of member tokens the change log (or a rebuild) shows deleted (``onTokensRevoked(_:)``).
-    private let revokedHandler = NIOLockedValueBox<(@Sendable ([String]) -> Void)?>(nil)
+    private let revokedHandler = NIOLockedValueBox<(@Sendable (_ revoked: [String], _ roleChanged: [String]) -> Void)?>(nil)
     /// When a token the index did not hold last made it read the change log.
     private let lastMissCatchUp = NIOLockedValueBox(NIODeadline.uptimeNanoseconds(0))
 
@@ -198,13 +198,16 @@ public final class AccessIndex: Sendable {
         }
         var changes: [SessionChange] = endedSessions.map { .ended($0) } + reached.keys.map { .reaches($0) }
         var revoked: [String] = []
+        var roleChanged: [String] = []
         state.withLockedValue { state in
             for (id, pack) in packs { state.packs[id] = pack }
             for (hash, principal) in tokens {
                 if principal == nil, let gone = state.principals[hash], let participant = gone.participantId, let session = gone.sessionId {
                     changes.append(.removed(participant, session: session))
                 }
-                if principal == nil, state.principals[hash]?.isMember == true { revoked.append(hash) }
+                if let old = state.principals[hash], old.isMember, principal?.role != old.role {
+                    if principal == nil { revoked.append(hash) } else { roleChanged.append(hash) }
+                }
                 state.principals[hash] = principal
             }
             for (session, digests) in reached { state.sessions[session, default: []].formUnion(digests) }
@@ -220,12 +223,13 @@ public final class AccessIndex: Sendable {
         }
         for session in endedSessions { setVisibleArt(session: session, nil) }
         if !changes.isEmpty, let handler = sessionChangeHandler.withLockedValue({ $0 }) { handler(changes) }
-        if !revoked.isEmpty, let handler = revokedHandler.withLockedValue({ $0 }) { handler(revoked) }
+        if !revoked.isEmpty || !roleChanged.isEmpty, let handler = revokedHandler.withLockedValue({ $0 }) { handler(revoked, roleChanged) }
     }
 
-    /// Tells `handler` the hashes of member tokens deleted from the catalog (revoked, through any server), before the
-    /// catch-up that applied it returns: their live sockets close and nothing more they send is applied.
-    public func onTokensRevoked(_ handler: @escaping @Sendable ([String]) -> Void) {
+    /// Tells `handler` the hashes of member tokens deleted from the catalog (revoked, through any server) or whose role
+    /// changed (their member demoted or promoted), before the catch-up that applied it returns: their live sockets close
+    /// and nothing more they send is applied (a socket opened again acts with the new role).
+    public func onTokensRevoked(_ handler: @escaping @Sendable (_ revoked: [String], _ roleChanged: [String]) -> Void) {
         revokedHandler.withLockedValue { $0 = handler }
     }
 
@@ -249,8 +253,10 @@ public final class AccessIndex: Sendable {
     /// change log covers all four, so whatever was added in place is there too) and empties the blob cache.
     private func rebuild() throws {
         let base = try catalog.accessBase()
-        let revoked = state.withLockedValue { state in
-            let revoked = state.principals.filter { $0.value.isMember && base.principals[$0.key] == nil }.map(\.key)
+        let (revoked, roleChanged) = state.withLockedValue { state in
+            let changed = state.principals.filter { $0.value.isMember && base.principals[$0.key]?.role != $0.value.role }
+            let revoked = changed.keys.filter { base.principals[$0] == nil }
+            let roleChanged = changed.keys.filter { base.principals[$0] != nil }
             state.packs = base.packs
             state.principals = base.principals
             state.sessions = base.sessions
@@ -258,9 +264,9 @@ public final class AccessIndex: Sendable {
             state.blobs.removeAll()
             state.generation &+= 1
             state.applied = base.lastChange
-            return revoked
+            return (revoked, roleChanged)
         }
-        if !revoked.isEmpty, let handler = revokedHandler.withLockedValue({ $0 }) { handler(revoked) }
+        if !revoked.isEmpty || !roleChanged.isEmpty, let handler = revokedHandler.withLockedValue({ $0 }) { handler(revoked, roleChanged) }
     }
 
     /// Compares the index with the catalog: packs, member tokens, and up to `sample` cached blob entries; corrects

@@ -143,6 +143,7 @@ func buildRouter(
     RefRoutes(hoard: hoard, access: access).register(on: endpoints)
     ShareRoutes(hoard: hoard, access: access, reader: reader).register(on: endpoints)
     GroupRoutes(hoard: hoard, access: access).register(on: endpoints)
+    MemberRoutes(hoard: hoard, access: access).register(on: endpoints)
     return (router, endpoints.operations)
 }
 

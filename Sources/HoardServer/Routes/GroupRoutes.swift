@@ -33,6 +33,8 @@ struct GroupRoutes: Sendable {
 
     struct Listed: Encodable {
         var id: Int64
+        /// The member whose device it is.
+        var member: Int64
         var name: String
         var role: String
         var createdAt: Date
@@ -44,7 +46,7 @@ struct GroupRoutes: Sendable {
         let principal = try Self.requireOwner(context)
         let bearer = request.headers[.authorization].flatMap { try? AccessIndex.bearerToken($0) }.map(Hoard.hashToken)
         let tokens = try hoard.catalog.tokens(groupId: principal.groupId).map { token in
-            Listed(id: token.id ?? 0, name: token.name, role: token.role, createdAt: token.createdAt, isCaller: token.secretHash == bearer)
+            Listed(id: token.id ?? 0, member: token.memberId ?? 0, name: token.name, role: token.role, createdAt: token.createdAt, isCaller: token.secretHash == bearer)
         }
         return try JSONBody.response(["group": JSONValue.string(principal.group), "tokens": try JSONValue.encoded(tokens)])
     }
@@ -62,13 +64,17 @@ struct GroupRoutes: Sendable {
         }
         guard try hoard.catalog.deleteToken(id: id, groupId: principal.groupId) else { throw notFound }
         try await access.catchUp()
-        context.logger.info("token revoked", metadata: ["group": "\(principal.groupId)", "token": "\(id)", "by": "\(principal.tokenName)"])
+        context.logger.info("token revoked", metadata: ["group": "\(principal.groupId)", "token": "\(id)", "by": "\(principal.memberId)"])
         return Response(status: .noContent)
     }
 
     struct InviteRequest: Decodable {
         var role: String?
         var hours: Int?
+        /// The name of the member it creates (the redeemer's choice when absent).
+        var name: String?
+        /// The member it adds a device to, instead of creating one.
+        var member: Int64?
     }
 
     struct Invited: Encodable {
@@ -80,24 +86,40 @@ struct GroupRoutes: Sendable {
         var expiresAt: Date
         /// The page that redeems it, relative to the server.
         var path: String
+        /// The member it adds a device to, if it does.
+        var member: Int64?
+        /// The name of the member it creates, if the inviter chose it.
+        var name: String?
     }
 
     func invite(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
         let principal = try Self.requireOwner(context)
         let body = try await request.decode(as: InviteRequest.self, context: context)
-        guard let role = TokenRole(rawValue: body.role ?? "member"), role != .operator else {
+        guard var role = TokenRole(rawValue: body.role ?? "member"), role != .operator else {
             throw APIError.badRequest("role must be 'member' or 'owner' (operators are made with `hoard token create --role operator`)")
         }
         let hours = body.hours ?? Self.defaultInviteHours
         guard (1...Self.maxInviteHours).contains(hours) else { throw APIError.badRequest("hours must be 1 to \(Self.maxInviteHours)") }
+        let memberName = try body.name.map { try NameRule.checked($0, as: .member) }
+        if let id = body.member {
+            guard memberName == nil else { throw APIError.badRequest("give either 'member' (a device of theirs) or 'name' (a new member)") }
+            let target = try MemberRoutes.member(id, of: principal, in: hoard.catalog)
+            role = TokenRole(rawValue: target.role) ?? .member
+        }
         let code = "hoard_i_" + Hoard.randomSecret()
         let expiresAt = Date(timeIntervalSinceNow: TimeInterval(hours * 3600))
         let codeHash = Hoard.hashToken(code)
-        try hoard.catalog.addInvite(InviteRecord(
-            codeHash: codeHash, groupId: principal.groupId, role: role, createdBy: principal.tokenName, expiresAt: expiresAt))
-        context.logger.info("invitation made", metadata: ["group": "\(principal.groupId)", "role": "\(role.rawValue)", "by": "\(principal.tokenName)"])
+        try MemberRoutes.refusingTakenNames { () throws(CatalogError) in
+            try hoard.catalog.addInvite(InviteRecord(
+                codeHash: codeHash, groupId: principal.groupId, role: role, createdBy: principal.memberName, inviterId: principal.memberId,
+                expiresAt: expiresAt, memberId: body.member, memberName: memberName))
+        }
+        context.logger.info("invitation made", metadata: ["group": "\(principal.groupId)", "role": "\(role.rawValue)", "by": "\(principal.memberId)"])
         return try JSONBody.response(
-            Invited(id: codeHash, code: code, group: principal.group, role: role.rawValue, expiresAt: expiresAt, path: "/#/invite/\(code)"), status: .created)
+            Invited(
+                id: codeHash, code: code, group: principal.group, role: role.rawValue, expiresAt: expiresAt, path: "/#/invite/\(code)",
+                member: body.member, name: memberName),
+            status: .created)
     }
 
     struct Pending: Encodable {
@@ -105,13 +127,15 @@ struct GroupRoutes: Sendable {
         var role: String
         var createdBy: String
         var expiresAt: Date
+        var member: Int64?
+        var name: String?
     }
 
     /// The group's pending invitations (for its owners and operators): who made each, its role, when it ends.
     func listInvites(_ context: HoardRequestContext) throws -> Response {
         let principal = try Self.requireOwner(context)
         let pending = try hoard.catalog.invites(groupId: principal.groupId, now: Date()).map {
-            Pending(id: $0.codeHash, role: $0.role, createdBy: $0.createdBy, expiresAt: $0.expiresAt)
+            Pending(id: $0.codeHash, role: $0.role, createdBy: $0.createdBy, expiresAt: $0.expiresAt, member: $0.memberId, name: $0.memberName)
         }
         return try JSONBody.response(["group": JSONValue.string(principal.group), "invites": try JSONValue.encoded(pending)])
     }
@@ -123,7 +147,7 @@ struct GroupRoutes: Sendable {
         guard id.utf8.count == 64, try hoard.catalog.cancelInvite(codeHash: id, groupId: principal.groupId) else {
             throw APIError.notFound("your group has no pending invitation \(id.prefix(64)); list them with GET /v1/invites")
         }
-        context.logger.info("invitation cancelled", metadata: ["group": "\(principal.groupId)", "by": "\(principal.tokenName)"])
+        context.logger.info("invitation cancelled", metadata: ["group": "\(principal.groupId)", "by": "\(principal.memberId)"])
         return Response(status: .noContent)
     }
 
@@ -136,6 +160,8 @@ struct GroupRoutes: Sendable {
         var token: String
         var group: String
         var role: String
+        /// The member whose device the token is.
+        var member: Int64
     }
 
     /// Redeems an invitation (no token needed: the code is the secret, 256 bits): a new token of its group and role.
@@ -147,17 +173,12 @@ struct GroupRoutes: Sendable {
         guard body.code.count <= 100 else { throw unknown }
         let codeHash = Hoard.hashToken(body.code)
         let secretHash = Hoard.hashToken(token)
-        let redeemed: (token: TokenRecord, group: String)?
-        switch Result(catching: { () throws(CatalogError) -> (token: TokenRecord, group: String)? in
+        let redeemed = try MemberRoutes.refusingTakenNames { () throws(CatalogError) in
             try hoard.catalog.redeemInvite(codeHash: codeHash, label: name, secretHash: secretHash)
-        }) {
-        case .success(let value): redeemed = value
-        case .failure(let error) where error.code == .conflict: throw APIError.nameTaken(error.message)
-        case .failure(let error): throw error
         }
         guard let (record, group) = redeemed else { throw unknown }
         try await access.catchUp()
         context.logger.info("invitation redeemed", metadata: ["group": "\(record.groupId)", "role": "\(record.role)"])
-        return try JSONBody.response(Accepted(token: token, group: group, role: record.role), status: .created)
+        return try JSONBody.response(Accepted(token: token, group: group, role: record.role, member: record.memberId ?? 0), status: .created)
     }
 }

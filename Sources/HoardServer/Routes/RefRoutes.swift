@@ -45,7 +45,7 @@ struct RefRoutes: Sendable {
     /// ("émoi" finds "Émoi"), so no second ref that looks the same is made; else the name as it would be stored.
     func refName(_ context: HoardRequestContext, _ principal: Principal) throws -> String {
         let name = try Self.name(context)
-        let found = NameRule.matches(name, among: try hoard.catalog.refs(group: principal.groupId, member: principal.tokenName), name: \.name)
+        let found = NameRule.matches(name, among: try hoard.catalog.refs(group: principal.groupId, member: principal.owner), name: \.name)
         guard found.count < 2 else {
             let names = found.map { "'\($0.name)'" }.joined(separator: ", ")
             throw APIError.badRequest("'\(name)' could be any of the refs \(names); give one of them exactly")
@@ -55,13 +55,13 @@ struct RefRoutes: Sendable {
 
     func list(_ context: HoardRequestContext) throws -> Response {
         let principal = try context.requireMember()
-        return try JSONBody.response(["refs": try hoard.catalog.refs(group: principal.groupId, member: principal.tokenName).map(Ref.init)])
+        return try JSONBody.response(["refs": try hoard.catalog.refs(group: principal.groupId, member: principal.owner).map(Ref.init)])
     }
 
     func get(_ context: HoardRequestContext) throws -> Response {
         let principal = try context.requireMember()
         let name = try refName(context, principal)
-        guard let ref = try hoard.catalog.ref(group: principal.groupId, member: principal.tokenName, name: name) else {
+        guard let ref = try hoard.catalog.ref(group: principal.groupId, member: principal.owner, name: name) else {
             throw APIError.notFound("no ref named '\(name)'")
         }
         var response = try JSONBody.response(Ref(ref))
@@ -92,7 +92,7 @@ struct RefRoutes: Sendable {
         guard try mayPoint(at: digest, principal) else {
             throw APIError.notFound("no blob \(digest) you may read; upload it first (POST /v1/uploads)")
         }
-        switch try hoard.catalog.moveRef(group: principal.groupId, member: principal.tokenName, name: name, to: digest, expected: expected) {
+        switch try hoard.catalog.moveRef(group: principal.groupId, member: principal.owner, name: name, to: digest, expected: expected) {
         case .moved(let record):
             var response = try JSONBody.response(Ref(record))
             response.headers[.eTag] = "\"\(record.digest)\""
@@ -105,7 +105,7 @@ struct RefRoutes: Sendable {
     func delete(_ request: Request, _ context: HoardRequestContext) throws -> Response {
         let principal = try context.requireMember()
         let name = try refName(context, principal)
-        switch try hoard.catalog.deleteRef(group: principal.groupId, member: principal.tokenName, name: name, expected: try Self.expectation(request)) {
+        switch try hoard.catalog.deleteRef(group: principal.groupId, member: principal.owner, name: name, expected: try Self.expectation(request)) {
         case nil: throw APIError.notFound("no ref named '\(name)'")
         case .moved: return Response(status: .noContent)
         case .conflict(let current): throw APIError.refConflict(name, current: current)

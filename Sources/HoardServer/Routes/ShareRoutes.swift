@@ -74,7 +74,7 @@ struct ShareRoutes: Sendable {
             picture = digest
         }
         let record = ShareRecord(
-            id: Self.makeID(), groupId: principal.groupId, member: principal.tokenName, digest: digest, pictureDigest: picture, name: name)
+            id: Self.makeID(), groupId: principal.groupId, member: principal.owner, digest: digest, pictureDigest: picture, name: name)
         try hoard.catalog.createShare(record)
         context.logger.info("share created", metadata: ["share": "\(record.id)"])
         return try JSONBody.response(Shown(record, kind: body.asset == nil ? "blob" : "asset"), status: .created)
@@ -91,7 +91,7 @@ struct ShareRoutes: Sendable {
 
     func list(_ context: HoardRequestContext) throws -> Response {
         let principal = try context.requireMember()
-        let shares = try hoard.catalog.shares(group: principal.groupId, member: principal.tokenName)
+        let shares = try hoard.catalog.shares(group: principal.groupId, member: principal.owner)
         return try JSONBody.response(["shares": shares.map { Shown($0, kind: $0.digest == $0.pictureDigest ? "blob" : "asset") }])
     }
 
@@ -108,7 +108,8 @@ struct ShareRoutes: Sendable {
     /// (issue 43). Otherwise 404, as for a revoked link.
     func liveRecord(_ context: HoardRequestContext) throws -> ShareRecord {
         let record = try record(context)
-        let sharer = Principal(groupId: record.groupId, group: "", role: .member, tokenName: record.member)
+        let sharer = Principal(
+            groupId: record.groupId, group: "", role: .member, member: Int64(record.member) ?? -1, memberName: "", tokenName: "")
         guard try readableMediaType(record.digest, sharer) != nil else {
             throw APIError.notFound("no share link '\(record.id)': what it showed is no longer shared with its maker")
         }
@@ -123,7 +124,7 @@ struct ShareRoutes: Sendable {
     func revoke(_ context: HoardRequestContext) throws -> Response {
         let principal = try context.requireMember()
         let record = try record(context)
-        guard principal.isAdmin || (principal.groupId == record.groupId && principal.tokenName == record.member) else {
+        guard principal.isAdmin || (principal.groupId == record.groupId && principal.owner == record.member) else {
             throw APIError.forbidden("only the member who shared it (or an admin) may revoke this link")
         }
         try hoard.catalog.deleteShare(id: record.id)

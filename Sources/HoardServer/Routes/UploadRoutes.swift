@@ -59,7 +59,7 @@ struct UploadRoutes: Sendable {
         }
         let bytes = try await configuration.uploadSanitizer.sanitize(received, mediaType: header.mediaType)
         // A participant's upload is theirs by id (names repeat); a member's by token name, like the rest of their space.
-        let uploader = principal.participantId ?? principal.tokenName
+        let uploader = principal.participantId ?? principal.owner
         var isInScope = false
         let blob = try await hoard.write(.bytes(bytes)) { incoming in
             // 200 only for the uploader's own picture again: another's copy answers 201 like a new one (no oracle).
@@ -101,7 +101,7 @@ struct UploadRoutes: Sendable {
             }
             return (.session(session.id), session.groupId, session.id)
         }
-        return (.member(groupId: principal.groupId, name: principal.tokenName), principal.groupId, nil)
+        return (.member(groupId: principal.groupId, id: principal.memberId), principal.groupId, nil)
     }
 
     static func maySee(_ session: SessionRecord, _ principal: Principal) -> Bool {
@@ -111,7 +111,7 @@ struct UploadRoutes: Sendable {
     /// Whether `principal` may read a blob through one of its private-upload scopes.
     static func mayRead(scopes: [String], _ principal: Principal, catalog: Catalog) throws -> Bool {
         for scope in scopes {
-            if principal.isMember, scope == UploadScope.member(groupId: principal.groupId, name: principal.tokenName).description { return true }
+            if principal.isMember, scope == UploadScope.member(groupId: principal.groupId, id: principal.memberId).description { return true }
             if let id = UploadScope.session(of: scope), let session = try catalog.session(id: id), maySee(session, principal) {
                 return true
             }

@@ -49,8 +49,9 @@ struct LiveRoutes: Sendable {
         endpoints.record(.get, "/v1/sessions/{id}/live")
         // A member token revoked through any server: its sockets here are marked (nothing more they send is applied)
         // before the revoking request is answered, then closed with 4401.
-        access.onTokensRevoked { [sockets, hub] hashes in
-            let hit = sockets.revoke(hashes)
+        // A member's role changed: their sockets close the same way (opened again, they act with the new role).
+        access.onTokensRevoked { [sockets, hub] revoked, roleChanged in
+            let hit = sockets.revoke(revoked) + sockets.revoke(roleChanged, refusingLater: false)
             guard !hit.isEmpty else { return }
             Task { for socket in hit { await hub.disconnect(session: socket.session, connection: socket.connection) } }
         }
@@ -80,7 +81,7 @@ struct LiveRoutes: Sendable {
     /// (`name=`), else the host as "Host" (a token's label is never shown to players) and another member by their label.
     static func displayName(_ principal: Principal, _ isHost: Bool, given: String?) -> String {
         guard principal.participantId == nil else { return principal.tokenName }
-        return given ?? (isHost ? SessionHub.defaultHostName : principal.tokenName)
+        return given ?? (isHost ? SessionHub.defaultHostName : principal.memberName)
     }
 
     func admit(_ context: HoardRequestContext) async throws -> (SessionRecord, Principal) {
@@ -93,7 +94,7 @@ struct LiveRoutes: Sendable {
     ) async throws {
         let connection = UUID()
         let isHost = SessionRoutes.isHost(principal, of: session)
-        let participantId = principal.participantId ?? "host:\(principal.tokenName)"
+        let participantId = principal.participantId ?? "host:\(principal.owner)"
         // Dropping a socket that does not read aborts its connection: a close frame would wait behind what it does not read.
         let link = LiveLink(abort: { channel.close(promise: nil) })
         let stream: AsyncStream<String>

@@ -8,7 +8,7 @@ import NIOWebSocket
 final class LiveSockets: Sendable {
     /// The close code of a socket whose token was revoked (in the range kept for applications, as 4403 is).
     static let revokedCode = WebSocketErrorCode.unknown(4401)
-    static let revokedReason = "your token was revoked"
+    static let revokedReason = "your token was revoked or your role changed"
 
     private struct Socket {
         var session: String
@@ -47,11 +47,13 @@ final class LiveSockets: Sendable {
     }
 
     /// Marks the sockets of these token hashes revoked and returns them (session, connection), for the hub to close.
-    func revoke(_ hashes: [String]) -> [(session: String, connection: UUID)] {
-        state.withLockedValue { state in
+    /// `refusingLater`: a socket those tokens open later is refused too (they were deleted, not given another role).
+    func revoke(_ hashes: [String], refusingLater: Bool = true) -> [(session: String, connection: UUID)] {
+        guard !hashes.isEmpty else { return [] }
+        return state.withLockedValue { state in
             let hashes = Set(hashes)
             if state.revokedHashes.count > 4096 { state.revokedHashes.removeAll() }
-            state.revokedHashes.formUnion(hashes)
+            if refusingLater { state.revokedHashes.formUnion(hashes) }
             let hit = state.sockets.filter { hashes.contains($0.value.tokenHash) }
             state.revoked.formUnion(hit.keys)
             return hit.map { (session: $0.value.session, connection: $0.key) }

@@ -108,7 +108,7 @@ struct SessionRoutes: Sendable {
         let upgraded = try Self.storedForm(map)
         let (session, blob, resolved) = try await store(map: upgraded, for: principal) { blob, resolved in
             let session = SessionRecord(
-                id: UUID().uuidString.lowercased(), name: name, groupId: principal.groupId, host: principal.tokenName,
+                id: UUID().uuidString.lowercased(), name: name, groupId: principal.groupId, host: principal.owner,
                 visibility: visibility, code: Self.makeCode(), mapDigest: blob.digest, baseSeq: 0, lastSeq: 0, createdAt: Date())
             try hoard.catalog.createSession(session, mapBlob: blob, reachable: resolved.reachable)
             return (session, blob, resolved)
@@ -143,12 +143,19 @@ struct SessionRoutes: Sendable {
         var createdAt: Date
     }
 
+    /// A group's members' names by what sessions' `host` holds (``MemberRules/owner(_:)``): the host shown is a name.
+    func memberNames(group: Int64) throws -> [String: String] {
+        Dictionary(
+            try hoard.catalog.members(groupId: group).map { (MemberRules.owner($0.member.id ?? 0), $0.member.name) }, uniquingKeysWith: { a, _ in a })
+    }
+
     func lobby(_ context: HoardRequestContext) async throws -> Response {
         let principal = try context.requireMember()
         var entries: [LobbyEntry] = []
-        for session in try hoard.catalog.sessions(groupId: principal.groupId, host: principal.tokenName) {
+        let names = try memberNames(group: principal.groupId)
+        for session in try hoard.catalog.sessions(groupId: principal.groupId, host: principal.owner) {
             entries.append(LobbyEntry(
-                id: session.id, name: session.name, host: session.host, visibility: session.visibility,
+                id: session.id, name: session.name, host: names[session.host] ?? "", visibility: session.visibility,
                 participants: try hoard.catalog.participants(session: session.id).map(\.name),
                 connected: await hub.connected(session: session.id).count, createdAt: session.createdAt))
         }
@@ -201,13 +208,13 @@ struct SessionRoutes: Sendable {
     }
 
     static func isHost(_ principal: Principal, of session: SessionRecord) -> Bool {
-        principal.isMember && (principal.isAdmin || (principal.groupId == session.groupId && principal.tokenName == session.host))
+        principal.isMember && (principal.isAdmin || (principal.groupId == session.groupId && principal.owner == session.host))
     }
 
     /// Who `principal` is at the session's table: its participant id (a member's is `host:<token name>`), and whether
     /// it sees and acts as the host.
     static func seat(_ principal: Principal, at session: SessionRecord) -> (participantId: String, actor: Table.Actor) {
-        let id = principal.participantId ?? "host:\(principal.tokenName)"
+        let id = principal.participantId ?? "host:\(principal.owner)"
         return (id, isHost(principal, of: session) ? .host : .participant(id))
     }
 
@@ -249,7 +256,8 @@ struct SessionRoutes: Sendable {
         let seats = await hub.seats(session: session, participants: try hoard.catalog.participants(session: session.id))
         // The fields other than the map and its manifest, which are spliced in as bytes.
         var shown = SessionFields(
-            id: session.id, name: session.name, host: session.host, visibility: session.visibility, mapDigest: view.digest,
+            id: session.id, name: session.name, host: try memberNames(group: session.groupId)[session.host] ?? "",
+            visibility: session.visibility, mapDigest: view.digest,
             seq: seq, participants: seats.participants, you: SessionFields.Seat(
                 participantId: seat.participantId, host: seat.actor == .host, joinCode: seat.actor == .host ? session.code : nil))
         shown.hostSeat = seats.host

@@ -1,4 +1,5 @@
-// A group's members, for its owners: the group's tokens (revoke one), and invitations (a one-time link to send).
+// A group's members, for its owners: its people (change a role, remove one), their devices' tokens (revoke one), and
+// invitations (a one-time link to send).
 // And the page an invitation link opens: it asks whose token it will be, redeems the code and signs in.
 import {api, auth, APIError} from './api.js';
 import {h, replace} from './dom.js';
@@ -8,10 +9,54 @@ function when(text) {
   return Number.isNaN(date.getTime()) ? '' : date.toLocaleDateString();
 }
 
+/** The group's people: a member is an identity whose tokens are their devices; owners change roles and remove them. */
+function peopleList(members, status, reload) {
+  return members.map((member) => {
+    const managed = !member.isCaller && member.role !== 'operator';
+    const role = h('select', {'aria-label': `Role of ${member.name}`},
+      h('option', {value: 'member'}, 'member'), h('option', {value: 'owner'}, 'owner'));
+    role.value = member.role;
+    role.hidden = !managed;
+    role.addEventListener('change', async () => {
+      role.disabled = true;
+      try {
+        const changed = await api(`/v1/members/${member.id}`, {method: 'PATCH', json: {role: role.value}});
+        status.textContent = `${member.name} is now ${changed.role}.`;
+        await reload();
+      } catch (failure) {
+        role.value = member.role;
+        role.disabled = false;
+        status.textContent = `Role not changed: ${failure.message}`;
+      }
+    });
+    const remove = h('button', {type: 'button', class: 'ghost danger', 'aria-label': `Remove ${member.name}`}, 'Remove');
+    remove.hidden = !managed || member.devices === 0;
+    remove.addEventListener('click', async () => {
+      if (!confirm(`Remove “${member.name}”? Every device of theirs is signed out at once.`)) return;
+      remove.disabled = true;
+      try {
+        await api(`/v1/members/${member.id}`, {method: 'DELETE'});
+        status.textContent = `Removed ${member.name}.`;
+        await reload();
+      } catch (failure) {
+        remove.disabled = false;
+        status.textContent = `Not removed: ${failure.message}`;
+      }
+    });
+    const devices = member.devices === 1 ? '1 device' : `${member.devices} devices`;
+    return h('li', {class: 'person'},
+      h('strong', {}, member.name), ' ', h('span', {class: `badge ${member.role}`}, member.role),
+      member.isCaller ? h('span', {class: 'muted'}, ' (you)') : null,
+      h('span', {class: 'muted'}, ` · ${devices} `), role, remove);
+  });
+}
+
 export async function showMembers(main) {
   let listed;
+  let people;
   try {
     listed = await api('/v1/tokens');
+    people = await api('/v1/members');
   } catch (failure) {
     if (!(failure instanceof APIError) || failure.status !== 403) throw failure;
     replace(main, h('section', {class: 'members'}, h('h1', {}, 'Members'),
@@ -62,8 +107,14 @@ export async function showMembers(main) {
       make.disabled = false;
     }
   });
+  const reload = () => showMembers(main).then(() => {
+    const shown = main.querySelector('.members [role=status]');
+    if (shown) shown.textContent = status.textContent;
+  });
   replace(main, h('section', {class: 'members'},
     h('h1', {}, `Members of ${listed.group}`), status,
+    h('ul', {class: 'card people-list'}, peopleList(people.members, status, reload)),
+    h('h2', {}, 'Devices'),
     h('ul', {class: 'card member-list'}, rows), form));
 }
 
@@ -75,7 +126,7 @@ export function showInvite(main, code, done) {
   const button = h('button', {type: 'submit', class: 'primary'}, 'Join the group');
   const form = h('form', {class: 'card sign-in', id: 'invite'},
     h('h1', {}, 'You are invited to a Hoard group'),
-    h('p', {class: 'muted'}, 'Name the device or person this is for; your group’s owners see it.'),
+    h('p', {class: 'muted'}, 'Your name (or, when the invitation names you already, this device’s); your group’s owners see it.'),
     h('label', {for: 'invite-name'}, 'Name'), name, error, button);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
