@@ -13,6 +13,10 @@ public struct TableError: Error, Sendable, Hashable, CustomStringConvertible {
         case idTaken = "ID_TAKEN"
         /// The sender may not do this (a participant acting on what is not theirs, or on what only the host does).
         case forbidden = "FORBIDDEN"
+        /// A `roll` whose formula cannot be read (``DiceError/Code/badFormula``).
+        case badFormula = "BAD_FORMULA"
+        /// A `roll` whose formula is past its limits (``DiceError/Code/diceLimit``).
+        case diceLimit = "DICE_LIMIT"
     }
 
     /// What went wrong.
