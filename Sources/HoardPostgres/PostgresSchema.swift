@@ -366,5 +366,22 @@ public enum PostgresSchema {
             #"CREATE INDEX "presence_on_expiresAt" ON presence ("expiresAt")"#,
         ]),
         Migration(name: "pg2-access-notify", statements: accessNotify),
+        Migration(name: "v14-dice", statements: [
+            """
+            CREATE TABLE "diceSeal" (
+                "sessionId" text PRIMARY KEY,
+                "groupId" bigint NOT NULL REFERENCES "group" ON DELETE CASCADE,
+                seed text NOT NULL,
+                "isRevealed" boolean NOT NULL DEFAULT false)
+            """,
+            #"CREATE INDEX "diceSeal_on_groupId" ON "diceSeal" ("groupId")"#,
+            """
+            CREATE TABLE "diceRoll" (
+                "sessionId" text NOT NULL REFERENCES "diceSeal" ON DELETE CASCADE,
+                seq bigint NOT NULL,
+                body text NOT NULL,
+                PRIMARY KEY ("sessionId", seq))
+            """,
+        ]),
     ]
 }

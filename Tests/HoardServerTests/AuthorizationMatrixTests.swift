@@ -76,6 +76,9 @@ import Testing
         "sessionLiveChannel": "401 401 404 404 200 200 200 200 404 401",
         "replaceSessionMap": "401 401 404 404 403 200 200 403 404 401",
         "rotateJoinCode": "401 401 404 404 403 200 200 403 404 401",
+        // The dice: whoever sees the session reads the commitment; its host (or an operator) reveals the seed.
+        "getSessionDice": "401 401 404 404 200 200 200 200 404 401",
+        "revealSessionDice": "401 401 404 404 403 200 200 403 404 401",
         // The participant column is the participant named: leaving is removing oneself.
         "removeParticipant": "401 401 404 404 403 204 204 204 404 401",
         "endSession": "401 401 404 404 403 204 204 403 404 401",
@@ -168,6 +171,8 @@ import Testing
         case "endSession": return (.delete, session, nil, "")
         case "getSession": return (.get, session, nil, "")
         case "rotateJoinCode": return (.post, session + "/code", nil, "")
+        case "getSessionDice": return (.get, session + "/dice", nil, "")
+        case "revealSessionDice": return (.post, session + "/dice/reveal", nil, "")
         case "sessionLiveChannel": return (.get, session + "/live", nil, "")
         case "replaceSessionMap": return (.put, session + "/map", json(map), "application/json")
         case "removeParticipant": return (.delete, session + "/participants/\(id["participant"] ?? "")", nil, "")

@@ -58,6 +58,8 @@ actor SessionHub {
         /// When each glimpse ends on the server's clock (logged with its op as `until`): its art is fetchable by those
         /// glimpsing it until then only, whatever happens to the timer that ends it on the table.
         var glimpseEnds: [GlimpseKey: Date] = [:]
+        /// The dice seal: the seed rolls are drawn with, and whether it is revealed (then nothing more is rolled).
+        var dice: DiceSealRecord?
     }
 
     /// A token and a participant glimpsing it: a key of two strings kept apart (ids are the client's strings).
@@ -127,6 +129,8 @@ actor SessionHub {
             guard let current = try catalog.session(id: id) else { throw APIError.notFound("no session \(id)") }
             guard current.mapDigest == record.mapDigest, current.baseSeq == record.baseSeq else { continue }
             var live = Live(lastSeq: current.baseSeq, baseSeq: current.baseSeq, table: Table(map: map))
+            // The seal is made on the first load (at creation), the same on every replica: the first written wins.
+            live.dice = try catalog.diceSeal(session: id, groupId: current.groupId, proposed: .random())
             // The grabs as of now; the log after the base takes them on to where it ends (a grab or release logged
             // after this read is in it).
             live.grabs = try catalog.grabs(session: id)

@@ -44,6 +44,7 @@ struct SessionRoutes: Sendable {
         endpoints.on(.delete, "/v1/sessions/{id}") { _, context in try await end(context) }
         endpoints.on(.delete, "/v1/sessions/{id}/participants/{participant}") { _, context in try await removeParticipant(context) }
         endpoints.on(.post, "/v1/sessions/{id}/code") { _, context in try await rotateCode(context) }
+        registerDice(on: endpoints)
         endpoints.on(.post, "/v1/maps") { request, context in try await saveMap(request, context) }
         endpoints.on(.get, "/v1/maps") { _, context in try listMaps(context) }
         endpoints.on(.get, "/v1/maps/{name}") { _, context in try await loadMap(context) }
@@ -254,7 +255,8 @@ struct SessionRoutes: Sendable {
         let fields = try JSONBody.encoder.encode(SessionFields(
             id: session.id, name: session.name, host: session.host, visibility: session.visibility, mapDigest: view.digest,
             seq: seq, participants: participants, you: SessionFields.Seat(
-                participantId: seat.participantId, host: seat.actor == .host, joinCode: seat.actor == .host ? session.code : nil)))
+                participantId: seat.participantId, host: seat.actor == .host, joinCode: seat.actor == .host ? session.code : nil),
+            dice: await hub.diceFields(session: session.id)))
         var body = ByteBuffer()
         guard let (map, manifest) = document else {
             body.writeBytes(fields)
@@ -321,6 +323,8 @@ struct SessionRoutes: Sendable {
     func end(_ context: HoardRequestContext) async throws -> Response {
         let (session, principal) = try visibleSession(context)
         guard Self.isHost(principal, of: session) else { throw APIError.forbidden("only the session's host (or an admin) may end it") }
+        // Everyone at the table is sent the seed (and the blind rolls) before the sockets close; the seal stays.
+        try await hub.revealDice(session: session.id)
         guard try hoard.catalog.deleteSession(id: session.id) else { throw APIError.notFound("no session \(session.id)") }
         access.endSession(session.id)
         await hub.end(session: session.id)

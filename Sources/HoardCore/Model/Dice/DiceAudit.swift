@@ -28,6 +28,9 @@ public enum DiceAudit {
                 continue
             }
             let index = UInt64(number)
+            if case .number(let seq)? = event["seq"], seq != number {
+                mismatches.append(Mismatch(index: index, reason: "rolled as index \(index) but logged at \(Int64(seq))"))
+            }
             do {
                 let expected = try DiceFormula(formula).roll(seed: seed, index: index).json
                 if expected != roll {

@@ -1,0 +1,37 @@
+import GRDB
+import HoardCore
+
+// A session's dice: its seal (seed, revealed or not) and its rolls, kept after the session ends.
+extension SQLiteCatalog {
+    public func diceSeal(session id: String, groupId: Int64, proposed: DiceSeed) throws(CatalogError) -> DiceSealRecord {
+        try write { db in
+            try db.execute(
+                sql: "INSERT INTO diceSeal (sessionId, groupId, seed) VALUES (?, ?, ?) ON CONFLICT (sessionId) DO NOTHING",
+                arguments: [id, groupId, proposed.description])
+            guard let seal = try Self.diceSeal(id, db) else { throw CatalogError(.notFound, "no dice seal for session \(id)") }
+            return seal
+        }
+    }
+
+    public func diceSeal(session id: String) throws(CatalogError) -> DiceSealRecord? {
+        try read { db in try Self.diceSeal(id, db) }
+    }
+
+    public func revealDice(session id: String) throws(CatalogError) -> DiceSealRecord? {
+        try write { db in
+            try db.execute(sql: "UPDATE diceSeal SET isRevealed = 1 WHERE sessionId = ?", arguments: [id])
+            return try Self.diceSeal(id, db)
+        }
+    }
+
+    public func diceRolls(session id: String) throws(CatalogError) -> [String] {
+        try read { db in try String.fetchAll(db, sql: "SELECT body FROM diceRoll WHERE sessionId = ? ORDER BY seq", arguments: [id]) }
+    }
+
+    static func diceSeal(_ id: String, _ db: Database) throws -> DiceSealRecord? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT groupId, seed, isRevealed FROM diceSeal WHERE sessionId = ?", arguments: [id]),
+            let seed = DiceSeed(row["seed"] as String)
+        else { return nil }
+        return DiceSealRecord(sessionId: id, groupId: row["groupId"], seed: seed, isRevealed: row["isRevealed"])
+    }
+}
