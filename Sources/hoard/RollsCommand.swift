@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import HoardClient
+import HoardCore
+
+/// `hoard rolls verify SESSION`: recomputes every roll of a session from its revealed seed.
+struct RollsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rolls", abstract: "Audit the dice a server rolled.", subcommands: [VerifyRollsCommand.self])
+}
+
+struct VerifyRollsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Recompute every roll of a session from its revealed seed; exit 1 on any mismatch.",
+        discussion: """
+            The seed must hash to the commitment the session published before its first roll, and every rolled event \
+            must be exactly what its formula rolls as its index under that seed. With --server the dice are fetched \
+            with a member's token (also after the session ended); without, they are read from the data directory.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The session's id.", valueName: "SESSION"))
+    var session: String
+
+    @Option(help: ArgumentHelp("The server, e.g. http://nas.local:8080 (default: the data directory's catalog).", valueName: "URL"))
+    var server: String?
+
+    @Option(help: ArgumentHelp("A member's or participant's token for --server (default: $HOARD_TOKEN).", valueName: "T"))
+    var token: String?
+
+    @Option(help: ArgumentHelp("Trust only the certificates in this PEM file for an https:// server.", valueName: "PEM"))
+    var cacert: String?
+
+    @OptionGroup var data: DataOptions
+
+    func run() async throws {
+        let dice: SessionDice
+        if let server {
+            guard let token = token ?? ProcessInfo.processInfo.environment["HOARD_TOKEN"] else {
+                throw ValidationError("give a token with --token or HOARD_TOKEN")
+            }
+            let client = HoardClient(baseURL: try ServerURL.parse(server), token: token, configuration: try .commandLine(caCertificates: cacert))
+            do {
+                dice = try await client.dice(session: session)
+            } catch {
+                throw CLIError("cannot read the dice of session \(session): \(error)")
+            }
+        } else {
+            let catalog = try await data.open().catalog
+            guard let seal = try catalog.diceSeal(session: session) else { throw CLIError("no session \(session) has dice in \(data.dataDirectory)") }
+            let rolls = try catalog.diceRolls(session: session).map { try JSONValue(parsing: Data($0.utf8)) }
+            dice = SessionDice(
+                session: session, commitment: seal.seed.commitment, seed: seal.isRevealed ? seal.seed.description : nil, rolls: rolls)
+        }
+        let mismatches = dice.audit()
+        Terminal.out("session \(session): \(dice.rolls.count) roll(s), commitment \(dice.commitment)")
+        guard mismatches.isEmpty else {
+            for mismatch in mismatches { Terminal.err("MISMATCH \(mismatch)") }
+            throw ExitCode(1)
+        }
+        Terminal.out("every roll matches the seed \(dice.seed ?? "")")
+    }
+}
