@@ -6,7 +6,28 @@ import HoardCore
 /// `hoard rolls verify SESSION`: recomputes every roll of a session from its revealed seed.
 struct RollsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "rolls", abstract: "Audit the dice a server rolled.", subcommands: [VerifyRollsCommand.self])
+        commandName: "rolls", abstract: "Audit the dice a server rolled.", subcommands: [VerifyRollsCommand.self, BenchRollsCommand.self])
+}
+
+/// `hoard rolls bench`: how many formulas one core parses and rolls a second (Benchmarks/dice.sh).
+struct BenchRollsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench", abstract: "Parse and roll a formula COUNT times on one core; print the rate.", shouldDisplay: false)
+
+    @Option(help: "The formula.") var formula = "4d6kh3"
+    @Option(help: "How many times.") var count = 1_000_000
+
+    func run() throws {
+        let seed = DiceSeed.random()
+        let clock = ContinuousClock()
+        var checksum = 0
+        let elapsed = try clock.measure {
+            for index in 0..<count { checksum &+= try DiceFormula(formula).roll(seed: seed, index: UInt64(index)).total }
+        }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        Terminal.out("\(count) × \(formula) parsed and rolled in \(String(format: "%.3f", seconds)) s: "
+            + "\(Int(Double(count) / seconds)) a second on one core (mean total \(String(format: "%.3f", Double(checksum) / Double(count))))")
+    }
 }
 
 struct VerifyRollsCommand: AsyncParsableCommand {
