@@ -193,11 +193,7 @@ struct CreateSessionCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The map document (JSON).", valueName: "FILE"))
     var map: String
 
-    @Option(help: ArgumentHelp("A member's token (default: $HOARD_TOKEN).", valueName: "T"))
-    var token: String?
-
-    @Option(help: ArgumentHelp("Trust only the certificates in this PEM file for an https:// server.", valueName: "PEM"))
-    var cacert: String?
+    @OptionGroup var access: ServerAccess
 
     @Option(help: ArgumentHelp("The session's name (default: the map file's name).", valueName: "N"))
     var name: String?
@@ -209,9 +205,7 @@ struct CreateSessionCommand: AsyncParsableCommand {
     var isPrivate = false
 
     func run() async throws {
-        guard let token = token ?? ProcessInfo.processInfo.environment["HOARD_TOKEN"] else {
-            throw ValidationError("give a member's token with --token or HOARD_TOKEN")
-        }
+        let client = try access.client(url)
         let document: JSONValue
         do {
             document = try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: URL(fileURLWithPath: map)))
@@ -219,7 +213,6 @@ struct CreateSessionCommand: AsyncParsableCommand {
             throw CLIError("cannot read the map \(map) as JSON: \(error)")
         }
         let sessionName = name ?? ((map as NSString).lastPathComponent as NSString).deletingPathExtension
-        let client = HoardClient(baseURL: try ServerURL.parse(url), token: token, configuration: try .commandLine(caCertificates: cacert))
         let source = blobs.map { BlobFolder(directory: URL(fileURLWithPath: $0, isDirectory: true)) }
         let created: CreatedSession
         do {
@@ -233,6 +226,23 @@ struct CreateSessionCommand: AsyncParsableCommand {
         }
         if !created.uploaded.isEmpty { Terminal.err("Uploaded \(created.uploaded.count) blob(s) the server lacked") }
         Terminal.out("Created session '\(created.name)'\n  id:        \(created.id)\n  join code: \(created.code)\n  map:       \(created.mapDigest)")
+    }
+}
+
+/// `--token` and `--cacert`: how a command speaks to a server as a member.
+struct ServerAccess: ParsableArguments {
+    @Option(help: ArgumentHelp("A member's token (default: $HOARD_TOKEN).", valueName: "T"))
+    var token: String?
+
+    @Option(help: ArgumentHelp("Trust only the certificates in this PEM file for an https:// server.", valueName: "PEM"))
+    var cacert: String?
+
+    /// A client of the server at `url` with the token.
+    func client(_ url: String) throws -> HoardClient {
+        guard let token = token ?? ProcessInfo.processInfo.environment["HOARD_TOKEN"] else {
+            throw ValidationError("give a member's token with --token or HOARD_TOKEN")
+        }
+        return HoardClient(baseURL: try ServerURL.parse(url), token: token, configuration: try .commandLine(caCertificates: cacert))
     }
 }
 

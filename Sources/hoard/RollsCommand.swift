@@ -47,21 +47,14 @@ struct VerifyRollsCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The server, e.g. http://nas.local:8080 (default: the data directory's catalog).", valueName: "URL"))
     var server: String?
 
-    @Option(help: ArgumentHelp("A member's or participant's token for --server (default: $HOARD_TOKEN).", valueName: "T"))
-    var token: String?
-
-    @Option(help: ArgumentHelp("Trust only the certificates in this PEM file for an https:// server.", valueName: "PEM"))
-    var cacert: String?
+    @OptionGroup var access: ServerAccess
 
     @OptionGroup var data: DataOptions
 
     func run() async throws {
         let dice: SessionDice
         if let server {
-            guard let token = token ?? ProcessInfo.processInfo.environment["HOARD_TOKEN"] else {
-                throw ValidationError("give a token with --token or HOARD_TOKEN")
-            }
-            let client = HoardClient(baseURL: try ServerURL.parse(server), token: token, configuration: try .commandLine(caCertificates: cacert))
+            let client = try access.client(server)
             do {
                 dice = try await client.dice(session: session)
             } catch {

@@ -11,7 +11,7 @@ private func roll(_ formula: String, _ index: UInt64 = 7) throws -> DiceRoll {
     try DiceFormula(formula).roll(seed: fixedSeed, index: index)
 }
 
-private func refusal(_ formula: String) -> DiceError.Code? {
+private func refusal(_ formula: String) -> DiceFailure? {
     do {
         _ = try DiceFormula(formula)
         return nil

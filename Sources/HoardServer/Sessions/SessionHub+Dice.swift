@@ -19,7 +19,7 @@ extension SessionHub {
         do {
             rolled = try request.formula.roll(seed: seal.seed, index: UInt64(index))
         } catch {
-            return .refused(TableError(error.code == .badFormula ? .badFormula : .diceLimit, error.message))
+            return .refused(TableError(error))
         }
         var event: [String: JSONValue] = ["type": .string("rolled"), "from": .string(participantId), "roll": rolled.json]
         if let opId { event["opId"] = .string(opId) }

@@ -1,28 +1,14 @@
 /// Why a dice formula was refused: a wire code (listed in Schemas/problem-codes.json) and a message that says what to
 /// fix. A refused formula rolls nothing.
-public struct DiceError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The wire codes of refused formulas.
-    public enum Code: String, Sendable, Hashable, CaseIterable {
-        /// Not a formula: an unknown character or modifier, a missing number, unbalanced parentheses, a division by
-        /// zero.
-        case badFormula = "BAD_FORMULA"
-        /// A formula past a limit of ``DiceLimits``: too long, too deep, too many dice or sides, a reroll or explosion
-        /// that every face would trigger.
-        case diceLimit = "DICE_LIMIT"
-    }
+public typealias DiceError = CodedError<DiceFailure>
 
-    /// What went wrong.
-    public var code: Code
-    /// What to fix, for people.
-    public var message: String
-
-    /// Creates an error.
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { "\(code.rawValue): \(message)" }
+/// The wire codes of refused formulas (``DiceError``'s codes).
+public enum DiceFailure: String, Sendable, Hashable, CaseIterable {
+    /// Not a formula: an unknown character or modifier, a missing number, unbalanced parentheses, a division by zero.
+    case badFormula = "BAD_FORMULA"
+    /// A formula past a limit of ``DiceLimits``: too long, too deep, too many dice or sides, a reroll or explosion that
+    /// every face would trigger.
+    case diceLimit = "DICE_LIMIT"
 }
 
 /// The bounds a formula must keep to be rolled; each is checked while parsing, before a die is drawn.

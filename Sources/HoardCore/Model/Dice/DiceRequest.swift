@@ -26,7 +26,7 @@ public struct DiceRequest: Sendable, Hashable {
         do {
             formula = try DiceFormula(text)
         } catch {
-            throw TableError(error.code == .badFormula ? .badFormula : .diceLimit, error.message)
+            throw TableError(error)
         }
         label = fields.members["label"] == nil ? nil : try fields.string("label", max: TableOp.maxText)
         to = try fields.recipients()
