@@ -284,6 +284,12 @@ enum SyncText {
         case .ping(let from, let x, let y): return "\(from) points at (\(x), \(y))"
         case .upload(let seq, let by, let digest, let size, _): return "#\(seq) \(by) uploaded \(digest) (\(ByteFormat.string(size)))"
         case .error(let code, let message): return "error \(code): \(message)"
+        case .rolled(let seq, let from, let event):
+            guard case .number(let total)? = event["roll"]?["total"], let formula = event["roll"]?["formula"]?.stringValue else {
+                return "#\(seq) \(from) rolled blind for the host"
+            }
+            return "#\(seq) \(from) rolled \(formula) = \(Int(total))"
+        case .revealed(let seq, let seed, let blind): return "#\(seq) dice seed revealed: \(seed) (\(blind.count) blind rolls)"
         case .unknown(let type, let seq, let body): return "#\(seq.map(String.init) ?? "-") \(type): \(json(body))"
         case .connected(let since): return "connected" + (since.map { " (after #\($0))" } ?? "")
         case .disconnected(let error, let delay): return "disconnected (\(error.message)); retrying in \(delay)"
