@@ -36,6 +36,11 @@ import Testing
                 for path in ["/v1/sessions/\(room.id)", "/v1/sessions/\(room.id)/dice"] {
                     httpBytes += try await client.execute(uri: path, method: .get, headers: auth(ann)) { String(buffer: $0.body) }
                 }
+                // A reconnection's replay of the log, as the player's views.
+                let replay = try await LiveClient.exchange(
+                    port: port, session: room.id, token: ann, since: 0, until: 1000, stop: #""opId":"r3""#, timeout: .seconds(20))
+                #expect(replay.contains { $0.contains(#""opId":"r3""#) }, "\(replay)")
+                httpBytes += replay.joined()
                 let blindBody = try #require(try fixture.hoard.catalog.diceRolls(session: room.id).last)
                 let blindRoll = try #require(try JSONValue(parsing: Data(blindBody.utf8))["roll"])
                 let blindText = String(decoding: try CanonicalJSON.encode(blindRoll), as: UTF8.self)
@@ -90,6 +95,32 @@ import Testing
                     until: 100, stop: #""opId":"late""#)
                 #expect(LiveClient.objects(texts).contains { $0["code"] as? String == "FORBIDDEN" && $0["opId"] as? String == "late" })
                 #expect(try fixture.hoard.catalog.diceRolls(session: room.id).isEmpty)
+            }
+        }
+    }
+
+    @Test func theSeedSurvivesARestartAndRollsBeforeAndAfterItVerify() async throws {
+        try await Fixture.with(packs: false) { fixture in
+            let (room, ann) = try await fixture.run(.live) { client in
+                let room = try await client.makeSession(token: fixture.red)
+                let ann = try await client.joinSession(code: room.code, name: "Ann")
+                _ = try await LiveClient.exchange(
+                    port: try #require(client.port), session: room.id, token: ann,
+                    send: [#"{"type":"op","opId":"a","op":{"kind":"roll","formula":"3d6"}}"#], until: 100, stop: #""opId":"a""#)
+                return (room, ann)
+            }
+            let commitment = try #require(try fixture.hoard.catalog.diceSeal(session: room.id)).seed.commitment
+            try await fixture.run(.live) { client in
+                let shown = try await client.json(.get, "/v1/sessions/\(room.id)", token: ann)
+                #expect((shown.json["dice"] as? [String: Any])?["commitment"] as? String == commitment, "the same seal after a restart")
+                _ = try await LiveClient.exchange(
+                    port: try #require(client.port), session: room.id, token: ann,
+                    send: [#"{"type":"op","opId":"b","op":{"kind":"roll","formula":"2d20kh1"}}"#], until: 100, stop: #""opId":"b""#)
+                #expect(try await client.json(.post, "/v1/sessions/\(room.id)/dice/reveal", token: fixture.red).status == .ok)
+                let dice = try await client.execute(uri: "/v1/sessions/\(room.id)/dice", method: .get, headers: auth(ann)) {
+                    try JSONDecoder().decode(SessionDice.self, from: Data(buffer: $0.body))
+                }
+                #expect(dice.commitment == commitment && dice.rolls.count == 2 && dice.audit().isEmpty)
             }
         }
     }
