@@ -113,9 +113,14 @@ import Testing
             try await fixture.run(.live) { client in
                 let shown = try await client.json(.get, "/v1/sessions/\(room.id)", token: ann)
                 #expect((shown.json["dice"] as? [String: Any])?["commitment"] as? String == commitment, "the same seal after a restart")
-                _ = try await LiveClient.exchange(
+                // The first roll sent again under its op id is answered, not rolled again.
+                let answers = try await LiveClient.exchange(
                     port: try #require(client.port), session: room.id, token: ann,
-                    send: [#"{"type":"op","opId":"b","op":{"kind":"roll","formula":"2d20kh1"}}"#], until: 100, stop: #""opId":"b""#)
+                    send: [
+                        #"{"type":"op","opId":"a","op":{"kind":"roll","formula":"3d6"}}"#,
+                        #"{"type":"op","opId":"b","op":{"kind":"roll","formula":"2d20kh1"}}"#,
+                    ], until: 100, stop: #""opId":"b""#)
+                #expect(answers.contains(#"{"opId":"a","type":"ack"}"#), "\(answers)")
                 #expect(try await client.json(.post, "/v1/sessions/\(room.id)/dice/reveal", token: fixture.red).status == .ok)
                 let dice = try await client.execute(uri: "/v1/sessions/\(room.id)/dice", method: .get, headers: auth(ann)) {
                     try JSONDecoder().decode(SessionDice.self, from: Data(buffer: $0.body))

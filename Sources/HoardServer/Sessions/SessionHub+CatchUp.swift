@@ -111,6 +111,8 @@ extension SessionHub {
                 if let opId = body?["opId"]?.stringValue, let from = body?["from"]?.stringValue { Self.remember(opId, from, in: &sessions[id]!) }
             case "grab", "release":
                 if let body { Self.applyGrab(body, to: &sessions[id]!) }
+            case "rolled":
+                if let opId = body?["opId"]?.stringValue, let from = body?["from"]?.stringValue { Self.remember(opId, from, in: &sessions[id]!) }
             case "revealed":
                 sessions[id]?.dice?.isRevealed = true
             case "upload":

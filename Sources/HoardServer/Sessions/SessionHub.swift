@@ -154,6 +154,10 @@ actor SessionHub {
                 live.lastSeq = event.seq
                 guard let body = parsed else { continue }
                 Self.applyGrab(body, to: &live)
+                // A roll answered its op id too: a resent roll is not rolled again.
+                if body["type"]?.stringValue == "rolled", let opId = body["opId"]?.stringValue, let from = body["from"]?.stringValue {
+                    Self.remember(opId, from, in: &live)
+                }
                 guard body["type"]?.stringValue == "op", let opJSON = body["op"], let op = try? TableOp(json: opJSON) else { continue }
                 _ = try? live.table.apply(op, by: .host)
                 if case .glimpse(let token, let to, let seconds) = op { glimpses.append((token, to, Self.glimpseEnd(body, seconds))) }
