@@ -28,6 +28,15 @@ extension SQLiteCatalog {
         try read { db in try String.fetchAll(db, sql: "SELECT body FROM diceRoll WHERE sessionId = ? ORDER BY seq", arguments: [id]) }
     }
 
+    public func diceRolls(group groupId: Int64) throws(CatalogError) -> [String] {
+        try read { db in
+            try String.fetchAll(db, sql: """
+                SELECT r.body FROM diceRoll r JOIN diceSeal s ON s.sessionId = r.sessionId
+                WHERE s.groupId = ? AND s.isRevealed ORDER BY r.sessionId, r.seq
+                """, arguments: [groupId])
+        }
+    }
+
     static func diceSeal(_ id: String, _ db: Database) throws -> DiceSealRecord? {
         guard let row = try Row.fetchOne(db, sql: "SELECT groupId, seed, isRevealed FROM diceSeal WHERE sessionId = ?", arguments: [id]),
             let seed = DiceSeed(row["seed"] as String)

@@ -173,6 +173,8 @@ public protocol CatalogBackend: Sendable {
     func revealDice(session id: String) throws(CatalogError) -> DiceSealRecord?
     /// The bodies of a session's `rolled` events in sequence order, also after the session ended.
     func diceRolls(session id: String) throws(CatalogError) -> [String]
+    /// The bodies of the `rolled` events of a group's sessions whose seed is revealed, by session and sequence.
+    func diceRolls(group groupId: Int64) throws(CatalogError) -> [String]
     /// Extends every lease `replica` holds (grabs and presence) to `until`; returns how many.
     @discardableResult func renewLeases(replica: String, until: Date) throws(CatalogError) -> Int
     /// The grabs whose lease ended before `date` (their replica stopped renewing them), oldest first, at most `limit`.

@@ -17,6 +17,12 @@ extension HoardClient {
         try await dated("POST", "/v1/sessions/\(Self.pathSegment(id))/dice/reveal", as: SessionFields.Dice.self)
     }
 
+    /// The caller's group's dice statistics: per die and roller, and a high-score list per die, over its sessions whose
+    /// seed is revealed.
+    public func diceStatistics() async throws -> DiceStatistics {
+        try await dated("GET", "/v1/dice/statistics", as: DiceStatistics.self)
+    }
+
     /// Audits a session's rolls: fetches its dice and recomputes every roll from the revealed seed
     /// (``SessionDice/audit()``). No mismatch means every roll is what the seed committed to before the game drew.
     public func verifyRolls(session id: String) async throws -> (dice: SessionDice, mismatches: [DiceAudit.Mismatch]) {

@@ -32,6 +32,15 @@ extension PostgresCatalog {
         }
     }
 
+    public func diceRolls(group groupId: Int64) throws(CatalogError) -> [String] {
+        try read("cannot read the rolls of group \(groupId)") { tx in
+            try tx.values(#"""
+                SELECT r.body FROM "diceRoll" r JOIN "diceSeal" s ON s."sessionId" = r."sessionId"
+                WHERE s."groupId" = \#(groupId) AND s."isRevealed" ORDER BY r."sessionId", r.seq
+                """#, as: String.self)
+        }
+    }
+
     static func diceSeal(_ id: String, _ tx: PostgresTransaction) throws -> DiceSealRecord? {
         let rows = try tx.rows(
             #"SELECT "groupId", seed, "isRevealed" FROM "diceSeal" WHERE "sessionId" = \#(id)"#, as: (Int64, String, Bool).self)

@@ -15,7 +15,9 @@ import Testing
         try catalog.appendEvent(session: session.id, seq: 1, body: #"{"type":"op"}"#, views: nil, grab: nil, isRoll: false)
         try catalog.appendEvent(session: session.id, seq: 2, body: #"{"seq":2,"type":"rolled"}"#, views: "[]", grab: nil, isRoll: true)
         #expect(try catalog.diceRolls(session: session.id) == [#"{"seq":2,"type":"rolled"}"#])
+        #expect(try catalog.diceRolls(group: session.groupId).isEmpty, "a group's statistics wait for the reveal")
         #expect(try catalog.revealDice(session: session.id)?.isRevealed == true)
+        #expect(try catalog.diceRolls(group: session.groupId) == [#"{"seq":2,"type":"rolled"}"#])
         #expect(try catalog.revealDice(session: "absent") == nil)
         try catalog.deleteSession(id: session.id)
         #expect(try catalog.diceSeal(session: session.id) == DiceSealRecord(

@@ -88,6 +88,7 @@ import FoundationNetworking
             try await host.endSession(id: created.id)
             #expect(try await host.lobby().isEmpty)
             #expect(try await host.dice(session: created.id).seed == revealed.seed, "the seal outlives its session")
+            #expect(try await host.diceStatistics().dice.isEmpty, "no roll was made")
 
             // Uploads.
             let upload = try await host.uploadPicture(Self.picture(), mediaType: "image/png")

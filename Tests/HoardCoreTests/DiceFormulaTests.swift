@@ -120,3 +120,23 @@ private func refusal(_ formula: String) -> DiceFailure? {
         #expect(DiceSeed(otherSeed.description) == otherSeed)
     }
 }
+
+@Suite struct DiceStatisticsRecordTests {
+    @Test func eachRollerHasARecordPerDieAndTheLuckiestLeadsItsList() throws {
+        func event(_ who: String, _ formula: String, _ index: UInt64) throws -> JSONValue {
+            .object(["type": .string("rolled"), "from": .string(who), "roll": try DiceFormula(formula).roll(seed: fixedSeed, index: index).json])
+        }
+        // Roll 7's d6 faces are 6 2 5 5 3 2 4 3 2 1 6 6; roll 0's d20 faces begin 13 19 1.
+        let statistics = DiceStatistics(rolls: [
+            try event("ana", "4d6kh3+2", 7), try event("bo", "3d20", 0), try event("bo", "12d6", 7),
+            .object(["type": .string("rolled"), "from": .string("cy"), "blind": .bool(true)]),
+        ])
+        #expect(statistics.dice.map(\.die) == ["d6", "d20"])
+        let d6 = try #require(statistics.dice.first)
+        #expect(d6.rollers.map(\.who) == ["ana", "bo"], "ana's mean 4.5 leads bo's 3.75")
+        let bo = try #require(d6.rollers.last)
+        #expect(bo.count == 12 && bo.mean == 45.0 / 12 && bo.expected == 3.5 && bo.highest == 6 && bo.streak == 2)
+        let d20 = try #require(statistics.dice.last?.rollers.first)
+        #expect(d20.who == "bo" && d20.count == 3 && d20.highest == 19 && d20.mean == 11 && d20.expected == 10.5)
+    }
+}

@@ -74,6 +74,12 @@ import Testing
                 tampered.rolls[0] = try Self.changingFirstFace(of: tampered.rolls[0])
                 #expect(tampered.audit().map(\.index) == [audited.rolls[0]["seq"].flatMap { if case .number(let n) = $0 { UInt64(n) } else { nil } }])
                 #expect(try await client.json(.get, "/v1/sessions/\(room.id)/dice", token: fixture.blue).status == .notFound)
+                // The group's statistics count the revealed session's dice, the blind d20 included.
+                let statistics = try await client.execute(uri: "/v1/dice/statistics", method: .get, headers: auth(fixture.red)) {
+                    try JSONDecoder().decode(DiceStatistics.self, from: Data(buffer: $0.body))
+                }
+                #expect(statistics.dice.map(\.die) == ["d6", "d20"], "\(statistics)")
+                #expect(statistics.dice.map { $0.rollers.map(\.count) } == [[6], [1]])
             }
         }
     }

@@ -8,6 +8,15 @@ extension SessionRoutes {
     func registerDice(on endpoints: Endpoints) {
         endpoints.on(.get, "/v1/sessions/{id}/dice") { _, context in try await dice(context) }
         endpoints.on(.post, "/v1/sessions/{id}/dice/reveal") { _, context in try await revealDice(context) }
+        endpoints.on(.get, "/v1/dice/statistics") { _, context in try diceStatistics(context) }
+    }
+
+    /// The caller's group's dice statistics and high-score lists, over its sessions whose seed is revealed (a blind
+    /// roll's result stays the host's until then).
+    func diceStatistics(_ context: HoardRequestContext) throws -> Response {
+        let principal = try context.requireMember()
+        let rolls = try hoard.catalog.diceRolls(group: principal.groupId).compactMap { try? JSONValue(parsing: Data($0.utf8)) }
+        return try JSONBody.response(DiceStatistics(rolls: rolls))
     }
 
     /// The dice of a session: to whoever sees the session while it lives, and after it ended to the members of its
