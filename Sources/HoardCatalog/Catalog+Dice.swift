@@ -3,6 +3,7 @@ import HoardCore
 
 // A session's dice: its seal (seed, revealed or not) and its rolls, kept after the session ends.
 extension SQLiteCatalog {
+    /// The session's seal, written with `proposed` when it has none (the first written wins).
     public func diceSeal(session id: String, groupId: Int64, proposed: DiceSeed) throws(CatalogError) -> DiceSealRecord {
         try write { db in
             try db.execute(
@@ -13,10 +14,12 @@ extension SQLiteCatalog {
         }
     }
 
+    /// A session's seal, also after the session ended; nil when it never had one.
     public func diceSeal(session id: String) throws(CatalogError) -> DiceSealRecord? {
         try read { db in try Self.diceSeal(id, db) }
     }
 
+    /// Marks a session's seal revealed and returns it; nil when there is none.
     public func revealDice(session id: String) throws(CatalogError) -> DiceSealRecord? {
         try write { db in
             try db.execute(sql: "UPDATE diceSeal SET isRevealed = 1 WHERE sessionId = ?", arguments: [id])
@@ -24,10 +27,12 @@ extension SQLiteCatalog {
         }
     }
 
+    /// A session's `rolled` event bodies in sequence order.
     public func diceRolls(session id: String) throws(CatalogError) -> [String] {
         try read { db in try String.fetchAll(db, sql: "SELECT body FROM diceRoll WHERE sessionId = ? ORDER BY seq", arguments: [id]) }
     }
 
+    /// The `rolled` event bodies of a group's revealed sessions, by session and sequence.
     public func diceRolls(group groupId: Int64) throws(CatalogError) -> [String] {
         try read { db in
             try String.fetchAll(db, sql: """

@@ -15,18 +15,20 @@ public struct DiceFormula: Sendable, Hashable, CustomStringConvertible {
 
     /// A node of the tree.
     public indirect enum Expression: Sendable, Hashable {
+        /// A number as written.
         case number(Int)
+        /// Dice to throw.
         case dice(DiceTerm)
+        /// Minus the inner value.
         case negate(Expression)
+        /// Two values combined, the left one rolled first.
         case binary(Operator, Expression, Expression)
     }
 
     /// An arithmetic operator.
-    public enum Operator: Character, Sendable, Hashable {
-        case add = "+"
-        case subtract = "-"
-        case multiply = "*"
-        case divide = "/"
+    public enum Operator: Sendable, Hashable {
+        /// `+`, `-`, `*`, `/` (integer division, toward zero).
+        case add, subtract, multiply, divide
     }
 
     /// Parses `text` under `limits`; throws `BAD_FORMULA` or `DICE_LIMIT` saying what to fix.
@@ -87,20 +89,27 @@ public struct DiceTerm: Sendable, Hashable {
 
     /// Which dice count, of those not rerolled.
     public enum Keep: Sendable, Hashable {
+        /// The highest N (`khN`, `kN`).
         case highest(Int)
+        /// The lowest N (`klN`).
         case lowest(Int)
+        /// All but the highest N (`dhN`).
         case dropHighest(Int)
+        /// All but the lowest N (`dlN`).
         case dropLowest(Int)
     }
 
     /// A reroll: once, or again as long as the new face matches too.
     public struct Reroll: Sendable, Hashable {
+        /// The faces thrown again.
         public var condition: Condition
+        /// Whether the new face is thrown again too while it matches (`rr`), or once only (`r`).
         public var isRecursive: Bool
     }
 
     /// An explosion: which faces fire and what the extra die does.
     public struct Explode: Sendable, Hashable {
+        /// How an explosion adds.
         public enum Style: Sendable, Hashable {
             /// Another die, which may explode again (`x`, `!`).
             case recursive
@@ -111,22 +120,20 @@ public struct DiceTerm: Sendable, Hashable {
             /// Another die counting one less, which may explode again (`!p`).
             case penetrate
         }
+        /// What the extra die does.
         public var style: Style
+        /// The faces that fire.
         public var condition: Condition
     }
 }
 
 /// A comparison of a face with a number: `=N`, `<N`, `>N`, `<=N`, `>=N`.
 public struct Condition: Sendable, Hashable {
-    /// How a face is compared.
-    public enum Comparison: String, Sendable, Hashable {
-        case equal = "="
-        case less = "<"
-        case greater = ">"
-        case lessOrEqual = "<="
-        case greaterOrEqual = ">="
-    }
+    /// How a face is compared: `=`, `<`, `>`, `<=`, `>=`.
+    public enum Comparison: Sendable, Hashable { case equal, less, greater, lessOrEqual, greaterOrEqual }
+    /// How.
     public var comparison: Comparison
+    /// With what.
     public var value: Int
 
     /// Whether a face meets it.
