@@ -205,6 +205,7 @@ SAMPLE_OPS = [
     {"kind": "fog", "reveal": [[0, 0, 8, 8]]},
     {"kind": "fog", "cover": [[1, 1, 1, 1]]},
     {"kind": "settings", "playersOpenDoors": True},
+    {"kind": "roll", "formula": "4d6kh3+2", "label": "Stealth", "to": ["p1"], "blind": True},
 ]
 
 

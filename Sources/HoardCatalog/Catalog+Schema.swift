@@ -239,6 +239,22 @@ extension SQLiteCatalog {
             // A member is an identity (`member`), their tokens devices; what names owned, member ids own.
             try Self.migrateMembers(db)
         }
+        migrator.registerMigration("v15-dice") { db in
+            // A session's dice seed, and its rolls: kept after the session ends, until its group is deleted, so the
+            // rolls can be audited afterwards.
+            try db.create(table: "diceSeal") { t in
+                t.primaryKey("sessionId", .text)
+                t.column("groupId", .integer).notNull().indexed().references("group", onDelete: .cascade)
+                t.column("seed", .text).notNull()
+                t.column("isRevealed", .boolean).notNull().defaults(to: false)
+            }
+            try db.create(table: "diceRoll") { t in
+                t.column("sessionId", .text).notNull().references("diceSeal", onDelete: .cascade)
+                t.column("seq", .integer).notNull()
+                t.column("body", .text).notNull()
+                t.primaryKey(["sessionId", "seq"])
+            }
+        }
         return migrator
     }
 }

@@ -346,11 +346,16 @@ extension SQLiteCatalog {
     /// Appends one event to a session's log and advances its last sequence number. `views` is what participants
     /// are sent instead of `body`, when not everyone is sent the same (JSON, as the server writes it). `seq` must
     /// follow the session's last: `conflict` otherwise, `notFound` without the session, and nothing is written.
-    public func appendEvent(session id: String, seq: Int64, body: String, views: String?, grab: GrabChange?) throws(CatalogError) {
+    public func appendEvent(
+        session id: String, seq: Int64, body: String, views: String?, grab: GrabChange?, isRoll: Bool
+    ) throws(CatalogError) {
         try write { db in
             try db.execute(sql: "UPDATE session SET lastSeq = ? WHERE id = ? AND lastSeq = ?", arguments: [seq, id, seq - 1])
             guard db.changesCount == 1 else { throw try Self.sequenceError(session: id, seq: seq, db) }
             try db.execute(sql: "INSERT INTO sessionEvent (sessionId, seq, body, views) VALUES (?, ?, ?, ?)", arguments: [id, seq, body, views])
+            if isRoll {
+                try db.execute(sql: "INSERT INTO diceRoll (sessionId, seq, body) VALUES (?, ?, ?)", arguments: [id, seq, body])
+            }
             switch grab {
             case .hold(let entity, let participant, let replica, let until):
                 try db.execute(sql: """

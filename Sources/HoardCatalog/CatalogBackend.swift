@@ -170,10 +170,21 @@ public protocol CatalogBackend: Sendable {
     func setCode(_ code: String, session id: String) throws(CatalogError) -> Bool
     /// Logs a session's event at `seq`, which MUST be the session's last logged seq + 1: `conflict` otherwise
     /// (another replica logged that seq first), and nothing is written. `grab` is what the event does to the session's
-    /// grabs, written in the same transaction.
-    func appendEvent(session id: String, seq: Int64, body: String, views: String?, grab: GrabChange?) throws(CatalogError)
+    /// grabs, written in the same transaction; a `rolled` event (`isRoll`) is also kept in the session's dice rolls.
+    func appendEvent(session id: String, seq: Int64, body: String, views: String?, grab: GrabChange?, isRoll: Bool) throws(CatalogError)
     /// Who holds each grabbed entity of a session (entity → participant).
     func grabs(session id: String) throws(CatalogError) -> [String: String]
+    /// The session's dice seal, written with `proposed` when it has none: the first seal written wins, on every
+    /// replica. The seal outlives the session (an audit follows the game) and goes with its group.
+    func diceSeal(session id: String, groupId: Int64, proposed: DiceSeed) throws(CatalogError) -> DiceSealRecord
+    /// A session's dice seal, also after the session ended; nil when it never had one.
+    func diceSeal(session id: String) throws(CatalogError) -> DiceSealRecord?
+    /// Marks a session's seal revealed; returns it, nil when there is none. Idempotent.
+    func revealDice(session id: String) throws(CatalogError) -> DiceSealRecord?
+    /// The bodies of a session's `rolled` events in sequence order, also after the session ended.
+    func diceRolls(session id: String) throws(CatalogError) -> [String]
+    /// The bodies of the `rolled` events of a group's sessions whose seed is revealed, by session and sequence.
+    func diceRolls(group groupId: Int64) throws(CatalogError) -> [String]
     /// Extends every lease `replica` holds (grabs and presence) to `until`; returns how many.
     @discardableResult func renewLeases(replica: String, until: Date) throws(CatalogError) -> Int
     /// The grabs whose lease ended before `date` (their replica stopped renewing them), oldest first, at most `limit`.
@@ -270,7 +281,11 @@ extension CatalogBackend {
     }
     /// Logs an event that does not change grabs.
     public func appendEvent(session id: String, seq: Int64, body: String, views: String?) throws(CatalogError) {
-        try appendEvent(session: id, seq: seq, body: body, views: views, grab: nil)
+        try appendEvent(session: id, seq: seq, body: body, views: views, grab: nil, isRoll: false)
+    }
+    /// Logs an event that is not a roll.
+    public func appendEvent(session id: String, seq: Int64, body: String, views: String?, grab: GrabChange?) throws(CatalogError) {
+        try appendEvent(session: id, seq: seq, body: body, views: views, grab: grab, isRoll: false)
     }
     /// Up to 10,000 access changes after `seq`.
     public func accessChanges(after seq: Int64) throws(CatalogError) -> (changes: [AccessChange], oldest: Int64?) {

@@ -33,6 +33,12 @@ public enum LiveEvent: Sendable {
     case snapshot(seq: Int64, mapDigest: Digest, map: JSONValue)
     /// The server refused a message this client sent (`FORBIDDEN`, `GRAB_DENIED`, `RATE_LIMITED`, …).
     case error(code: String, message: String)
+    /// The server rolled dice for `from` (a `roll` op's answer): `event` is the `rolled` event as sent, its `roll` the
+    /// typed record's wire form (``DiceRoll``); a blind roll's roller gets it without `roll`. `seq` is the roll's index.
+    case rolled(seq: Int64, from: String, event: JSONValue)
+    /// The session's dice seed was revealed (its host asked, or it ended): every roll can now be recomputed
+    /// (``DiceAudit``); `blind` holds the blind rolls' events whole.
+    case revealed(seq: Int64, seed: DiceSeed, blind: [JSONValue])
     /// An event type this client does not know, whole.
     case unknown(type: String, seq: Int64?, body: JSONValue)
     /// The channel is open, continuing after `since` (nil: from the start of the session's log).
@@ -48,7 +54,8 @@ public enum LiveEvent: Sendable {
     public var seq: Int64? {
         switch self {
         case .op(let seq, _, _), .presence(let seq, _, _), .assets(let seq, _), .grab(let seq, _, _), .release(let seq, _, _),
-             .map(let seq, _, _, _), .snapshot(let seq, _, _), .upload(let seq, _, _, _, _):
+             .map(let seq, _, _, _), .snapshot(let seq, _, _), .upload(let seq, _, _, _, _), .rolled(let seq, _, _),
+             .revealed(let seq, _, _):
             seq
         case .unknown(_, let seq, _): seq
         case .error, .ping, .connected, .disconnected, .prefetched, .prefetchFailed: nil
@@ -106,6 +113,14 @@ public enum LiveEvent: Sendable {
             case "snapshot":
                 let event = try decoder.decode(MapFields.self, from: data)
                 return (.snapshot(seq: try required(), mapDigest: event.mapDigest, map: event.map), nil)
+            case "rolled":
+                guard let from = body["from"]?.stringValue else { throw HoardClientError(.badResponse, "a rolled event has no \"from\"") }
+                return (.rolled(seq: try required(), from: from, event: body), opId)
+            case "revealed":
+                guard let seed = body["seed"]?.stringValue.flatMap(DiceSeed.init), case .array(let blind)? = body["blind"] else {
+                    throw HoardClientError(.badResponse, "a revealed event needs a \"seed\" and \"blind\"")
+                }
+                return (.revealed(seq: try required(), seed: seed, blind: blind), nil)
             case "error":
                 let event = try decoder.decode(ErrorFields.self, from: data)
                 return (.error(code: event.code, message: event.message), opId)

@@ -115,7 +115,9 @@ extension PostgresCatalog {
     /// ``SessionEventLog/channel``, in one statement. `views` is what participants are sent instead of `body`, when
     /// not everyone is sent the same. `seq` must follow the session's last: `conflict` otherwise (another replica
     /// logged it), `notFound` without the session, and nothing is written.
-    public func appendEvent(session id: String, seq: Int64, body: String, views: String?, grab: GrabChange?) throws(CatalogError) {
+    public func appendEvent(
+        session id: String, seq: Int64, body: String, views: String?, grab: GrabChange?, isRoll: Bool
+    ) throws(CatalogError) {
         try write("cannot log event \(seq) of session \(id)") { tx in
             let logged = try tx.execute(#"""
                 WITH next AS (UPDATE session SET "lastSeq" = \#(seq) WHERE id = \#(id) AND "lastSeq" = \#(seq - 1) RETURNING id),
@@ -124,6 +126,7 @@ extension PostgresCatalog {
                 SELECT pg_notify(\#(SessionEventLog.channel), seq::text || ' ' || \#(id)) FROM event
                 """#)
             guard logged == 1 else { throw try Self.sequenceError(session: id, seq: seq, tx) }
+            if isRoll { try tx.execute(#"INSERT INTO "diceRoll" ("sessionId", seq, body) VALUES (\#(id), \#(seq), \#(body))"#) }
             switch grab {
             case .hold(let entity, let participant, let replica, let until):
                 try tx.execute(#"""

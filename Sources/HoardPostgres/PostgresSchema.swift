@@ -386,6 +386,23 @@ public enum PostgresSchema {
         ] + SQLiteCatalog.memberMigrationSQL.map(quotedIdentifiers) + [
             #"CREATE TRIGGER "accessChange_tokenRole" AFTER UPDATE OF role ON token FOR EACH ROW EXECUTE FUNCTION "accessChange_log"('token', 'secretHash')"#,
         ]),
+        Migration(name: "v15-dice", statements: [
+            """
+            CREATE TABLE "diceSeal" (
+                "sessionId" text PRIMARY KEY,
+                "groupId" bigint NOT NULL REFERENCES "group" ON DELETE CASCADE,
+                seed text NOT NULL,
+                "isRevealed" boolean NOT NULL DEFAULT false)
+            """,
+            #"CREATE INDEX "diceSeal_on_groupId" ON "diceSeal" ("groupId")"#,
+            """
+            CREATE TABLE "diceRoll" (
+                "sessionId" text NOT NULL REFERENCES "diceSeal" ON DELETE CASCADE,
+                seq bigint NOT NULL,
+                body text NOT NULL,
+                PRIMARY KEY ("sessionId", seq))
+            """,
+        ]),
     ]
 
     /// SQLite's statement with the mixed-case identifiers it uses quoted, as PostgreSQL needs them.

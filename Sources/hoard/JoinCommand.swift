@@ -245,6 +245,23 @@ struct CreateSessionCommand: AsyncParsableCommand {
     }
 }
 
+/// `--token` and `--cacert`: how a command speaks to a server as a member.
+struct ServerAccess: ParsableArguments {
+    @Option(help: ArgumentHelp("A member's token (default: $HOARD_TOKEN).", valueName: "T"))
+    var token: String?
+
+    @Option(help: ArgumentHelp("Trust only the certificates in this PEM file for an https:// server.", valueName: "PEM"))
+    var cacert: String?
+
+    /// A client of the server at `url` with the token.
+    func client(_ url: String) throws -> HoardClient {
+        guard let token = token ?? ProcessInfo.processInfo.environment["HOARD_TOKEN"] else {
+            throw ValidationError("give a member's token with --token or HOARD_TOKEN")
+        }
+        return HoardClient(baseURL: try ServerURL.parse(url), token: token, configuration: try .commandLine(caCertificates: cacert))
+    }
+}
+
 enum ServerURL {
     static func parse(_ text: String) throws -> URL {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
@@ -283,6 +300,12 @@ enum SyncText {
         case .ping(let from, let x, let y): return "\(from) points at (\(x), \(y))"
         case .upload(let seq, let by, let digest, let size, _): return "#\(seq) \(by) uploaded \(digest) (\(ByteFormat.string(size)))"
         case .error(let code, let message): return "error \(code): \(message)"
+        case .rolled(let seq, let from, let event):
+            guard case .number(let total)? = event["roll"]?["total"], let formula = event["roll"]?["formula"]?.stringValue else {
+                return "#\(seq) \(from) rolled blind for the host"
+            }
+            return "#\(seq) \(from) rolled \(formula) = \(Int(total))"
+        case .revealed(let seq, let seed, let blind): return "#\(seq) dice seed revealed: \(seed) (\(blind.count) blind rolls)"
         case .unknown(let type, let seq, let body): return "#\(seq.map(String.init) ?? "-") \(type): \(json(body))"
         case .connected(let since): return "connected" + (since.map { " (after #\($0))" } ?? "")
         case .disconnected(let error, let delay): return "disconnected (\(error.message)); retrying in \(delay)"

@@ -3,19 +3,14 @@ import Foundation
 import HoardClient
 import HoardCore
 
-/// The server a command talks to and the member's token it shows: what `hoard session` and `hoard map` share.
+/// The server a command talks to (its argument) and how it speaks to it as a member: what `hoard session` and
+/// `hoard map` share.
 struct MemberConnection: ParsableArguments {
     @Argument(help: ArgumentHelp("The server, e.g. http://nas.local:8080.", valueName: "URL")) var url: String
-    @Option(help: ArgumentHelp("A member's token (default: $HOARD_TOKEN).", valueName: "T")) var token: String?
-    @Option(help: ArgumentHelp("Trust only the certificates in this PEM file for an https:// server.", valueName: "PEM")) var cacert: String?
+    @OptionGroup var access: ServerAccess
 
     /// A client of the server with the member's token.
-    func client() throws -> HoardClient {
-        guard let token = token ?? ProcessInfo.processInfo.environment["HOARD_TOKEN"] else {
-            throw ValidationError("give a member's token with --token or HOARD_TOKEN")
-        }
-        return HoardClient(baseURL: try ServerURL.parse(url), token: token, configuration: try .commandLine(caCertificates: cacert))
-    }
+    func client() throws -> HoardClient { try access.client(url) }
 }
 
 struct MapCommand: AsyncParsableCommand {

@@ -80,8 +80,15 @@ import FoundationNetworking
             #expect(try await host.savedMap(named: "cellar").map != nil)
             try await host.deleteSavedMap(named: "cellar")
             #expect(try await host.savedMaps().map(\.name) == ["midgame"])
+            // Dice: the commitment while the game runs, every roll audited once the seed is revealed.
+            #expect(try await host.dice(session: created.id).seed == nil)
+            let revealed = try await host.revealDice(session: created.id)
+            let audit = try await host.verifyRolls(session: created.id)
+            #expect(audit.dice.seed == revealed.seed && audit.dice.commitment == revealed.commitment && audit.mismatches.isEmpty)
             try await host.endSession(id: created.id)
             #expect(try await host.lobby().isEmpty)
+            #expect(try await host.dice(session: created.id).seed == revealed.seed, "the seal outlives its session")
+            #expect(try await host.diceStatistics().dice.isEmpty, "no roll was made")
 
             // Uploads.
             let upload = try await host.uploadPicture(Self.picture(), mediaType: "image/png")

@@ -204,6 +204,10 @@ func op(_ seq: Int, _ value: String) -> String {
             (#"{"map":{},"mapDigest":"\#(map)","seq":9,"type":"snapshot"}"#, { if case .snapshot(9, map, _) = $0 { true } else { false } }),
             (#"{"code":"GRAB_DENIED","message":"held","type":"error"}"#, { if case .error("GRAB_DENIED", "held") = $0 { true } else { false } }),
             (#"{"seq":10,"type":"dice","roll":6}"#, { if case .unknown("dice", 10, _) = $0 { true } else { false } }),
+            (#"{"from":"p1","roll":{"formula":"d6","index":11,"terms":[],"total":4},"seq":11,"type":"rolled"}"#,
+             { if case .rolled(11, "p1", let event) = $0 { event["roll"]?["total"] == .number(4) } else { false } }),
+            (#"{"blind":[],"commitment":"c","seed":"\#(String(repeating: "0a", count: 32))","seq":12,"type":"revealed"}"#,
+             { if case .revealed(12, let seed, []) = $0 { seed.bytes == [UInt8](repeating: 10, count: 32) } else { false } }),
         ]
         for (text, matches) in cases {
             let event = try LiveEvent.decode(text)

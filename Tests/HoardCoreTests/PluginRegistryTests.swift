@@ -39,9 +39,9 @@ private func name(_ path: String, with registry: PluginRegistry) throws -> Asset
     try registry.name(entry(path), context: ConventionContext(packFile: PackFile(), kinds: registry.kinds))
 }
 
-@Test func theBuiltInRegistryHoldsTheFiveKindsAndTheDefaultConvention() {
+@Test func theBuiltInRegistryHoldsTheSixKindsAndTheDefaultConvention() {
     let registry = PluginRegistry.builtIn()
-    #expect(registry.kinds.map(\.kind) == [.token, .object, .texture, .wall, .background])
+    #expect(registry.kinds.map(\.kind) == [.token, .object, .texture, .wall, .background, .dice])
     #expect(registry.conventions.map(\.id) == ["hoard.default"])
     #expect(registry.processors.isEmpty)
 }
@@ -52,6 +52,8 @@ private func name(_ path: String, with registry: PluginRegistry) throws -> Asset
     #expect(ogre.kind == .token)
     #expect(ogre.footprint == Footprint(width: 2, height: 2))
     #expect(try name("backgrounds/parchment.jpg", with: registry)?.kind == .background)
+    #expect(try name("dice/Red d20.png", with: registry)?.kind == .dice, "a die's faces are a dice asset")
+    #expect(try name("Die/bone.png", with: registry)?.kind == .dice)
     #expect(try name("notes/readme.png", with: registry) == nil)
 }
 
@@ -67,7 +69,7 @@ private func name(_ path: String, with registry: PluginRegistry) throws -> Asset
         try registry.register(kind: TestKind(kind: .token, folderNames: ["critters"]))
     }
     #expect(error?.description.contains("token") == true)
-    #expect(registry.kinds.count == 5)
+    #expect(registry.kinds.count == 6)
 }
 
 @Test func claimingAnotherKindsFolderNameIsAnError() {

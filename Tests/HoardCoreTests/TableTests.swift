@@ -52,6 +52,7 @@ private func ids(_ map: JSONValue) -> [String] {
             ##"{"kind":"stroke","stroke":{"color":"#ff0000","id":"s1","points":[[0,0],[1.5,2]],"width":0.2}}"##,
             #"{"kind":"erase","stroke":"s1"}"#, #"{"kind":"ping","x":1.5,"y":2}"#,
             #"{"kind":"message","text":"boo","to":["p1","host"]}"#, #"{"kind":"custom","payload":{"dice":[6,6]}}"#,
+            #"{"blind":true,"formula":"4d6kh3+2","kind":"roll","label":"Stealth","to":["p1"]}"#,
             #"{"kind":"layer","layer":"p:ana","visibleTo":"*"}"#,
             #"{"kind":"reveal","seconds":5,"to":["p1"],"token":"t1"}"#, #"{"from":["p1"],"kind":"hide","token":"t1"}"#,
             #"{"by":["p1"],"kind":"seen","token":"t1"}"#,

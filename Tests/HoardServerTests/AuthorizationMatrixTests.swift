@@ -82,6 +82,11 @@ import Testing
         "sessionLiveChannel": "401 401 404 404 200 200 200 200 404 401 200",
         "replaceSessionMap": "401 401 404 404 403 200 200 403 404 401 403",
         "rotateJoinCode": "401 401 404 404 403 200 200 403 404 401 403",
+        // The dice: whoever sees the session reads the commitment; its host (or an operator) reveals the seed.
+        "getSessionDice": "401 401 404 404 200 200 200 200 404 401 200",
+        "revealSessionDice": "401 401 404 404 403 200 200 403 404 401 403",
+        // Each group's dice statistics are its members' (blue's are its own, empty).
+        "getDiceStatistics": "401 401 200 200 200 200 200 403 403 401 200",
         // The participant column is the participant named: leaving is removing oneself.
         "removeParticipant": "401 401 404 404 403 204 204 204 404 401 403",
         "endSession": "401 401 404 404 403 204 204 403 404 401 403",
@@ -180,6 +185,9 @@ import Testing
         case "endSession": return (.delete, session, nil, "")
         case "getSession": return (.get, session, nil, "")
         case "rotateJoinCode": return (.post, session + "/code", nil, "")
+        case "getSessionDice": return (.get, session + "/dice", nil, "")
+        case "revealSessionDice": return (.post, session + "/dice/reveal", nil, "")
+        case "getDiceStatistics": return (.get, "/v1/dice/statistics", nil, "")
         case "sessionLiveChannel": return (.get, session + "/live", nil, "")
         case "replaceSessionMap": return (.put, session + "/map", json(map), "application/json")
         case "removeParticipant": return (.delete, session + "/participants/\(id["participant"] ?? "")", nil, "")

@@ -252,6 +252,30 @@ def main():
         pia.driver.find_element(By.CSS_SELECTOR, "[data-tool=move]").click()
         pia.shot("04-player-drew")
 
+        # Dice: Pia rolls from the box and a quick button; Quinn rolls blind (the host sees the total, Quinn only that
+        # she rolled); once the host reveals the seed, each player's page recomputes every roll it saw from it.
+        check.that(len(pia.visible("#dice-commitment").get_attribute("title")) == 64, "the page shows the dice commitment")
+        pia.driver.find_element(By.ID, "dice-formula").send_keys("4d6kh3+2")
+        pia.driver.find_element(By.CSS_SELECTOR, "#dice-form button").click()
+        pia.driver.find_element(By.CSS_SELECTOR, "[data-die='d20']").click()
+        host.until(lambda: "4d6kh3+2 = " in host.driver.find_element(By.ID, "messages").text
+                   and "1d20 = " in host.driver.find_element(By.ID, "messages").text, "Pia's rolls on the host's table")
+        quinn.driver.find_element(By.ID, "dice-blind").click()
+        quinn.driver.find_element(By.CSS_SELECTOR, "[data-die='d6']").click()
+        quinn.until(lambda: "rolled blind" in quinn.driver.find_element(By.ID, "messages").text, "the blind roll's note")
+        host.until(lambda: "1d6 = " in host.driver.find_element(By.ID, "messages").text, "the blind roll on the host's table")
+        check.that("1d6 = " not in quinn.driver.find_element(By.ID, "messages").text, "a blind roll's result is not shown to its roller")
+        server.call("POST", f"/v1/sessions/{created['id']}/dice/reveal")
+        for player in (pia, quinn):
+            player.until(lambda: player.driver.find_element(By.ID, "dice-verify").is_displayed(), "the verify button")
+            player.driver.find_element(By.ID, "dice-verify").click()
+            verdict = player.until(lambda: player.driver.find_element(By.ID, "dice-verdict").text or None, "the verdict")
+            check.that(verdict.startswith("All 3 rolls match"), f"{player.name}'s page verifies every roll it saw ({verdict!r})")
+        check.that("1d6 = " in quinn.driver.find_element(By.ID, "messages").text, "the blind roll is revealed to its roller")
+        quinn.shot("05-dice-verified")
+        for player in (pia, quinn):
+            player.js("window.scrollTo(0, 0)")
+
         # Drag on the floor pans; two fingers pinch the table larger (touch events, as a tablet sends them).
         x0 = pia.js("return window.hoardTable.view.x")
         pia.drag((0, 0), (2, 1))

@@ -22,11 +22,15 @@ public struct SessionFields: Sendable, Hashable, Codable {
     public var hostSeat: Participant?
     /// How long someone who left stays listed (away) before they leave the list, in seconds.
     public var awaySeconds: Int?
+    /// The session's dice commitment, and its seed once revealed.
+    public var dice: Dice?
 
     /// A session's fields.
     public init(
-        id: String, name: String, host: String, visibility: String?, mapDigest: Digest, seq: Int64, participants: [Participant], you: Seat?
+        id: String, name: String, host: String, visibility: String?, mapDigest: Digest, seq: Int64, participants: [Participant], you: Seat?,
+        dice: Dice? = nil
     ) {
+        self.dice = dice
         self.id = id
         self.name = name
         self.host = host
@@ -37,7 +41,7 @@ public struct SessionFields: Sendable, Hashable, Codable {
         self.you = you
     }
 
-    enum CodingKeys: String, CodingKey { case id, name, host, visibility, mapDigest, seq, participants, you, hostSeat, awaySeconds }
+    enum CodingKeys: String, CodingKey { case id, name, host, visibility, mapDigest, seq, participants, you, hostSeat, awaySeconds, dice }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -51,6 +55,21 @@ public struct SessionFields: Sendable, Hashable, Codable {
         you = try container.decodeIfPresent(Seat.self, forKey: .you)
         hostSeat = try container.decodeIfPresent(Participant.self, forKey: .hostSeat)
         awaySeconds = try container.decodeIfPresent(Int.self, forKey: .awaySeconds)
+        dice = try container.decodeIfPresent(Dice.self, forKey: .dice)
+    }
+
+    /// A session's dice: the SHA-256 of its secret seed, published before the first roll, and the seed once revealed.
+    public struct Dice: Sendable, Hashable, Codable {
+        /// The seed's SHA-256, 64 lowercase hex digits.
+        public var commitment: String
+        /// The seed, 64 lowercase hex digits, once revealed (the session ended or its host asked); absent until then.
+        public var seed: String?
+
+        /// Dice fields.
+        public init(commitment: String, seed: String?) {
+            self.commitment = commitment
+            self.seed = seed
+        }
     }
 
     /// Someone in a session.

@@ -1,4 +1,4 @@
-/// The identifier of an asset kind: `token`, `object`, `texture`, `wall`, `background`, or a plugin's.
+/// The identifier of an asset kind: `token`, `object`, `texture`, `wall`, `background`, `dice`, or a plugin's.
 ///
 /// Identifiers are lowercase ASCII words; the registry decides which exist.
 public struct AssetKind: Sendable, Hashable, Comparable, Codable, RawRepresentable, CustomStringConvertible {
@@ -17,6 +17,8 @@ public struct AssetKind: Sendable, Hashable, Comparable, Codable, RawRepresentab
     public static let wall = AssetKind(rawValue: "wall")
     /// A main map background.
     public static let background = AssetKind(rawValue: "background")
+    /// A die's faces or colour set, that players choose to roll with.
+    public static let dice = AssetKind(rawValue: "dice")
 
     public var description: String { rawValue }
     public static func < (lhs: AssetKind, rhs: AssetKind) -> Bool { lhs.rawValue < rhs.rawValue }
@@ -60,7 +62,7 @@ extension AssetKindDefinition {
     public var isMapArt: Bool { false }
 }
 
-/// The five kinds every Hoard knows, as plain definitions.
+/// The six kinds every Hoard knows, as plain definitions.
 public struct BuiltInKind: AssetKindDefinition {
     public let kind: AssetKind
     public let folderNames: Set<String>
@@ -79,6 +81,7 @@ public struct BuiltInKind: AssetKindDefinition {
         .texture: ["texture", "tile", "floor", "terrain", "ground"],
         .wall: ["wall"],
         .background: ["background", "map", "battlemap", "battle map", "battle-map", "battle_map", "scene"],
+        .dice: ["dice", "die"],
     ]
 
     /// A word and its plural (`prop` → `prop`, `props`; `furniture` stays as it is; `-y` → `-ies`).
@@ -87,7 +90,7 @@ public struct BuiltInKind: AssetKindDefinition {
         for word in words {
             forms.insert(word)
             if word == "furniture" || word == "people" || word == "enemies" || word == "minis" || word == "clutter"
-                || word == "scatter" || word == "terrain" || word == "decor" {
+                || word == "scatter" || word == "terrain" || word == "decor" || word == "dice" {
                 continue
             }
             forms.insert(word + (word.hasSuffix("o") ? "es" : "s"))
@@ -105,12 +108,13 @@ public struct BuiltInKind: AssetKindDefinition {
         isMapArt = map
     }
 
-    /// The built-in definitions: token, object, texture, wall, background.
+    /// The built-in definitions: token, object, texture, wall, background, dice.
     public static let all: [BuiltInKind] = [
         BuiltInKind(.token, checksFootprint: true, sizeWords: true),
         BuiltInKind(.object, checksFootprint: true),
         BuiltInKind(.texture, checksFootprint: true),
         BuiltInKind(.wall, checksFootprint: true),
         BuiltInKind(.background, checksFootprint: false, map: true),
+        BuiltInKind(.dice, checksFootprint: false),
     ]
 }

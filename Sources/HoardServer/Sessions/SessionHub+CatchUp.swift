@@ -13,15 +13,16 @@ extension SessionHub {
     @discardableResult
     func publish(
         session id: String, _ event: [String: JSONValue], views: [(Audience, [String: JSONValue]?)]? = nil, orTakenThrow: Bool = false,
-        grab: GrabChange? = nil
+        grab: GrabChange? = nil, isRoll: Bool = false
     ) throws -> Int64 {
-        if orTakenThrow { return try publishOnce(session: id, event, views: views, grab: grab) }
-        return try decided(session: id) { try publishOnce(session: id, event, views: views, grab: grab) }
+        if orTakenThrow { return try publishOnce(session: id, event, views: views, grab: grab, isRoll: isRoll) }
+        return try decided(session: id) { try publishOnce(session: id, event, views: views, grab: grab, isRoll: isRoll) }
     }
 
     /// ``publish(session:_:views:orTakenThrow:grab:)`` at the number after the table's.
     func publishOnce(
-        session id: String, _ event: [String: JSONValue], views: [(Audience, [String: JSONValue]?)]?, grab: GrabChange?
+        session id: String, _ event: [String: JSONValue], views: [(Audience, [String: JSONValue]?)]?, grab: GrabChange?,
+        isRoll: Bool = false
     ) throws -> Int64 {
         guard let live = sessions[id] else { throw APIError.notFound("no session \(id)") }
         let seq = live.lastSeq + 1
@@ -37,7 +38,7 @@ extension SessionHub {
             stored = String(decoding: try CanonicalJSON.encode(JSONValue.array(entries)), as: UTF8.self)
         }
         do {
-            try catalog.appendEvent(session: id, seq: seq, body: text, views: stored, grab: grab)
+            try catalog.appendEvent(session: id, seq: seq, body: text, views: stored, grab: grab, isRoll: isRoll)
         } catch {
             if error.code == .conflict { throw SequenceTaken() }
             throw error
@@ -113,6 +114,10 @@ extension SessionHub {
                 if let opId = body?["opId"]?.stringValue, let from = body?["from"]?.stringValue { Self.remember(opId, from, in: &sessions[id]!) }
             case "grab", "release":
                 if let body { Self.applyGrab(body, to: &sessions[id]!) }
+            case "rolled":
+                if let opId = body?["opId"]?.stringValue, let from = body?["from"]?.stringValue { Self.remember(opId, from, in: &sessions[id]!) }
+            case "revealed":
+                sessions[id]?.dice?.isRevealed = true
             case "upload":
                 if let digest = body?["digest"]?.stringValue.flatMap(Digest.init), let by = body?["by"]?.stringValue {
                     sessions[id]?.uploads[digest, default: []].insert(by)

@@ -67,6 +67,9 @@ extension SessionHub {
             }
             return .applied(seq: nil)
         }
+        if case .roll(let request) = change.op {
+            return try roll(session: id, request, opId: opId, from: participantId, audience: change.views?.first?.audience)
+        }
         for (audience, digests) in change.art where !digests.isEmpty {
             var event = try manifest(digests.sorted())
             event["type"] = .string("assets")

@@ -58,6 +58,8 @@ actor SessionHub {
         /// When each glimpse ends on the server's clock (logged with its op as `until`): its art is fetchable by those
         /// glimpsing it until then only, whatever happens to the timer that ends it on the table.
         var glimpseEnds: [GlimpseKey: Date] = [:]
+        /// The dice seal: the seed rolls are drawn with, and whether it is revealed (then nothing more is rolled).
+        var dice: DiceSealRecord?
     }
 
     /// A token and a participant glimpsing it: a key of two strings kept apart (ids are the client's strings).
@@ -136,6 +138,8 @@ actor SessionHub {
             guard let current = try catalog.session(id: id) else { throw APIError.notFound("no session \(id)") }
             guard current.mapDigest == record.mapDigest, current.baseSeq == record.baseSeq else { continue }
             var live = Live(lastSeq: current.baseSeq, baseSeq: current.baseSeq, table: try table(map))
+            // The seal is made on the first load (at creation), the same on every replica: the first written wins.
+            live.dice = try catalog.diceSeal(session: id, groupId: current.groupId, proposed: .random())
             // The grabs as of now; the log after the base takes them on to where it ends (a grab or release logged
             // after this read is in it).
             live.grabs = try catalog.grabs(session: id)
@@ -159,6 +163,10 @@ actor SessionHub {
                 live.lastSeq = event.seq
                 guard let body = parsed else { continue }
                 Self.applyGrab(body, to: &live)
+                // A roll answered its op id too: a resent roll is not rolled again.
+                if body["type"]?.stringValue == "rolled", let opId = body["opId"]?.stringValue, let from = body["from"]?.stringValue {
+                    Self.remember(opId, from, in: &live)
+                }
                 guard body["type"]?.stringValue == "op", let opJSON = body["op"], let op = try? TableOp(json: opJSON) else { continue }
                 if case .add(_, let entity) = op { try learnFootprints(JSONValue.object(entity).referencedDigests, into: &live.table) }
                 _ = try? live.table.apply(op, by: .host)

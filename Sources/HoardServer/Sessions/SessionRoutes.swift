@@ -44,6 +44,7 @@ struct SessionRoutes: Sendable {
         endpoints.on(.delete, "/v1/sessions/{id}") { _, context in try await end(context) }
         endpoints.on(.delete, "/v1/sessions/{id}/participants/{participant}") { _, context in try await removeParticipant(context) }
         endpoints.on(.post, "/v1/sessions/{id}/code") { _, context in try await rotateCode(context) }
+        registerDice(on: endpoints)
         endpoints.on(.post, "/v1/maps") { request, context in try await saveMap(request, context) }
         endpoints.on(.get, "/v1/maps") { _, context in try listMaps(context) }
         endpoints.on(.get, "/v1/maps/{name}") { _, context in try await loadMap(context) }
@@ -262,6 +263,7 @@ struct SessionRoutes: Sendable {
                 participantId: seat.participantId, host: seat.actor == .host, joinCode: seat.actor == .host ? session.code : nil))
         shown.hostSeat = seats.host
         shown.awaySeconds = Int(hub.awayGrace.components.seconds)
+        shown.dice = await hub.diceFields(session: session.id)
         let fields = try JSONBody.encoder.encode(shown)
         var body = ByteBuffer()
         guard let (map, manifest) = document else {
@@ -329,6 +331,8 @@ struct SessionRoutes: Sendable {
     func end(_ context: HoardRequestContext) async throws -> Response {
         let (session, principal) = try visibleSession(context)
         guard Self.isHost(principal, of: session) else { throw APIError.forbidden("only the session's host (or an admin) may end it") }
+        // Everyone at the table is sent the seed (and the blind rolls) before the sockets close; the seal stays.
+        try await hub.revealDice(session: session.id)
         guard try hoard.catalog.deleteSession(id: session.id) else { throw APIError.notFound("no session \(session.id)") }
         access.endSession(session.id)
         await hub.end(session: session.id)

@@ -8,11 +8,18 @@ extension Table {
     /// on an entity that is absent, hidden from them or not theirs gets one refusal, the same for all three
     /// (``refusal(_:_:)``), so refusals reveal nothing hidden. A participant's stroke ids are their own: the table
     /// keeps them as `p:ID:<id>` (``ownStrokeId(_:_:)``), so no id another drew can be taken from them.
+    /// Who is sent a message or a roll addressed `to` these participants by `sender`: those named and the sender (the
+    /// host sees everything, so `"host"` adds nobody); nil when `to` is nil: everyone. The one audience rule of both.
+    public static func audience(to: [String]?, from sender: String?) -> Audience? {
+        guard let to else { return nil }
+        return Audience.only(to.filter { $0 != "host" } + (sender.map { [$0] } ?? []))
+    }
+
     public mutating func apply(_ op: TableOp, by actor: Actor) throws(TableError) -> Change {
         let participant: String? = if case .participant(let id) = actor { id } else { nil }
         if isOpaque {
             switch op {
-            case .ping, .message, .custom: break
+            case .ping, .message, .custom, .roll: break
             default: throw TableError(.badOp, "this session's map is not a hoard.map document; only ping, message and custom apply")
             }
         }
@@ -102,9 +109,11 @@ extension Table {
             }
             return Change(op: op, views: nil, art: [], changesVisibility: false)
         case .message(_, let to):
-            guard let to else { return Change(op: op, views: nil, art: [], changesVisibility: false) }
-            let audience = Audience.only(to.filter { $0 != "host" } + (participant.map { [$0] } ?? []))
-            return Change(op: op, views: [View(audience: audience, op: op)], art: [], changesVisibility: false)
+            return Change(op: op, views: Self.audience(to: to, from: participant).map { [View(audience: $0, op: op)] }, art: [], changesVisibility: false)
+        case .roll(let request):
+            // A blind roll: the host alone sees it; its roller (a participant) is sent the op, not the dice.
+            let audience = request.isBlind ? participant.map { Audience.only([$0]) } ?? .nobody : Self.audience(to: request.to, from: participant)
+            return Change(op: op, views: audience.map { [View(audience: $0, op: op)] }, art: [], changesVisibility: false)
         case .custom(let payload):
             try hostOnly(participant, "send custom ops")
             let art = payload.referencedDigests

@@ -13,6 +13,10 @@ public struct TableError: Error, Sendable, Hashable, CustomStringConvertible {
         case idTaken = "ID_TAKEN"
         /// The sender may not do this (a participant acting on what is not theirs, or on what only the host does).
         case forbidden = "FORBIDDEN"
+        /// A `roll` whose formula cannot be read (``DiceFailure/badFormula``).
+        case badFormula = "BAD_FORMULA"
+        /// A `roll` whose formula is past its limits (``DiceFailure/diceLimit``).
+        case diceLimit = "DICE_LIMIT"
     }
 
     /// What went wrong.
@@ -27,4 +31,11 @@ public struct TableError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "\(code.rawValue): \(message)" }
+}
+
+extension TableError {
+    /// A `roll` refused for its formula: the dice code, the same message.
+    public init(_ error: DiceError) {
+        self.init(error.code == .badFormula ? .badFormula : .diceLimit, error.message)
+    }
 }

@@ -48,6 +48,8 @@ public enum TableOp: Sendable, Hashable {
     case settings(playersOpenDoors: Bool)
     /// What the server tells a token's owner: these participants glimpsed it. Never applied.
     case seen(token: String, by: [String])
+    /// Dice for the server to roll (``DiceRequest``); it logs a `rolled` event with every die, not the op.
+    case roll(DiceRequest)
 
     /// What a `fog` op does.
     public enum FogChange: Sendable, Hashable {
@@ -65,7 +67,7 @@ public enum TableOp: Sendable, Hashable {
     /// Every kind, as the wire names it.
     public static let kinds = [
         "move", "add", "remove", "set", "assign", "hide", "reveal", "stroke", "erase", "ping", "message", "custom", "layer",
-        "paint", "wall", "door", "fog", "settings", "seen",
+        "paint", "wall", "door", "fog", "settings", "seen", "roll",
     ]
 
     /// Longest glimpse, in seconds.
@@ -100,6 +102,7 @@ public enum TableOp: Sendable, Hashable {
         case .fog: "fog"
         case .settings: "settings"
         case .seen: "seen"
+        case .roll: "roll"
         }
     }
 
@@ -186,16 +189,8 @@ public enum TableOp: Sendable, Hashable {
         case "erase": self = .erase(stroke: try fields.id("stroke"))
         case "ping": self = .ping(x: try fields.coordinate("x"), y: try fields.coordinate("y"))
         case "message":
-            let text = try fields.string("text", max: Self.maxText)
-            fields.consumed.insert("to")
-            switch op["to"] {
-            case nil, .null?: self = .message(text: text, to: nil)
-            case .array(let items)? where (1...64).contains(items.count):
-                let names = items.compactMap(\.stringValue).filter { (1...Self.maxId).contains($0.count) }
-                guard names.count == items.count else { throw TableError(.badOp, "message's \"to\" lists participant ids (or \"host\")") }
-                self = .message(text: text, to: names)
-            default: throw TableError(.badOp, "message's \"to\" is a list of 1 to 64 participant ids, or absent for everyone")
-            }
+            self = .message(text: try fields.string("text", max: Self.maxText), to: try fields.recipients())
+        case "roll": self = .roll(try DiceRequest(&fields))
         case "custom":
             fields.consumed.insert("payload")
             guard let payload = op["payload"] else { throw TableError(.badOp, "custom needs a \"payload\"") }
@@ -262,6 +257,7 @@ public enum TableOp: Sendable, Hashable {
         case .message(let text, let to):
             op["text"] = .string(text)
             if let to { op["to"] = .array(to.map(JSONValue.string)) }
+        case .roll(let request): op.merge(request.fields) { $1 }
         case .custom(let payload): op["payload"] = payload
         case .layer(let name, let audience):
             op["layer"] = .string(name)
@@ -398,7 +394,7 @@ public enum TableOp: Sendable, Hashable {
 }
 
 /// Reads an op's fields one by one and remembers which it read, so that a field the kind does not have is refused.
-private struct Fields {
+struct Fields {
     let members: [String: JSONValue]
     let kind: String
     var consumed: Set<String> = ["kind"]
@@ -420,6 +416,19 @@ private struct Fields {
 
     mutating func id(_ key: String) throws(TableError) -> String {
         try string(key, max: TableOp.maxId)
+    }
+
+    /// `to` of a message or a roll: nil (absent or null) for everyone, else 1 to 64 participant ids (or `"host"`).
+    mutating func recipients() throws(TableError) -> [String]? {
+        consumed.insert("to")
+        switch members["to"] {
+        case nil, .null?: return nil
+        case .array(let items)? where (1...64).contains(items.count):
+            let names = items.compactMap(\.stringValue).filter { (1...TableOp.maxId).contains($0.count) }
+            guard names.count == items.count else { throw TableError(.badOp, "\(kind)'s \"to\" lists participant ids (or \"host\")") }
+            return names
+        default: throw TableError(.badOp, "\(kind)'s \"to\" is a list of 1 to 64 participant ids, or absent for everyone")
+        }
     }
 
     mutating func string(_ key: String, max: Int) throws(TableError) -> String {

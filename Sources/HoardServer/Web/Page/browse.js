@@ -4,7 +4,7 @@
 import {api, batchedPictureURL, pictureFor, pictures, pictureURL, query} from './api.js';
 import {bytes, h, plural, replace, toast} from './dom.js';
 
-const KINDS = ['token', 'object', 'texture', 'wall', 'background'];
+const KINDS = ['token', 'object', 'texture', 'wall', 'background', 'dice'];
 const PAGE = 250;
 /** Tile sizes, as Foundry's file picker offers them: a list, and tiles of three widths (CSS pixels). */
 const SIZES = {list: 'List', small: 'Small tiles', medium: 'Tiles', large: 'Large tiles'};

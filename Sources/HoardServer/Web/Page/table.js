@@ -5,6 +5,7 @@
 // Drawing reuses mapview.js's painter; pictures come through blobs.js, every asset's preview (else its smallest
 // variant) first, then, as the player zooms in, the smallest variant at least as wide as the asset on screen.
 import {blobLoader} from './blobs.js';
+import {diceBox} from './dice.js';
 import {h, replace, toast} from './dom.js';
 import {LiveChannel} from './live.js';
 import {geometry} from './grid.js';
@@ -67,6 +68,9 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
   const toSelect = h('select', {id: 'message-to', 'aria-label': 'Send to'});
   const text = h('input', {id: 'message-text', type: 'text', maxlength: '2000', placeholder: 'Say something…', autocomplete: 'off', required: true, 'aria-label': 'Message'});
   const messageForm = h('form', {id: 'message-form', class: 'message-form'}, toSelect, text, h('button', {type: 'submit', class: 'primary'}, 'Send'));
+  const dice = diceBox({
+    send: (op) => live.send(op), refused: (what) => refused(what), messages, nameOf, dice: session.dice,
+  });
   const tools = ['move', 'ping', 'draw'].map((tool) => h('button', {type: 'button', class: 'tool', dataset: {tool}, 'aria-pressed': String(tool === state.tool)},
     {move: 'Move', ping: 'Ping', draw: 'Draw'}[tool]));
   const colour = h('input', {type: 'color', id: 'draw-colour', value: state.colour, 'aria-label': 'Drawing colour'});
@@ -74,7 +78,7 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
   const leave = h('button', {type: 'button', id: 'leave-table', class: 'ghost'}, isHost ? 'Close' : 'Leave');
   const side = h('aside', {class: 'table-side card'},
     h('h3', {}, 'At the table'), presence,
-    h('h3', {}, 'Messages'), messages, messageForm);
+    h('h3', {}, 'Messages'), messages, messageForm, h('h3', {}, 'Dice'), dice.element);
   replace(main, h('section', {class: 'table-view'},
     h('div', {class: 'table-head'}, h('h1', {class: 'session-name'}, session.name), liveStatus, leave),
     h('div', {class: 'table-tools'}, tools, colour, clear),
@@ -261,6 +265,10 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
       break;
     case 'assets':
       mergeManifest(event);
+      break;
+    case 'rolled':
+    case 'revealed':
+      dice.handle(event);
       break;
     case 'snapshot':
       snapshot(event);
