@@ -287,7 +287,7 @@ export async function verifyRolls(seedHex, commitment, rolls) {
 export function diceBox({send, refused, messages, nameOf, dice}) {
   const seen = [];
   let seed = dice?.seed ?? null;
-  const formula = h('input', {id: 'dice-formula', type: 'text', maxlength: String(LIMITS.length), placeholder: '4d6kh3+2', autocomplete: 'off', required: true});
+  const formula = h('input', {id: 'dice-formula', type: 'text', maxlength: String(LIMITS.length), placeholder: '4d6kh3+2', autocomplete: 'off', required: true, 'aria-label': 'Dice to roll, e.g. 4d6kh3+2'});
   const blind = h('input', {id: 'dice-blind', type: 'checkbox'});
   const roll = (text) => send({kind: 'roll', formula: text, ...(blind.checked ? {blind: true} : {})}).catch(refused('the roll'));
   const quick = QUICK.map((die) => h('button', {type: 'button', class: 'ghost dice-quick', dataset: {die}}, die));
