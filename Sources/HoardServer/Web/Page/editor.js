@@ -383,29 +383,17 @@ function flood(world, floor, start) {
   const seen = new Set([key(start)]);
   const queue = [start];
   const out = [];
-  const around = (x, y) => (cells.hex
-    ? [0, 1, 2, 3, 4, 5].map((side) => neighbourAcross(cells, x, y, side))
-    : [[x + 1, y], [x - 1, y], [x, y + 1], [x, y - 1]]);
   while (queue.length && out.length < world.width * world.height) {
     const [x, y] = queue.shift();
     out.push([x, y]);
-    for (const next of around(x, y)) {
-      if (!next || next[0] < 0 || next[1] < 0 || next[0] >= world.width || next[1] >= world.height) continue;
+    for (const next of cells.neighbours(x, y)) {
+      if (next[0] < 0 || next[1] < 0 || next[0] >= world.width || next[1] >= world.height) continue;
       if (seen.has(key(next)) || (floor.get(key(next)) ?? null) !== texture) continue;
       seen.add(key(next));
       queue.push(next);
     }
   }
   return out;
-}
-
-/** The hex across side `side` of (x, y): the cell whose centre is the mirror of this one's in that side's middle. */
-function neighbourAcross(cells, x, y, side) {
-  const ends = cells.edge(x, y, side);
-  if (ends.length !== 2) return null;
-  const [cx, cy] = cells.centre(x, y);
-  const [mx, my] = [(ends[0][0] + ends[1][0]) / 2, (ends[0][1] + ends[1][1]) / 2];
-  return cells.cellAt(2 * mx - cx, 2 * my - cy);
 }
 
 /** The distance from point p to the segment a–b. */

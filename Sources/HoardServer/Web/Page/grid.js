@@ -37,7 +37,7 @@ const HEX_SPAN = [1, 1.9, 2.7, 4.4];
 /**
  * The geometry of `world` (from mapview's layers()): `extent` (the map's size in tile units), `centre(x, y)`,
  * `cellAt(ux, uy)` (the cell under a point, maybe off the map), `box(x, y, footprint)` (where art placed at (x, y) is
- * drawn), `trace(context, x, y, t)` (a cell's outline as a path, `t` CSS pixels a unit) and, on hexes,
+ * drawn), `neighbours(x, y)` (the cells a fill spreads to: four on squares, six on hexes), `trace(context, x, y, t)` (a cell's outline as a path, `t` CSS pixels a unit) and, on hexes,
  * `edge(x, y, side)` (a side's two ends).
  */
 export function geometry(world) {
@@ -49,6 +49,7 @@ export function geometry(world) {
       extent: [width, height],
       centre: (x, y) => [x + 0.5, y + 0.5],
       cellAt: (ux, uy) => [Math.floor(ux), Math.floor(uy)],
+      neighbours: (x, y) => [[x + 1, y], [x - 1, y], [x, y + 1], [x, y - 1]],
       box: (x, y, footprint) => ({x, y, w: footprint.width, h: footprint.height}),
       trace: (context, x, y, t) => context.rect(x * t, y * t, t, t),
     };
@@ -76,6 +77,10 @@ export function geometry(world) {
     extent,
     centre,
     cellAt,
+    neighbours: (x, y) => {
+      const [q, r] = cube(grid, x, y);
+      return DIRECTIONS.map(([dq, dr]) => offset(grid, q + dq, r + dr));
+    },
     box: (x, y, footprint) => {
       const size = Math.max(1, Math.min(4, Math.floor(footprint?.width ?? 1)));
       let [cx, cy] = centre(x, y);
