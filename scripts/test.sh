@@ -9,7 +9,8 @@
 # One build serves everything: the debug build the Swift tests run is the `hoard` every harness starts (their bounds
 # hold for it; a release build of the tests does not compile with Swift 6.3.1, see OPERATIONS.md). Only the libFuzzer
 # targets need a build of their own (sanitizers). After the build, things run side by side on the two cores:
-#   lane 1 (after the Swift tests): the fuzz build, then the kept crashes replayed and 20 s per target
+#   lane 1 (after the Swift tests): the fuzz build, then the kept crashes replayed and 20 s per target, one at a time
+#           (one core; the other is lane 2's)
 #   lane 2: the Swift tests with the cluster harness beside them, then the schema checks, schemathesis, crashes,
 #           faults, the web page, the live table, invite links and the LAN (stages that mostly wait on sockets,
 #           restarts and leases, and whose checks are not timings)
@@ -108,10 +109,10 @@ eval "$(cat "$work/s3.env")"
 fuzz_lane() {
   local begun=$SECONDS
   echo "==> the fuzz targets' build (sanitizers)"
-  bounded 1200 Fuzz/run.sh build
-  echo "==> fuzzing: the kept crashes and seeds replayed, then 20 s per target, two at a time"
+  bounded 600 Fuzz/run.sh build
+  echo "==> fuzzing: the kept crashes and seeds replayed, then 20 s per target, one at a time"
   bounded 300 Fuzz/run.sh regressions
-  bounded 900 Fuzz/run.sh all 20
+  FUZZ_JOBS=1 bounded 900 Fuzz/run.sh all 20
   echo "==> lane 1 (fuzzing) took $((SECONDS - begun)) s"
 }
 
