@@ -221,7 +221,7 @@ extension ArchiveScan {
 }
 
 extension MediaType {
-    /// `PNG`, `JPEG`, `WebP`, `GIF`, `WebM`.
+    /// `PNG`, `JPEG`, `WebP`, `GIF`, `WebM`; `Ogg`, `MP3`, `FLAC`, `WAV`, `M4A`, `WebM audio`.
     var label: String {
         switch self {
         case .png: "PNG"
@@ -229,6 +229,12 @@ extension MediaType {
         case .webp: "WebP"
         case .gif: "GIF"
         case .webm: "WebM"
+        case .ogg: "Ogg"
+        case .mp3: "MP3"
+        case .flac: "FLAC"
+        case .wav: "WAV"
+        case .m4a: "M4A"
+        case .webmAudio: "WebM audio"
         }
     }
 }
