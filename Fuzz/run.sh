@@ -6,7 +6,7 @@
 #   Fuzz/run.sh regressions          replay every input in Fuzz/regressions/ (and the seed corpora) once
 #   Fuzz/run.sh build                build every target, run none
 #
-# Targets: naming, image-header, entry-gate, map-references, live-message, maptool-token, map-document, dice-formula.
+# Targets: naming, image-header, audio-header, entry-gate, map-references, live-message, maptool-token, map-document, dice-formula.
 # A target is a harness in Fuzz/Targets/ (plus FuzzInput.swift) and the package's modules it imports. SwiftPM builds
 # those modules from Package.swift, as a release build with the sanitizers, in .build/fuzz/spm: no source path is
 # written here, and a module's dependencies come from the manifest. Each harness is then compiled against them and
@@ -29,12 +29,13 @@ flags=(-sanitize=fuzzer,address -parse-as-library -O -wmo -g -swift-version 6)
 # shellcheck disable=SC2054
 spm=(swift build -c release --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address --scratch-path "$out/spm")
 
-targets=(naming image-header entry-gate map-references live-message maptool-token map-document dice-formula)
+targets=(naming image-header audio-header entry-gate map-references live-message maptool-token map-document dice-formula)
 
 harness_of() {
   case "$1" in
   naming) echo NamingTarget ;;
   image-header) echo ImageHeaderTarget ;;
+  audio-header) echo AudioHeaderTarget ;;
   entry-gate) echo EntryGateTarget ;;
   map-references) echo MapReferencesTarget ;;
   live-message) echo LiveMessageTarget ;;
