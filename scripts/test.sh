@@ -173,6 +173,9 @@ bounded 600 python3 Tests/browser/test_web.py "$hoard"
 stage "lane 2: the live table in headless Chromium, a host and two players (screenshots in artefacts/browser/)"
 bounded 400 python3 Tests/browser/test_table.py "$hoard"
 
+stage "lane 2: sound at the table: the host's jukebox, two players in step within 100 ms (Chromium, ~25 s)"
+bounded 120 python3 Tests/browser/test_sound.py "$hoard"
+
 stage "lane 2: a game made by clicks in the map editor, a player who joins it (Chromium, axe-core)"
 bounded 300 python3 Tests/browser/test_editor.py "$hoard"
 
