@@ -3,8 +3,34 @@ import HoardCore
 import HoardRepository
 import Testing
 
+/// A generator that records the media type of every source it is handed.
+final class RecordingGenerator: PictureGenerator, @unchecked Sendable {
+    let id = "test.recording"
+    let isEnabledByDefault = true
+    private let lock = NSLock()
+    private var seen: [MediaType] = []
+
+    var sources: [MediaType] { lock.withLock { seen } }
+
+    func generate(_ request: GenerationRequest, source: UnsafeRawBufferPointer) throws(Problem) -> [GeneratedPicture] {
+        lock.withLock { seen.append(request.source.mediaType) }
+        return []
+    }
+}
+
 @Suite("Audio packs")
 struct AudioImportTests {
+    @Test func generatorsAreNeverHandedASound() async throws {
+        let directory = try Fixtures.audioDirectory.get()
+        let generator = RecordingGenerator()
+        var registry = PluginRegistry.builtIn()
+        try registry.register(generator: generator)
+        let test = try TestHoard(registry: registry)
+        defer { test.remove() }
+        _ = try await test.hoard.importPack(at: directory + "/audio-pack.zip")
+        #expect(generator.sources == [.png], "only the pack's one picture (tokens/goblin.png): \(generator.sources)")
+    }
+
     @Test func audioPackImportsItsSoundsAsAudioAssets() async throws {
         let directory = try Fixtures.audioDirectory.get()
         let test = try TestHoard()
