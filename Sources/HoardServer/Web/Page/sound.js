@@ -1,12 +1,15 @@
 // The table's sound: every seat plays what the host's jukebox plays, at the same moment. The server stamps each
 // play, pause, stop and volume op with its clock (`serverTime`); this page learns its offset to that clock over the
 // live channel (`{"type":"time","t0"}` probes, the answer with the least round trip kept, as NTP does), and a
-// playing channel is at `offset + (serverNow − since) / 1000` seconds, a looping one wrapped at its duration. Each
-// second every channel is checked and sought again when it drifts by more than 40 ms. Browsers need one click before
+// playing channel is at `offset + (serverNow − since) / 1000` seconds, a looping one wrapped at its duration. Four
+// times a second every channel is checked: a drift past 10 ms is played away at up to ±10 % speed, one past 250 ms
+// (or a start, a pause) is sought (not while a seek is still under way). Browsers need one click before
 // a page may play sound: until then an "Allow sound" button shows.
 import {h, replace} from './dom.js';
 
-const DRIFT = 0.04;
+/** Drift (s) played away by a changed rate; past JUMP it is sought; within STEADY it is left alone. */
+const STEADY = 0.01;
+const JUMP = 0.25;
 const PROBES = 6;
 
 /** Mirrors the server's Table.apply for jukebox ops on the map document's `audio` member (AudioChannel). */
@@ -51,7 +54,7 @@ export class TableSound {
     this.allow = h('button', {type: 'button', id: 'allow-sound', class: 'primary', hidden: true}, '🔊 Allow sound');
     this.allow.addEventListener('click', () => { this.allowed = true; this.allow.hidden = true; this.sync(); });
     replace(container, this.allow);
-    this.timer = setInterval(() => this.sync(), 1000);
+    this.timer = setInterval(() => this.sync(), 250);
   }
 
   /** Sends clock probes (after each connection): a few, spaced, so one slow answer does not set the offset. */
@@ -99,12 +102,19 @@ export class TableSound {
         this.soundURL(channel.track).then((url) => { player.audio.src = url; this.sync(); }, () => {});
       }
       const audio = player.audio;
-      if (!audio.src || audio.readyState < 1) continue;
+      if (!audio.src || audio.readyState < 1 || audio.seeking) continue;
       audio.loop = channel.loop;
       audio.volume = Math.max(0, Math.min(1, channel.volume ?? 1));
       const want = this.expected(channel, audio.duration);
       if (!channel.loop && Number.isFinite(audio.duration) && want >= audio.duration) { audio.pause(); continue; }
-      if (Math.abs(audio.currentTime - want) > DRIFT) audio.currentTime = want;
+      const drift = audio.currentTime - want;  // > 0: ahead of the table
+      if (channel.paused || audio.paused || Math.abs(drift) > JUMP) {
+        if (Math.abs(drift) > STEADY) audio.currentTime = want;
+        audio.playbackRate = 1;
+      } else {
+        // A small drift is played away, a little faster or slower (the pitch is kept), rather than sought: a seek stalls.
+        audio.playbackRate = Math.abs(drift) > STEADY ? Math.max(0.9, Math.min(1.1, 1 - drift * 2)) : 1;
+      }
       if (channel.paused) { audio.pause(); continue; }
       if (audio.paused) {
         audio.play().then(() => { this.allowed = true; this.allow.hidden = true; }, (error) => {
