@@ -61,4 +61,19 @@ struct AudioCorpusTests {
             }
         }
     }
+
+    @Test func theFuzzersSeedsAreReadAndItsKeptCrashesRefused() throws {
+        func files(_ folder: String) throws -> [URL] {
+            let url = Fixtures.root.appendingPathComponent(folder)
+            return try FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil).sorted { $0.path < $1.path }
+        }
+        let seeds = try files("Fuzz/corpus/audio-header")
+        #expect(seeds.count >= 8)
+        for seed in seeds {
+            #expect(throws: Never.self, "\(seed.lastPathComponent)") { try AudioHeader.read([UInt8](try Data(contentsOf: seed))) }
+        }
+        for crash in try files("Fuzz/regressions/audio-header") {
+            #expect(throws: AudioHeaderError.self, "\(crash.lastPathComponent)") { try AudioHeader.read([UInt8](try Data(contentsOf: crash))) }
+        }
+    }
 }

@@ -37,7 +37,8 @@ extension AudioHeader {
                     guard size >= 26, let sub = bytes.le16(at: body + 24) else { throw .malformed("The WAV extensible fmt chunk is cut short") }
                     formatTag = sub
                 }
-                guard byteRate == UInt32(channels * bits / 8) * rate || formatTag != 1 && formatTag != 3 else {
+                // In 64 bits: a lying header's channels × bits × rate overflows 32 (found by the fuzzer).
+                guard Int(byteRate) == channels * bits / 8 * Int(rate) || formatTag != 1 && formatTag != 3 else {
                     throw .malformed("The WAV fmt chunk's byte rate (\(byteRate)) is not channels × rate × bytes a sample; it lies")
                 }
                 format = (formatTag, channels, Int(rate), Int(byteRate), bits)
