@@ -7,11 +7,10 @@
 #   Fuzz/run.sh build                build every target, run none
 #
 # Targets: naming, image-header, audio-header, entry-gate, map-references, live-message, maptool-token, map-document, dice-formula.
-# A target is a harness in Fuzz/Targets/ (plus FuzzInput.swift) and the package's modules it imports. SwiftPM builds
-# those modules from Package.swift, as a release build with the sanitizers, in .build/fuzz/spm: no source path is
-# written here, and a module's dependencies come from the manifest. Each harness is then compiled against them and
-# linked with every object file of that build (the modules of all harnesses and their dependencies).
-# Everything goes to .build/fuzz/; the first build also compiles swift-crypto (HoardArchive needs it), a few minutes.
+# A target is a harness in Fuzz/Targets/ (plus FuzzInput.swift) and the package's modules it imports. Those modules
+# (and the package's modules they depend on) are compiled with the sanitizers, -O -wmo, with the flags of SwiftPM's
+# debug build plan: no source path is written here. What they depend on outside the package (swift-crypto) is linked
+# from the debug build, uninstrumented. Everything goes to .build/fuzz/; the first build takes about a minute.
 # New inputs libFuzzer finds go to .build/fuzz/corpus/TARGET (the committed seeds stay small); a crash writes
 # .build/fuzz/artifacts/TARGET-crash-… and exits non-zero. Keep a crash as Fuzz/regressions/TARGET/NAME once fixed.
 set -euo pipefail
@@ -24,11 +23,6 @@ mkdir -p "$out/artifacts"
 # Result<EntryPath, Problem>, with or without sanitizers).
 # shellcheck disable=SC2054 # the commas belong to one flag
 flags=(-sanitize=fuzzer,address -parse-as-library -O -wmo -g -swift-version 6)
-# SwiftPM hands swiftc `-sanitize=fuzzer -sanitize=address`, of which swiftc keeps the last (no coverage, so libFuzzer
-# would fuzz blind): the -Xswiftc flag, which comes after them, asks for both.
-# shellcheck disable=SC2054
-spm=(swift build -c release --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address --scratch-path "$out/spm")
-
 targets=(naming image-header audio-header entry-gate map-references live-message maptool-token map-document dice-formula)
 
 harness_of() {
@@ -46,40 +40,109 @@ harness_of() {
   esac
 }
 
-# From the manifest: the package's targets the harnesses import (`modules`), and for its C targets the module maps a
-# Swift module that imports them needs (`maps`) and the pkg-config names of its system libraries (`pkg_configs`).
-read_manifest() {
-  [ -n "${modules:-}" ] && return
-  local imports facts
+# The harnesses' modules are instrumented; what they depend on outside the package (swift-crypto, BoringSSL) is not
+# (its code is not what is fuzzed) and comes from the debug build the tests use, built first if need be: the
+# sanitizers' build of the package's own modules then takes a minute where a sanitized swift-crypto took three more.
+# Each module is compiled with the flags SwiftPM's debug plan gives it (module maps, defines, package name, the
+# sources it lists), changed to -O -wmo with the sanitizers. The dependencies' object files are put in one static
+# archive, from which the linker takes only what the harness needs.
+build_modules() {
+  [ -n "${modules_built:-}" ] && return
+  local imports
   imports="$(sed -n 's/^import \([A-Za-z_]*\)$/\1/p' Fuzz/Targets/*.swift | sort -u)"
+  read_plan "$imports"
+  local module
+  for module in $modules; do swift build --target "$module" >/dev/null 2>&1 || swift build --target "$module" >&2; done
+  python3 - "$root/.build/debug.yaml" "$out" "$modules" <<'PLAN' >"$out/plan.sh"
+import json, re, shlex, sys
+plan, out, modules = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3].split()
+dropped_with_value = {"-output-file-map", "-index-store-path", "-emit-objc-header-path", "-emit-module-path", "-j",
+                      "-module-cache-path"}
+dropped = {"-incremental", "-enable-batch-mode", "-emit-dependencies", "-serialize-diagnostics", "-parseable-output",
+           "-emit-objc-header", "-enable-testing", "-Onone", "-DDEBUG", "-c", "-emit-module"}
+for module in modules:
+    block = re.search(r'\n  "C\.%s-[^"]*-debug\.module":\n(?:    .*\n)*?    args: (\[.*\])\n' % module, plan)
+    args, kept, skip = json.loads(block.group(1)), [], False
+    for arg in args[1:]:
+        if skip: skip = False; continue
+        if arg in dropped_with_value: skip = True; continue
+        if arg in dropped or re.fullmatch(r"-j\d+", arg): continue
+        kept.append(arg)
+    kept = ["-I", out + "/modules", "-module-cache-path", out + "/ModuleCache", "-O", "-wmo",
+            "-sanitize=fuzzer,address", "-emit-module", "-emit-module-path", "%s/modules/%s.swiftmodule" % (out, module),
+            "-c", "-o", "%s/objects/%s.o" % (out, module)] + kept
+    sources = next(a[1:] for a in args if a.startswith("@"))
+    print("compile_module %s %s %s" % (module, shlex.quote(sources), " ".join(shlex.quote(a) for a in kept)))
+PLAN
+  mkdir -p "$out/modules" "$out/objects"
+  compiled=()
+  # shellcheck disable=SC1091
+  . "$out/plan.sh"
+  deps_archive
+  modules_built=1
+}
+
+# The package's targets the harnesses import and the package targets they depend on, dependencies first (`modules`);
+# for its C targets the module maps a Swift module that imports them needs (`maps`) and the pkg-config names of its
+# system libraries (`pkg_configs`); every target name of the package (`own`).
+read_plan() {
+  local facts
   facts="$(swift package dump-package | python3 -c '
 import json, os, sys
-imports = set(sys.argv[1].split())
-targets = json.load(sys.stdin)["targets"]
-print(" ".join(t["name"] for t in targets if t["name"] in imports))
+targets = {t["name"]: t for t in json.load(sys.stdin)["targets"]}
+order = []
+def visit(name):
+    target = targets.get(name)
+    if target is None or name in order or target["type"] != "regular": return
+    for dependency in target["dependencies"]:
+        visit((dependency.get("byName") or dependency.get("target") or [None])[0])
+    if os.path.isfile(".build/debug/%s.build/sources" % name): order.append(name)
+for name in sys.argv[1].split(): visit(name)
+print(" ".join(order))
 maps = []
-for t in targets:
+for t in targets.values():
     folder = t.get("path") or os.path.join("Sources", t["name"])
     for candidate in (os.path.join(folder, "module.modulemap"), os.path.join(folder, "include", "module.modulemap")):
         if os.path.isfile(candidate):
             maps.append(os.path.abspath(candidate))
 print(" ".join(maps))
-print(" ".join(t["pkgConfig"] for t in targets if t["type"] == "system" and t.get("pkgConfig")))
-' "$imports")"
-  { read -r modules; read -r maps; read -r pkg_configs; } <<<"$facts"
+print(" ".join(t["pkgConfig"] for t in targets.values() if t["type"] == "system" and t.get("pkgConfig")))
+print(" ".join(targets))
+' "$1")"
+  { read -r modules; read -r maps; read -r pkg_configs; read -r own; } <<<"$facts"
 }
 
-# SwiftPM builds each module the harnesses import (and what it depends on); quick when nothing changed.
-build_modules() {
-  [ -n "${modules_built:-}" ] && return
-  read_manifest
-  local module log
-  for module in $modules; do
-    echo "==> building $module with fuzzer instrumentation (SwiftPM, release)" >&2
-    log=$("${spm[@]}" --target "$module" 2>&1) || { tail -n 40 <<<"$log" >&2; return 1; }
+# One module, instrumented; again only when one of its sources or a module compiled before it is newer than its object.
+compile_module() {
+  local module="$1" sources="$2" object="$out/objects/$1.o"
+  shift 2
+  local inputs
+  mapfile -t inputs <"$sources"
+  if [ -f "$object" ] && [ -z "$(find "${inputs[@]}" "${compiled[@]}" -newer "$object" | head -1)" ]; then
+    compiled+=("$object")
+    return
+  fi
+  echo "==> building $module with fuzzer instrumentation (-O -wmo)" >&2
+  local log
+  log=$(cd "$out" && swiftc "$@" 2>&1) || { tail -n 40 <<<"$log" >&2; return 1; }
+  touch "$object"  # swiftc leaves an object file whose contents did not change as it was
+  compiled+=("$object")
+}
+
+# The debug build's object files of every target that is not the package's own, in one archive.
+deps_archive() {
+  local debug archive="$out/dependencies.a"
+  debug="$(swift build --show-bin-path)"
+  [ -f "$archive" ] && [ -z "$(find "$debug" -name '*.o' -newer "$archive" -print -quit)" ] && return
+  local folder name objects=()
+  for folder in "$debug"/*.build; do
+    name="$(basename "$folder" .build)"
+    case " $own " in *" $name "*) continue ;; esac
+    case "$name" in *-tool | Hoard*) continue ;; esac
+    while IFS= read -r -d '' object; do objects+=("$object"); done < <(find "$folder" -name '*.o' -print0)
   done
-  bin="$("${spm[@]}" --show-bin-path)"  # its Modules/ folder holds the .swiftmodule files
-  modules_built=1
+  rm -f "$archive"
+  ar rcs "$archive" "${objects[@]}"
 }
 
 # swiftc, quiet unless it fails (the gold linker warns about every ASan symbol).
@@ -93,19 +156,17 @@ build() {
   local target="$1" binary="$out/fuzz-$1" harness
   harness="$root/Fuzz/Targets/$(harness_of "$target").swift"
   build_modules
-  # The object files of the modules built, as SwiftPM's build plan names them (an object of a source since moved
-  # or removed stays on disk, but not in the plan).
-  local objects=() object
-  while read -r object; do [ -f "$object" ] && objects+=("$object"); done < <(grep -o '"[^"]*\.o"' "$out/spm/release.yaml" | tr -d '"' | sort -u)
-  if [ ! -x "$binary" ] || [ -n "$(find Fuzz/Targets "${objects[@]}" -newer "$binary" 2>/dev/null | head -1)" ]; then
+  local objects=("$out"/objects/*.o)
+  if [ ! -x "$binary" ] || [ -n "$(find Fuzz/Targets "$out/objects" "$out/dependencies.a" -newer "$binary" 2>/dev/null | head -1)" ]; then
     echo "==> building fuzz-$target" >&2
-    local libraries=() map_flags=() map
+    local libraries=() map_flags=() map debug
+    debug="$(swift build --show-bin-path)"
     # shellcheck disable=SC2086
     [ -z "$pkg_configs" ] || read -ra libraries <<<"$(pkg-config --libs $pkg_configs)"
     for map in $maps; do map_flags+=(-Xcc "-fmodule-map-file=$map"); done
-    compile -module-name "Fuzz_${target//-/_}" -I "$bin/Modules" "${map_flags[@]}" \
-      "$root/Fuzz/Targets/FuzzInput.swift" "$harness" "${objects[@]}" -Xlinker --as-needed "${libraries[@]}" -lstdc++ \
-      -o "$binary"
+    compile -module-name "Fuzz_${target//-/_}" -I "$out/modules" -I "$debug/Modules" "${map_flags[@]}" \
+      "$root/Fuzz/Targets/FuzzInput.swift" "$harness" "${objects[@]}" "$out/dependencies.a" \
+      -Xlinker --as-needed "${libraries[@]}" -lstdc++ -o "$binary"
   fi
 }
 
@@ -129,7 +190,7 @@ replay() {
 
 case "${1:-}" in
 all)
-  # Built first, then fuzzed two at a time (libFuzzer uses one core each); a crash in any fails the run.
+  # Built first, then fuzzed FUZZ_JOBS at a time (2 unless set; libFuzzer uses one core each); a crash in any fails the run.
   for target in "${targets[@]}"; do build "$target"; done
   running=0
   for target in "${targets[@]}"; do

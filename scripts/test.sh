@@ -8,11 +8,12 @@
 #
 # One build serves everything: the debug build the Swift tests run is the `hoard` every harness starts (their bounds
 # hold for it; a release build of the tests does not compile with Swift 6.3.1, see OPERATIONS.md). Only the libFuzzer
-# targets need a build of their own (sanitizers). After the build, things run side by side on the two cores:
-#   lane 1 (after the Swift tests): the fuzz build, then the kept crashes replayed and 20 s per target
-#   lane 2: the Swift tests with the cluster harness beside them, then the schema checks, schemathesis, crashes,
-#           faults, the web page, the live table, invite links and the LAN (stages that mostly wait on sockets,
-#           restarts and leases, and whose checks are not timings)
+# targets need a build of their own (sanitizers, the package's modules only). After the build, things run side by side:
+#   the Swift tests, with the cluster harness beside them; then three lanes at once:
+#   lane 1: the fuzz build, then the kept crashes replayed and 15 s per target, one at a time (about one core)
+#   lane 2: the schema checks, schemathesis, crashes, faults (servers started and killed: about half a core)
+#   lane 3: the web page, the live table, the editor, hex maps, sound, invite links and the LAN (Chromium and servers
+#           that mostly wait on each other; checks that are not timings)
 # then, alone, the stages whose bounds are timings: the catalog, live abuse, slowloris.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,6 +52,7 @@ summary() {
   stage ""
   printf '\033[1m==> stage times (%d s in all)\033[0m\n' $((SECONDS - started)) >&2
   printf '%s\n' "${timings[@]}" >&2
+  [ ! -f "$work/times" ] || cat "$work/times" >&2
 }
 
 if [ "$quick" = yes ]; then scripts/setup.sh --s3; else scripts/setup.sh --browser --s3 --cluster --lan; fi
@@ -68,6 +70,7 @@ cleanup() {
   local status=$?
   set +e
   [ -n "$lane_pid" ] && kill "$lane_pid" 2>/dev/null
+  [ -n "${browser_pid:-}" ] && kill "$browser_pid" 2>/dev/null
   [ -n "${cluster_pid:-}" ] && kill "$cluster_pid" 2>/dev/null
   tools/postgres.sh stop
   tools/s3-server.sh stop "$s3dir"
@@ -104,15 +107,46 @@ stage "waiting for the S3 service (started with the build)"
 wait "$s3_pid" || { cat "$work/s3.log" >&2; exit 1; }
 eval "$(cat "$work/s3.env")"
 
-# Lane 1, in the background; its output is shown when it is waited for.
+# One stage of a lane that runs in the background: its name, its command under a time limit, its time (also kept in
+# $work/times for the summary). The lane's output is shown when it is waited for.
+lane_step() {
+  local name="$1" seconds="$2" begun=$SECONDS status=0
+  shift 2
+  echo "==> $name"
+  bounded "$seconds" "$@" || status=$?
+  printf '%5ds  %s\n' $((SECONDS - begun)) "$name" >>"$work/times"
+  return "$status"
+}
+
 fuzz_lane() {
-  local begun=$SECONDS
-  echo "==> the fuzz targets' build (sanitizers)"
-  bounded 1200 Fuzz/run.sh build
-  echo "==> fuzzing: the kept crashes and seeds replayed, then 20 s per target, two at a time"
-  bounded 300 Fuzz/run.sh regressions
-  bounded 900 Fuzz/run.sh all 20
-  echo "==> lane 1 (fuzzing) took $((SECONDS - begun)) s"
+  lane_step "lane 1: the fuzz targets' build (sanitizers)" 600 Fuzz/run.sh build
+  lane_step "lane 1: the kept crashes and seeds replayed" 300 Fuzz/run.sh regressions
+  FUZZ_JOBS=1 lane_step "lane 1: fuzzing, 15 s per target, one at a time" 900 Fuzz/run.sh all 15
+}
+
+browser_lane() {
+  lane_step "lane 3: the web page in headless Chromium (screenshots in artefacts/browser/)" 600 \
+    python3 Tests/browser/test_web.py "$hoard"
+  lane_step "lane 3: the live table in headless Chromium, a host and two players" 400 \
+    python3 Tests/browser/test_table.py "$hoard"
+  lane_step "lane 3: a game made by clicks in the map editor, a player who joins it (Chromium, axe-core)" 300 \
+    python3 Tests/browser/test_editor.py "$hoard"
+  lane_step "lane 3: hex maps drawn as hex art is made (Chromium; the canvas's pixels against the square grid's)" 300 \
+    python3 Tests/browser/test_hex.py "$hoard"
+  lane_step "lane 3: sound at the table: the host's jukebox, two players in step within 100 ms (Chromium, ~30 s)" 120 \
+    python3 Tests/browser/test_sound.py "$hoard"
+  lane_step "lane 3: invite links, the LAN URL and its QR code, decoded (Chromium in a network namespace)" 180 \
+    python3 Tests/browser/test_invite.py "$hoard"
+  lane_step "lane 3: hoard serve --lan announced by DNS-SD (avahi-daemon in a network namespace), found, joined" 120 \
+    python3 Harness/lan.py "$hoard"
+}
+
+# Waits for a background lane, shows its output, fails the run if it failed.
+join_lane() {
+  local pid="$1" name="$2" status=0
+  wait "$pid" || status=$?
+  cat "$work/$name.log"
+  [ "$status" -eq 0 ] || { echo "the $name lane failed (exit $status)" >&2; exit 1; }
 }
 
 # The cluster harness starts services of its own and mostly waits (on them, on a lease after a kill -9): it runs
@@ -143,10 +177,12 @@ cluster_status=0
 wait "$cluster_pid" || cluster_status=$?
 cat "$work/cluster.log"
 [ "$cluster_status" -eq 0 ] || { echo "the cluster harness failed (exit $cluster_status)" >&2; exit 1; }
-# The fuzz lane starts once the Swift tests are done: beside them, its compiler load slowed a server's start in a test
-# past its patience.
-fuzz_lane >"$work/fuzz-lane.log" 2>&1 &
+# Lanes 1 and 3 start once the Swift tests are done: beside them, the fuzz build's compiler load slowed a server's start
+# in a test past its patience.
+fuzz_lane >"$work/fuzz.log" 2>&1 &
 lane_pid=$!
+browser_lane >"$work/browser.log" 2>&1 &
+browser_pid=$!
 
 stage "lane 2: command output against Schemas/"
 python3 -c "import jsonschema" 2>/dev/null || python3 -m pip install -q jsonschema
@@ -167,33 +203,13 @@ bounded 600 python3 Harness/crash.py "$hoard" --kills 50 --max-seconds 300
 stage "lane 2: fault injection: full disk, read-only data directory, busy catalog"
 bounded 300 python3 Harness/fault.py "$hoard"   # full disk and read-only only where it may mount a tmpfs (root)
 
-stage "lane 2: the web page in headless Chromium (screenshots in artefacts/browser/)"
-bounded 600 python3 Tests/browser/test_web.py "$hoard"
-
-stage "lane 2: the live table in headless Chromium, a host and two players (screenshots in artefacts/browser/)"
-bounded 400 python3 Tests/browser/test_table.py "$hoard"
-
-stage "lane 2: sound at the table: the host's jukebox, two players in step within 100 ms (Chromium, ~25 s)"
-bounded 120 python3 Tests/browser/test_sound.py "$hoard"
-
-stage "lane 2: a game made by clicks in the map editor, a player who joins it (Chromium, axe-core)"
-bounded 300 python3 Tests/browser/test_editor.py "$hoard"
-
-stage "lane 2: hex maps drawn as hex art is made (Chromium; the canvas's pixels against the square grid's)"
-bounded 300 python3 Tests/browser/test_hex.py "$hoard"
-
-stage "lane 2: invite links, the LAN URL and its QR code on the host's pages, decoded (Chromium in a network namespace)"
-bounded 180 python3 Tests/browser/test_invite.py "$hoard"
-
-stage "lane 2: hoard serve --lan announced by DNS-SD (avahi-daemon in a network namespace), found, joined, withdrawn"
-bounded 120 python3 Harness/lan.py "$hoard"
+stage "lane 3: waiting for the browser and LAN stages"
+join_lane "$browser_pid" browser
+browser_pid=""
 
 stage "lane 1: waiting for the fuzzing"
-lane_status=0
-wait "$lane_pid" || lane_status=$?
+join_lane "$lane_pid" fuzz
 lane_pid=""
-cat "$work/fuzz-lane.log"
-[ "$lane_status" -eq 0 ] || { echo "the fuzzing lane failed (exit $lane_status)" >&2; exit 1; }
 
 stage "the catalog at 1,000 and 10,000 assets: listing and search must not grow with it"
 bounded 600 python3 Benchmarks/catalog.py "$hoard" --sizes 1000,10000 --pack-size 1000 --requests 20 --check-flat 5

@@ -48,15 +48,32 @@ public final class StagingArea: @unchecked Sendable {
     /// Background removals still running.
     private let removals = DispatchGroup()
 
-    /// Creates the folder (and its parents).
+    /// The folder, open and under a shared `flock` while the area lives: ``removeStale(in:olderThan:)`` (garbage
+    /// collection, in this process or in `hoard gc`) skips a folder it cannot lock, so an area in use is never taken
+    /// from under its writer however short the grace.
+    private var held: Int32 = -1
+
+    /// Creates the folder (and its parents) and holds it.
     public init(directory: String) throws {
         self.directory = directory
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw BlobStoreError(.io, "cannot create the staging folder \(directory); check the data directory's permissions and free space",
-                                 cause: "\(error)")
+        // A collection that removed the new folder before it was held: made again (a removed folder has no links).
+        for _ in 0..<3 {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw BlobStoreError(.io, "cannot create the staging folder \(directory); check the data directory's permissions and free space",
+                                     cause: "\(error)")
+            }
+            let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            var status = stat()
+            if flock(fd, LOCK_SH) == 0, fstat(fd, &status) == 0, status.st_nlink > 0 {
+                held = fd
+                return
+            }
+            close(fd)
         }
+        throw BlobStoreError(.io, "cannot hold the staging folder \(directory)", cause: String(cString: strerror(errno)))
     }
 
     deinit { discard() }
@@ -96,18 +113,23 @@ public final class StagingArea: @unchecked Sendable {
         }.start()
     }
 
-    /// Removes the staging areas in `base` (a store's staging folder) older than `age`, left behind by crashed imports.
-    /// Returns how many.
+    /// Removes the staging areas in `base` (a store's staging folder) older than `age`, left behind by crashed imports;
+    /// an area whose writer still holds it is kept, whatever its age. Returns how many were removed.
     public static func removeStale(in base: String, olderThan age: TimeInterval) -> Int {
         let fm = FileManager.default
         var removed = 0
         let cutoff = Date().addingTimeInterval(-age)
         for name in (try? fm.contentsOfDirectory(atPath: base)) ?? [] {
             let path = "\(base)/\(name)"
-            if let modified = try? fm.attributesOfItem(atPath: path)[.modificationDate] as? Date, modified < cutoff {
-                try? fm.removeItem(atPath: path)
-                removed += 1
+            guard let modified = try? fm.attributesOfItem(atPath: path)[.modificationDate] as? Date, modified < cutoff else {
+                continue
             }
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }  // in use
+            try? fm.removeItem(atPath: path)
+            removed += 1
         }
         return removed
     }
@@ -118,6 +140,7 @@ public final class StagingArea: @unchecked Sendable {
         guard !isDiscarded else { return }
         isDiscarded = true
         try? FileManager.default.removeItem(atPath: directory)
+        close(held)
     }
 }
 
