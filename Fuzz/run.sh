@@ -6,7 +6,7 @@
 #   Fuzz/run.sh regressions          replay every input in Fuzz/regressions/ (and the seed corpora) once
 #   Fuzz/run.sh build                build every target, run none
 #
-# Targets: naming, image-header, entry-gate, map-references, live-message, maptool-token, map-document, dice-formula.
+# Targets: naming, image-header, audio-header, entry-gate, map-references, live-message, maptool-token, map-document, dice-formula.
 # A target is a harness in Fuzz/Targets/ (plus FuzzInput.swift) and the package's modules it imports. Those modules
 # (and the package's modules they depend on) are compiled with the sanitizers, -O -wmo, with the flags of SwiftPM's
 # debug build plan: no source path is written here. What they depend on outside the package (swift-crypto) is linked
@@ -23,12 +23,13 @@ mkdir -p "$out/artifacts"
 # Result<EntryPath, Problem>, with or without sanitizers).
 # shellcheck disable=SC2054 # the commas belong to one flag
 flags=(-sanitize=fuzzer,address -parse-as-library -O -wmo -g -swift-version 6)
-targets=(naming image-header entry-gate map-references live-message maptool-token map-document dice-formula)
+targets=(naming image-header audio-header entry-gate map-references live-message maptool-token map-document dice-formula)
 
 harness_of() {
   case "$1" in
   naming) echo NamingTarget ;;
   image-header) echo ImageHeaderTarget ;;
+  audio-header) echo AudioHeaderTarget ;;
   entry-gate) echo EntryGateTarget ;;
   map-references) echo MapReferencesTarget ;;
   live-message) echo LiveMessageTarget ;;

@@ -47,7 +47,9 @@ Linux)
   # postgresql-15: the server tools/postgres.sh starts for HoardPostgresTests (its initdb and pg_ctl stay in
   # /usr/lib/postgresql/15/bin, off PATH; the package also makes the postgres user that runs them for root).
   # libavahi-compat-libdnssd-dev: the dns_sd API (Sources/CDNSSD) through which `hoard serve --lan` is announced.
-  needed=(pkg-config libarchive-dev libsqlite3-dev libvips-dev python3 postgresql-15 libavahi-compat-libdnssd-dev)
+  # ffmpeg: tools/make-audio.py's corpus (its ffprobe is what the audio header tests agree with) and the sound browser
+  # test's tone; the server runs without it.
+  needed=(pkg-config libarchive-dev libsqlite3-dev libvips-dev python3 postgresql-15 libavahi-compat-libdnssd-dev ffmpeg)
   [ "$want_bench" = yes ] && needed+=(libarchive-tools nginx-light wrk time libvips-tools)
   [ "$want_browser" = yes ] && needed+=(chromium chromium-driver zbar-tools)
   [ "$want_lan" = yes ] && needed+=(avahi-daemon avahi-utils dbus iproute2)
@@ -77,7 +79,7 @@ Linux)
   ;;
 Darwin)
   command -v brew >/dev/null 2>&1 || { echo "Homebrew is required on macOS: https://brew.sh" >&2; exit 1; }
-  formulas=(libarchive pkg-config vips python3 postgresql@15)
+  formulas=(libarchive pkg-config vips python3 postgresql@15 ffmpeg)
   [ "$want_bench" = yes ] && formulas+=(nginx wrk)
   [ "$want_cluster" = yes ] && formulas+=(nginx)
   [ "$want_browser" = yes ] && echo "--browser: install Chromium and its chromedriver by hand on macOS" >&2

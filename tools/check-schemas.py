@@ -206,6 +206,12 @@ SAMPLE_OPS = [
     {"kind": "fog", "cover": [[1, 1, 1, 1]]},
     {"kind": "settings", "playersOpenDoors": True},
     {"kind": "roll", "formula": "4d6kh3+2", "label": "Stealth", "to": ["p1"], "blind": True},
+    {"kind": "play", "channel": "rain", "track": "sha256:" + "ab" * 32, "loop": True, "volume": 0.5, "offset": 12.5, "at": [3, 4],
+     "radius": 5, "serverTime": 1800000000000},
+    {"kind": "play", "channel": "music", "to": ["host"]},
+    {"kind": "pause", "channel": "music", "serverTime": 1800000000000},
+    {"kind": "stop", "channel": "music"},
+    {"kind": "volume", "channel": "music", "volume": 0.25},
 ]
 
 

@@ -69,7 +69,8 @@ enum VipsScaler {
         case .png: 0
         case .jpeg: 1
         case .webp: 2
-        case .gif, .webm: throw ProblemMessage("Hoard does not encode \(type.rawValue); generated pictures are PNG, JPEG or WebP")
+        case .gif, .webm, .ogg, .mp3, .flac, .wav, .m4a, .webmAudio:
+            throw ProblemMessage("Hoard does not encode \(type.rawValue); generated pictures are PNG, JPEG or WebP")
         }
         guard hoard_vips_save(image, format, &buffer, &length) == 0, let buffer else {
             throw ProblemMessage("libvips cannot encode a \(type.rawValue): \(lastError())")

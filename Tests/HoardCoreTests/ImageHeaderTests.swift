@@ -132,7 +132,13 @@ func mediaTypeFromFileExtensionRejectsUnknownOrNonLowercaseExtensions(_ ext: Str
     #expect(MediaType.webp.fileExtensions == ["webp"])
     #expect(MediaType.gif.fileExtensions == ["gif"])
     #expect(MediaType.webm.fileExtensions == ["webm"])
-    #expect(MediaType.allCases.map(\.rawValue) == ["image/png", "image/jpeg", "image/webp", "image/gif", "video/webm"])
+    #expect(MediaType.ogg.fileExtensions == ["ogg", "oga", "opus"] && MediaType.m4a.fileExtensions == ["m4a", "aac"])
+    #expect(
+        MediaType.allCases.map(\.rawValue) == [
+            "image/png", "image/jpeg", "image/webp", "image/gif", "video/webm", "audio/ogg", "audio/mpeg", "audio/flac", "audio/wav", "audio/mp4",
+            "audio/webm",
+        ])
+    #expect(MediaType.allCases.filter(\.isAudio).allSatisfy { !$0.isStillDecodable })
     #expect(ImageHeaderError.Code.truncated.rawValue == "TRUNCATED_HEADER")
 }
 

@@ -39,9 +39,9 @@ private func name(_ path: String, with registry: PluginRegistry) throws -> Asset
     try registry.name(entry(path), context: ConventionContext(packFile: PackFile(), kinds: registry.kinds))
 }
 
-@Test func theBuiltInRegistryHoldsTheSixKindsAndTheDefaultConvention() {
+@Test func theBuiltInRegistryHoldsTheSevenKindsAndTheDefaultConvention() {
     let registry = PluginRegistry.builtIn()
-    #expect(registry.kinds.map(\.kind) == [.token, .object, .texture, .wall, .background, .dice])
+    #expect(registry.kinds.map(\.kind) == [.token, .object, .texture, .wall, .background, .dice, .audio])
     #expect(registry.conventions.map(\.id) == ["hoard.default"])
     #expect(registry.processors.isEmpty)
 }
@@ -69,7 +69,7 @@ private func name(_ path: String, with registry: PluginRegistry) throws -> Asset
         try registry.register(kind: TestKind(kind: .token, folderNames: ["critters"]))
     }
     #expect(error?.description.contains("token") == true)
-    #expect(registry.kinds.count == 6)
+    #expect(registry.kinds.count == BuiltInKind.all.count)
 }
 
 @Test func claimingAnotherKindsFolderNameIsAnError() {

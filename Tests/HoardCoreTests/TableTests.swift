@@ -61,6 +61,9 @@ private func ids(_ map: JSONValue) -> [String] {
             #"{"add":{"door":true,"from":[2,0],"id":"d1","open":false,"to":[2,1]},"kind":"wall"}"#, #"{"kind":"wall","remove":"d1"}"#,
             #"{"kind":"door","open":true,"wall":"d1"}"#, #"{"enabled":true,"kind":"fog"}"#, #"{"kind":"fog","reveal":[[0,0,4,4]]}"#,
             #"{"cover":[[1,1,1,1]],"kind":"fog"}"#, #"{"kind":"settings","playersOpenDoors":true}"#,
+            #"{"at":[2,3],"channel":"rain","kind":"play","loop":true,"offset":4.5,"radius":3,"serverTime":1000,"track":"\#(art(1).stringValue!)","volume":0.5}"#,
+            #"{"channel":"music","kind":"play","to":["host"]}"#, #"{"channel":"music","kind":"pause"}"#, #"{"channel":"music","kind":"stop"}"#,
+            #"{"channel":"music","kind":"volume","volume":0.25}"#,
         ]
         for text in ops {
             let parsed = try op(text)

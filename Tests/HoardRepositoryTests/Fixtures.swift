@@ -36,6 +36,10 @@ enum Fixtures {
     /// The hostile corpus, generated once per test run by tools/make-hostile.py, removed when the process exits.
     static let hostileDirectory = corpus("make-hostile.py")
 
+    /// The audio corpus (every format, hostile files, two packs), generated once per test run by tools/make-audio.py
+    /// with ffmpeg.
+    static let audioDirectory = corpus("make-audio.py")
+
     /// The corpus of real-world layouts, generated once per test run by tools/make-layouts.py.
     static let layoutsDirectory = corpus("make-layouts.py")
 

@@ -131,13 +131,13 @@ class Server:
         self.log.close()
 
 
-def browser(width, height, scale=1, logs=("browser",)):
+def browser(width, height, scale=1, logs=("browser",), extra=()):
     """Headless Chromium at width × height CSS pixels and `scale` device pixels a CSS pixel, keeping the log types
-    named (`performance`: CDP events)."""
+    named (`performance`: CDP events); `extra`: more command-line switches."""
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", f"--window-size={width},{height}",
-                     f"--force-device-scale-factor={scale}", "--lang=en-GB"):
+                     f"--force-device-scale-factor={scale}", "--lang=en-GB", *extra):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {name: "ALL" for name in logs})
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)

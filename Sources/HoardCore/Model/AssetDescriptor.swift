@@ -26,21 +26,27 @@ public struct AssetDescriptor: Sendable, Hashable, Codable {
         public var scale: Int
         /// The picture's blob.
         public var digest: Digest
-        /// Width in pixels.
+        /// Width in pixels (0 for a sound).
         public var width: Int
-        /// Height in pixels.
+        /// Height in pixels (0 for a sound).
         public var height: Int
         /// Size of the blob in bytes.
         public var size: Int64
         /// Its media type.
         public var mediaType: MediaType
+        /// A sound's codec, as ffprobe names it (`vorbis`, `opus`, `mp3`, `flac`, `pcm_s16le`, `aac`…); absent for a picture.
+        public var codec: String?
+        /// A sound's channels; absent for a picture.
+        public var channels: Int?
+        /// A sound's samples a second; absent for a picture.
+        public var sampleRate: Int?
         /// Whether Hoard generated it rather than the pack author shipping it (absent when shipped).
         public var generated: Bool?
         /// True when it moves: an animated GIF, APNG or WebP, or a WebM video (absent for a still picture).
         public var animated: Bool?
         /// Its frame count, when animated and counted (GIF, APNG, WebP).
         public var frames: Int?
-        /// Its total duration in milliseconds, when animated and declared.
+        /// Its total duration in milliseconds, when animated and declared, and always for a sound.
         public var durationMs: Int?
 
         /// Creates a variant; `animation` sets ``animated``, ``frames`` and ``durationMs``.
@@ -58,6 +64,15 @@ public struct AssetDescriptor: Sendable, Hashable, Codable {
             self.animated = animation.map { _ in true }
             self.frames = animation?.frames
             self.durationMs = animation?.durationMs
+        }
+
+        /// A sound's only variant (scale 1, no pixel size) from what its header says.
+        public init(digest: Digest, size: Int64, audio: AudioInfo) {
+            self.init(scale: 1, digest: digest, width: 0, height: 0, size: size, mediaType: audio.mediaType)
+            codec = audio.codec
+            channels = audio.channels
+            sampleRate = audio.sampleRate
+            durationMs = audio.durationMs
         }
 
         /// Whether it moves.

@@ -1,4 +1,4 @@
-/// The identifier of an asset kind: `token`, `object`, `texture`, `wall`, `background`, `dice`, or a plugin's.
+/// The identifier of an asset kind: `token`, `object`, `texture`, `wall`, `background`, `dice`, `audio`, or a plugin's.
 ///
 /// Identifiers are lowercase ASCII words; the registry decides which exist.
 public struct AssetKind: Sendable, Hashable, Comparable, Codable, RawRepresentable, CustomStringConvertible {
@@ -19,6 +19,8 @@ public struct AssetKind: Sendable, Hashable, Comparable, Codable, RawRepresentab
     public static let background = AssetKind(rawValue: "background")
     /// A die's faces or colour set, that players choose to roll with.
     public static let dice = AssetKind(rawValue: "dice")
+    /// A sound: music, ambience or an effect (``AudioHeader`` reads it; it has one variant and no picture).
+    public static let audio = AssetKind(rawValue: "audio")
 
     public var description: String { rawValue }
     public static func < (lhs: AssetKind, rhs: AssetKind) -> Bool { lhs.rawValue < rhs.rawValue }
@@ -62,7 +64,7 @@ extension AssetKindDefinition {
     public var isMapArt: Bool { false }
 }
 
-/// The six kinds every Hoard knows, as plain definitions.
+/// The seven kinds every Hoard knows, as plain definitions.
 public struct BuiltInKind: AssetKindDefinition {
     public let kind: AssetKind
     public let folderNames: Set<String>
@@ -82,6 +84,7 @@ public struct BuiltInKind: AssetKindDefinition {
         .wall: ["wall"],
         .background: ["background", "map", "battlemap", "battle map", "battle-map", "battle_map", "scene"],
         .dice: ["dice", "die"],
+        .audio: ["audio", "music", "ambience", "ambient", "sound", "sfx", "soundtrack", "song", "playlist", "jukebox"],
     ]
 
     /// A word and its plural (`prop` → `prop`, `props`; `furniture` stays as it is; `-y` → `-ies`).
@@ -90,7 +93,8 @@ public struct BuiltInKind: AssetKindDefinition {
         for word in words {
             forms.insert(word)
             if word == "furniture" || word == "people" || word == "enemies" || word == "minis" || word == "clutter"
-                || word == "scatter" || word == "terrain" || word == "decor" || word == "dice" {
+                || word == "scatter" || word == "terrain" || word == "decor" || word == "dice" || word == "audio" || word == "music"
+                || word == "sfx" || word == "ambient" {
                 continue
             }
             forms.insert(word + (word.hasSuffix("o") ? "es" : "s"))
@@ -108,7 +112,7 @@ public struct BuiltInKind: AssetKindDefinition {
         isMapArt = map
     }
 
-    /// The built-in definitions: token, object, texture, wall, background, dice.
+    /// The built-in definitions: token, object, texture, wall, background, dice, audio.
     public static let all: [BuiltInKind] = [
         BuiltInKind(.token, checksFootprint: true, sizeWords: true),
         BuiltInKind(.object, checksFootprint: true),
@@ -116,5 +120,6 @@ public struct BuiltInKind: AssetKindDefinition {
         BuiltInKind(.wall, checksFootprint: true),
         BuiltInKind(.background, checksFootprint: false, map: true),
         BuiltInKind(.dice, checksFootprint: false),
+        BuiltInKind(.audio, checksFootprint: false),
     ]
 }

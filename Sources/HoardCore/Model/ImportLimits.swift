@@ -33,6 +33,12 @@ public struct ImportLimits: Sendable, Hashable, Codable {
     public var maxManifestBytes: Int = 1 << 20
     /// Largest pack document (licence, readme, credits); a larger one is skipped with a warning.
     public var maxDocumentBytes: Int = 16 << 20
+    /// Largest sound file (music, ambience, effects).
+    public var maxAudioBytes: Int64 = 256 << 20
+    /// Longest sound file, in seconds (4 hours).
+    public var maxAudioSeconds: Int = 4 * 3600
+    /// Most bytes of sound in one pack.
+    public var maxPackAudioBytes: Int64 = 4 << 30
 
     /// The defaults.
     public init() {}
@@ -55,6 +61,9 @@ public struct ImportLimits: Sendable, Hashable, Codable {
         maxAnimationPixels = try c.decodeIfPresent(Int.self, forKey: .maxAnimationPixels) ?? defaults.maxAnimationPixels
         maxManifestBytes = try c.decodeIfPresent(Int.self, forKey: .maxManifestBytes) ?? defaults.maxManifestBytes
         maxDocumentBytes = try c.decodeIfPresent(Int.self, forKey: .maxDocumentBytes) ?? defaults.maxDocumentBytes
+        maxAudioBytes = try c.decodeIfPresent(Int64.self, forKey: .maxAudioBytes) ?? defaults.maxAudioBytes
+        maxAudioSeconds = try c.decodeIfPresent(Int.self, forKey: .maxAudioSeconds) ?? defaults.maxAudioSeconds
+        maxPackAudioBytes = try c.decodeIfPresent(Int64.self, forKey: .maxPackAudioBytes) ?? defaults.maxPackAudioBytes
     }
 
     /// Sets one limit by its key, as given on a command line (`maxEntries=100`); throws a message naming the keys.
@@ -79,6 +88,9 @@ public struct ImportLimits: Sendable, Hashable, Codable {
         case "maxAnimationPixels": maxAnimationPixels = Int(value)
         case "maxManifestBytes": maxManifestBytes = Int(value)
         case "maxDocumentBytes": maxDocumentBytes = Int(value)
+        case "maxAudioBytes": maxAudioBytes = value
+        case "maxAudioSeconds": maxAudioSeconds = Int(value)
+        case "maxPackAudioBytes": maxPackAudioBytes = value
         default:
             let keys = CodingKeys.allCases.map(\.rawValue).joined(separator: ", ")
             throw ProblemMessage("unknown limit '\(parts[0])'; known limits: \(keys)")
@@ -88,7 +100,7 @@ public struct ImportLimits: Sendable, Hashable, Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case maxEntries, maxEntryBytes, maxArchiveBytes, maxCompressionRatio, ratioFloorBytes, maxPathBytes
         case maxComponentBytes, maxPathDepth, maxImageSide, maxImagePixels, maxMapPixels, maxFrames
-        case maxAnimationPixels, maxManifestBytes, maxDocumentBytes
+        case maxAnimationPixels, maxManifestBytes, maxDocumentBytes, maxAudioBytes, maxAudioSeconds, maxPackAudioBytes
     }
 
     /// The largest picture area any kind may have: what a picture's header is checked against before its kind is known.

@@ -45,6 +45,10 @@ public enum ProblemCode: String, Sendable, Codable, CaseIterable {
     case unreadableImage = "UNREADABLE_IMAGE"
     /// A picture is larger than allowed (a pixel bomb).
     case imageTooLarge = "IMAGE_TOO_LARGE"
+    /// A sound's header is damaged, truncated or lies about its sizes, or it is in no format Hoard reads.
+    case unreadableAudio = "UNREADABLE_AUDIO"
+    /// A sound, or a pack's sounds together, are longer or larger than allowed.
+    case audioTooLarge = "AUDIO_TOO_LARGE"
     /// A MapTool token file (`.rptok`) that cannot be read as one: its `content.xml` is missing, not well-formed, holds
     /// a DTD or entities, or is no token; or the image it names is missing or embedded.
     case badTokenFile = "BAD_TOKEN_FILE"

@@ -33,7 +33,7 @@ public enum AnimationReader {
                 offset += 12 + length
             }
             return true
-        case .jpeg, .webm: return false
+        case .jpeg, .webm, .ogg, .mp3, .flac, .wav, .m4a, .webmAudio: return false
         }
     }
 
@@ -45,7 +45,7 @@ public enum AnimationReader {
         case .gif: frames = try gifFrames(bytes, info)
         case .png: frames = try apngFrames(bytes, info)
         case .webp: frames = try webpFrames(bytes, info)
-        case .jpeg, .webm: return nil
+        case .jpeg, .webm, .ogg, .mp3, .flac, .wav, .m4a, .webmAudio: return nil
         }
         if let outside = frames.firstIndex(where: { !$0.fits }) {
             throw .malformed("\(info.mediaType.rawValue) frame \(outside + 1) lies outside the \(info.width)×\(info.height) picture")

@@ -1,4 +1,4 @@
-/// The picture formats a tablet can draw, identified by their bytes.
+/// The picture formats a tablet can draw and the audio formats a browser plays, identified by their bytes.
 public enum MediaType: String, Sendable, Codable, CaseIterable {
     /// Portable Network Graphics (APNG too: an animated PNG is a PNG with animation chunks).
     case png = "image/png"
@@ -10,8 +10,21 @@ public enum MediaType: String, Sendable, Codable, CaseIterable {
     case gif = "image/gif"
     /// WebM video (Matroska with the DocType `webm`): animated tokens and maps.
     case webm = "video/webm"
+    /// Ogg audio: Vorbis or Opus (``AudioHeader``).
+    case ogg = "audio/ogg"
+    /// MPEG audio, layer III (or I, II).
+    case mp3 = "audio/mpeg"
+    /// FLAC.
+    case flac = "audio/flac"
+    /// WAVE with PCM or float samples.
+    case wav = "audio/wav"
+    /// MP4 audio (M4A): AAC or ALAC.
+    case m4a = "audio/mp4"
+    /// WebM with one audio track and no video: Opus or Vorbis (a `.webm` file that is audio is this type).
+    case webmAudio = "audio/webm"
 
-    /// File-name extensions (lowercase, no dot) that claim this type: png; jpg, jpeg; webp; gif; webm.
+    /// File-name extensions (lowercase, no dot) that claim this type: png; jpg, jpeg; webp; gif; webm; ogg, oga, opus;
+    /// mp3; flac; wav, wave; m4a, aac; weba.
     public var fileExtensions: [String] {
         switch self {
         case .png: ["png"]
@@ -19,11 +32,26 @@ public enum MediaType: String, Sendable, Codable, CaseIterable {
         case .webp: ["webp"]
         case .gif: ["gif"]
         case .webm: ["webm"]
+        case .ogg: ["ogg", "oga", "opus"]
+        case .mp3: ["mp3"]
+        case .flac: ["flac"]
+        case .wav: ["wav", "wave"]
+        case .m4a: ["m4a", "aac"]
+        case .webmAudio: ["weba"]
         }
     }
 
-    /// Whether libvips can decode it (every type but WebM video): generators and web previews need a still picture.
-    public var isStillDecodable: Bool { self != .webm }
+    /// Whether it is sound rather than a picture (``AudioHeader`` reads it).
+    public var isAudio: Bool {
+        switch self {
+        case .png, .jpeg, .webp, .gif, .webm: false
+        case .ogg, .mp3, .flac, .wav, .m4a, .webmAudio: true
+        }
+    }
+
+    /// Whether libvips can decode it (a still or animated picture, not WebM video nor audio): generators and web
+    /// previews need a still picture.
+    public var isStillDecodable: Bool { self != .webm && !isAudio }
 
     /// The media type a lowercase extension (without the dot) claims, nil if none.
     ///

@@ -21,7 +21,7 @@ public struct MetadataStripper: PictureRewriter {
         case .jpeg: return try Self.stripJPEG(bytes)
         case .png: return try Self.stripPNG(bytes)
         case .webp: return try Self.stripWebP(bytes)
-        case .gif, .webm: return nil
+        case .gif, .webm, .ogg, .mp3, .flac, .wav, .m4a, .webmAudio: return nil
         }
     }
 

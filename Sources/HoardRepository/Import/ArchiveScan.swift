@@ -10,6 +10,8 @@ struct StagedPicture: Sendable {
     var info: ImageInfo
     /// The MapTool token file this picture is the image of (`path` is then the file's): it names the asset.
     var token: MapToolToken?
+    /// What its header says when it is a sound (``AudioHeader``): `info` then holds its media type and no pixel size.
+    var audio: AudioInfo?
 }
 
 /// The first pass of an import: every entry streamed once, pictures staged and their headers checked.
@@ -211,6 +213,38 @@ struct ArchiveScan: Sendable {
 }
 
 extension ArchiveScan {
+    /// Reads a staged sound's header (``AudioHeader``, over the whole file mapped) and checks it against the limits:
+    /// its type must be the one its name claims, its size and length within `maxAudioBytes` and `maxAudioSeconds`.
+    static func checkAudio(_ blob: StagedBlob, claimed: MediaType, limits: ImportLimits) -> Result<AudioInfo, Problem> {
+        guard blob.size <= limits.maxAudioBytes else {
+            return .failure(Problem(
+                .audioTooLarge, "the sound is \(blob.size) bytes, over the \(limits.maxAudioBytes) a sound may have (maxAudioBytes); "
+                    + "split it or encode it smaller"))
+        }
+        let info: AudioInfo
+        do {
+            info = try blob.withMappedBytes { buffer in try AudioHeader.read(buffer) }
+        } catch let error as AudioHeaderError {
+            switch error.code {
+            case .notAudio:
+                return .failure(Problem(.typeMismatch, "the name says \(claimed.label) but the bytes are not a sound Hoard reads: \(error.message)"))
+            case .truncated, .malformed:
+                return .failure(Problem(.unreadableAudio, "the sound's header is damaged: \(error.message)"))
+            }
+        } catch {
+            return .failure(Problem(.storageFailure, "the staged sound cannot be read back: \(error)"))
+        }
+        if info.mediaType != claimed, !(claimed == .webm && info.mediaType == .webmAudio) {
+            return .failure(Problem(
+                .typeMismatch, "the name says \(claimed.label) but the bytes are \(info.mediaType.label); rename it to .\(info.mediaType.fileExtensions[0])"))
+        }
+        if info.durationMs / 1000 > limits.maxAudioSeconds {
+            return .failure(Problem(
+                .audioTooLarge, "the sound lasts \(info.durationMs / 1000) s, over the \(limits.maxAudioSeconds) s a sound may last (maxAudioSeconds)"))
+        }
+        return .success(info)
+    }
+
     /// The scan of an archive that is itself a MapTool token file (``isMapToolFile``): nothing but that one token file,
     /// named `name`, to be read as a pack's token files are. Its pictures and problems as a pack are dropped.
     init(tokenFileAt path: String, named name: String, archiveSize: Int64) {
@@ -221,7 +255,7 @@ extension ArchiveScan {
 }
 
 extension MediaType {
-    /// `PNG`, `JPEG`, `WebP`, `GIF`, `WebM`.
+    /// `PNG`, `JPEG`, `WebP`, `GIF`, `WebM`; `Ogg`, `MP3`, `FLAC`, `WAV`, `M4A`, `WebM audio`.
     var label: String {
         switch self {
         case .png: "PNG"
@@ -229,6 +263,12 @@ extension MediaType {
         case .webp: "WebP"
         case .gif: "GIF"
         case .webm: "WebM"
+        case .ogg: "Ogg"
+        case .mp3: "MP3"
+        case .flac: "FLAC"
+        case .wav: "WAV"
+        case .m4a: "M4A"
+        case .webmAudio: "WebM audio"
         }
     }
 }

@@ -78,13 +78,31 @@ struct PackPlanner: Sendable {
                 } else {
                     found = try registry.name(picture.path, context: context)
                 }
+                if picture.audio != nil {
+                    // A sound is audio wherever it sits, unless a folder says it is something else.
+                    if let kind = found?.kind, kind != .audio {
+                        problems.append(Problem(
+                            .ignoredEntry, "a sound in a folder of \(kind)s; skipped (put it under Music/, Ambience/ or Sounds/)",
+                            entry: shown, severity: .warning))
+                        continue
+                    }
+                    if found == nil { found = try DefaultNamingConvention().interpret(picture.path, context: context, unclaimedKind: .audio) }
+                }
                 if found == nil, let unclaimedKind {
                     found = try DefaultNamingConvention().interpret(picture.path, context: context, unclaimedKind: unclaimedKind)
                     if found != nil { defaulted.add(picture.path) }
                 }
-                guard let naming = found else {
+                guard var naming = found else {
                     unclaimed.add(picture.path)
                     continue
+                }
+                if naming.kind == .audio {
+                    guard picture.audio != nil else {
+                        problems.append(Problem(
+                            .ignoredEntry, "a picture in a folder of sounds; skipped (cover art is not imported)", entry: shown, severity: .warning))
+                        continue
+                    }
+                    (naming.footprint, naming.scale) = (.single, 1)
                 }
                 if let definition = context.definition(of: naming.kind), let problem = pixelBudget(picture, of: definition, shown: shown) {
                     problems.append(problem)
@@ -141,6 +159,12 @@ struct PackPlanner: Sendable {
             let found = VariantRules.check(candidates, footprint: plan.footprint, kind: definition, tilePixels: packFile.effectiveTilePixels)
             problems += found
             if !found.contains(where: { $0.severity == .error }) { plans.append(plan) }
+        }
+        let soundBytes = plans.flatMap(\.pictures).filter { $0.picture.audio != nil }.reduce(Int64(0)) { $0 + $1.picture.blob.size }
+        if soundBytes > limits.maxPackAudioBytes {
+            problems.append(Problem(
+                .audioTooLarge, "the pack's sounds are \(soundBytes) bytes, over the \(limits.maxPackAudioBytes) a pack may hold "
+                    + "(maxPackAudioBytes); split it into several packs"))
         }
         let assets = plans.map { plan in
             let sorted = plan.pictures.sorted { $0.scale < $1.scale }
@@ -218,7 +242,8 @@ struct PackPlanner: Sendable {
     }
 
     static func variant(scale: Int, _ picture: StagedPicture) -> AssetDescriptor.Variant {
-        AssetDescriptor.Variant(
+        if let audio = picture.audio { return AssetDescriptor.Variant(digest: picture.blob.digest, size: picture.blob.size, audio: audio) }
+        return AssetDescriptor.Variant(
             scale: scale, digest: picture.blob.digest, width: picture.info.width, height: picture.info.height,
             size: picture.blob.size, mediaType: picture.info.mediaType, animation: picture.info.animation)
     }

@@ -48,8 +48,9 @@ struct PictureGeneration: Sendable {
     private func additions(
         for asset: PlannedAsset, _ assetPlan: AssetPlan, tilePixels: Int
     ) throws -> Result<Additions, Problem> {
+        // Generators make pictures from pictures: a sound is no source for any of them (nor sent to a plugin's).
         guard let top = assetPlan.pictures.max(by: { $0.scale < $1.scale }),
-            let source = asset.variants.first(where: { $0.scale == top.scale })
+            let source = asset.variants.first(where: { $0.scale == top.scale }), !source.mediaType.isAudio
         else { return .success(Additions()) }
         let entry = top.picture.path.description
         func refuse(_ generator: any PictureGenerator, _ message: String) -> Result<Additions, Problem> {

@@ -16,7 +16,7 @@ struct SkippedFiles: Sendable {
 
     /// One `IGNORED_ENTRY` warning per folder for files that are not pictures.
     var problems: [Problem] {
-        problems(code: .ignoredEntry, severity: .warning, what: "not a PNG, JPEG, WebP, GIF or WebM file; skipped")
+        problems(code: .ignoredEntry, severity: .warning, what: "not a PNG, JPEG, WebP, GIF or WebM picture nor a sound (Ogg, MP3, FLAC, WAV, M4A); skipped")
     }
 
     /// One problem per folder, saying `what` of its files: it names the file when it is the folder's only one, else the

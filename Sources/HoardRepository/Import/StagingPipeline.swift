@@ -113,7 +113,21 @@ final class StagingPipeline: @unchecked Sendable {
                     lock.withLock { documents.append((entry, blob, mediaType)) }
                     return
                 }
-                switch ArchiveScan.checkPicture(of: writer, blob, claimed: claimed, limits: limits) {
+                var checked: Result<ImageInfo, Problem> = .failure(Problem(.typeMismatch, "a sound"))
+                if !claimed.isAudio { checked = ArchiveScan.checkPicture(of: writer, blob, claimed: claimed, limits: limits) }
+                if case .failure = checked, claimed.isAudio || claimed == .webm {
+                    // A sound; or a `.webm` that is no video (audio only), whose picture problem stands if it is no sound either.
+                    switch ArchiveScan.checkAudio(blob, claimed: claimed, limits: limits) {
+                    case .success(let audio):
+                        let info = ImageInfo(mediaType: audio.mediaType, width: 0, height: 0)
+                        let sound = StagedPicture(path: entry, blob: blob, info: info, audio: audio)
+                        lock.withLock { pictures.append(sound) }
+                        return
+                    case .failure(let problem):
+                        if claimed.isAudio { checked = .failure(problem) }
+                    }
+                }
+                switch checked {
                 case .success(let info):
                     let picture = StagedPicture(path: entry, blob: blob, info: info)
                     lock.withLock { pictures.append(picture) }

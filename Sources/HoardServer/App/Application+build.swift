@@ -30,7 +30,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
 
     let hub = SessionHub(
         catalog: hoard.catalog, storage: StoredTables(hoard: hoard), access: access, logger: logger, grabLease: configuration.grabLease,
-        awayGrace: configuration.awayGrace)
+        awayGrace: configuration.awayGrace, clock: configuration.clock)
     // A participant removed, a session ended or a session made through another server sharing the catalog: its sockets
     // close here too, and its table is loaded here so that its players may fetch its art through this server.
     access.onSessionChanges { changes in Task { await hub.follow(changes) } }

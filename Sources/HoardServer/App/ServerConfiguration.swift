@@ -64,6 +64,8 @@ public struct ServerConfiguration: Sendable {
     /// How long someone who left a table stays listed there as away before they leave the list (and the page's "send
     /// to" menu): a dropped phone that comes back within it finds the table as it left it.
     public var awayGrace: Duration = .seconds(60)
+    /// The server's clock, which stamps the jukebox's ops and answers the live channel's `time` messages; tests move it.
+    public var clock: @Sendable () -> Date = { Date() }
     /// How often a server renews its grab leases and releases the grabs whose lease ended.
     public var grabRenewal: Duration = .seconds(5)
     /// How often the access index compares itself with the catalog in the background.

@@ -13,7 +13,8 @@ import ServiceLifecycle
 /// `GET /v1/sessions/{id}/live?since=SEQ`: the WebSocket that carries a session's ordered events.
 ///
 /// Client → server text messages: `{"type":"op","opId":"…","op":{"kind":…}}` (a ``TableOp``; `opId`, the client's
-/// own id for it, makes a resent op apply once), `{"type":"grab","entity":"…"}`, `{"type":"release","entity":"…"}`.
+/// own id for it, makes a resent op apply once), `{"type":"grab","entity":"…"}`, `{"type":"release","entity":"…"}`,
+/// `{"type":"time","t0":…}` (answered with the server's clock, for players to play sounds in step).
 /// Server → client: sequenced events (`op`, `presence`, `assets`, `grab`, `release`, `map`, `upload`), each as the
 /// receiver's view of the table shows it, a `snapshot` of their whole view when a `since` cannot be continued, and
 /// unsequenced `ping`s and `error`s (an error names the `opId` it answers).
@@ -228,6 +229,14 @@ struct LiveRoutes: Sendable {
                     if let opId { await hub.send(session: session.id, connection: connection, #"{"opId":"\#(opId)","type":"ack"}"#) }
                 case .applied, .ignored: break
                 }
+            case "time":
+                // A clock probe: `t0` (the client's clock when sent) comes back with the server's, so the client learns
+                // its offset as NTP does: offset = serverTime − (t0 + t1) / 2, t1 its clock on receipt.
+                guard case .number(let sent)? = message["t0"], sent.isFinite, abs(sent) < 1e15 else {
+                    return await reply(session.id, connection, "BAD_MESSAGE", "a time message needs \"t0\": the client's clock in Unix ms")
+                }
+                let answer = JSONValue.object(["type": .string("time"), "t0": .number(sent), "serverTime": .number(hub.serverTime)])
+                await hub.send(session: session.id, connection: connection, String(decoding: try CanonicalJSON.encode(answer), as: UTF8.self))
             case "grab", "release":
                 guard !sockets.isRevoked(connection) else { return }
                 guard let entity = message["entity"]?.stringValue, !entity.isEmpty, entity.count <= 256 else {

@@ -52,6 +52,9 @@ extension SessionHub {
         guard var table = sessions[id]?.table else { throw APIError.notFound("no session \(id)") }
         if let opId, sessions[id]?.recentOps[participantId]?.contains(opId) == true { return .duplicate }
         if case .add(_, let entity) = op { try learnFootprints(JSONValue.object(entity).referencedDigests, into: &table) }
+        var op = op
+        // The jukebox's ops carry the server's clock, never a client's: every seat and every replay reckons from it.
+        if case .audio(let command) = op { op = .audio(command.stamped(serverTime)) }
         let change: Table.Change
         do {
             change = try table.apply(op, by: actor)

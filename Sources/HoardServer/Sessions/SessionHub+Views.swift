@@ -49,15 +49,25 @@ extension SessionHub {
         return (live.table, live.lastSeq)
     }
 
-    /// `{"map":…,"mapDigest":…,"seq":…,"type":"snapshot"}` of a viewer's view now.
+    /// `{"map":…,"mapDigest":…,"seq":…,"type":"snapshot","serverTime":…}` of a viewer's view now; with `audio`, what
+    /// they hear and where each channel is now (a late joiner starts there).
     func snapshot(_ id: String, _ live: Live, for viewer: Table.Actor) throws -> String {
         let key = "\(id.utf8.count):\(id) \(live.lastSeq) " + live.table.viewKey(for: viewer)
-        if let known = snapshots[key] { return known }
-        let document = try views.document(session: id, seq: live.lastSeq, table: live.table, viewer: viewer)
-        let text = "{\"map\":" + document.text + ",\"mapDigest\":\"\(document.digest)\",\"seq\":\(live.lastSeq),\"type\":\"snapshot\"}"
-        if snapshots.count >= 64 { snapshots.removeAll(keepingCapacity: true) }
-        snapshots[key] = text
-        return text
+        let text: String
+        if let known = snapshots[key] {
+            text = known
+        } else {
+            let document = try views.document(session: id, seq: live.lastSeq, table: live.table, viewer: viewer)
+            text = "{\"map\":" + document.text + ",\"mapDigest\":\"\(document.digest)\",\"seq\":\(live.lastSeq),\"type\":\"snapshot\""
+            if snapshots.count >= 64 { snapshots.removeAll(keepingCapacity: true) }
+            snapshots[key] = text
+        }
+        let now = serverTime
+        var timed = text + ",\"serverTime\":\(Int64(now))"
+        if !live.table.audioChannels.isEmpty {
+            timed += ",\"audio\":" + String(decoding: try CanonicalJSON.encode(live.table.audioView(for: viewer, at: now)), as: UTF8.self)
+        }
+        return timed + "}"
     }
 }
 

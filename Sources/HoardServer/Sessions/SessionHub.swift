@@ -96,6 +96,11 @@ actor SessionHub {
 
     /// How long someone who left stays listed as away (``ServerConfiguration/awayGrace``).
     nonisolated let awayGrace: Duration
+    /// The server's clock (``ServerConfiguration/clock``): it stamps the jukebox's ops.
+    nonisolated let clock: @Sendable () -> Date
+
+    /// The server's clock now, in Unix milliseconds.
+    nonisolated var serverTime: Double { (clock().timeIntervalSince1970 * 1000).rounded() }
 
     let catalog: Catalog
     let logger: Logger
@@ -110,9 +115,10 @@ actor SessionHub {
 
     init(
         catalog: Catalog, storage: any TableStorage, access: AccessIndex, logger: Logger, replica: String = UUID().uuidString.lowercased(),
-        grabLease: Duration = .seconds(15), awayGrace: Duration = .seconds(60)
+        grabLease: Duration = .seconds(15), awayGrace: Duration = .seconds(60), clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.awayGrace = awayGrace
+        self.clock = clock
         self.catalog = catalog
         self.storage = storage
         self.access = access

@@ -114,6 +114,8 @@ extension Table {
             // A blind roll: the host alone sees it; its roller (a participant) is sent the op, not the dice.
             let audience = request.isBlind ? participant.map { Audience.only([$0]) } ?? .nobody : Self.audience(to: request.to, from: participant)
             return Change(op: op, views: audience.map { [View(audience: $0, op: op)] }, art: [], changesVisibility: false)
+        case .audio(let command):
+            return try apply(command, participant: participant)
         case .custom(let payload):
             try hostOnly(participant, "send custom ops")
             let art = payload.referencedDigests

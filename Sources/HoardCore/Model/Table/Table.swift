@@ -66,6 +66,8 @@ public struct Table: Sendable {
     public internal(set) var glimpses: [String: Set<String>] = [:]
     /// Digests referenced outside the floor, walls, tokens, objects and strokes: seen by everyone.
     let fixedArt: Set<Digest>
+    /// The jukebox's channels by id (``AudioChannel``), kept in the map document's `audio` member.
+    var audio: [String: AudioChannel] = [:]
     /// Art that `custom` ops named: everyone's (kept while the table is in memory; a fold does not keep it).
     public internal(set) var customArt: Set<Digest> = []
     let original: JSONValue?
@@ -91,6 +93,9 @@ public struct Table: Sendable {
         if floor != nil, document["background"] != nil { document["background"] = .object([:]) }
         fog = Fog(document["fog"], width: width, height: height)
         if fog != nil { document["fog"] = .object([:]) }
+        if case .object(let channels)? = document.removeValue(forKey: "audio") {
+            audio = channels.compactMapValues(AudioChannel.init(json:))
+        }
         var layers: [String: Audience] = [:]
         if case .object(let entries)? = drawing.removeValue(forKey: "layers") {
             for (name, value) in entries { if let audience = Audience(json: value) { layers[name] = audience } }
@@ -134,6 +139,8 @@ public struct Table: Sendable {
         strokes.write(into: &drawing, key: "strokes", keeping: isVisible(to: viewer, audience: strokeAudience))
         if !layers.isEmpty { drawing["layers"] = .object(layers.mapValues(\.json)) }
         if document["drawing"] != nil || !drawing.isEmpty { document["drawing"] = .object(drawing) }
+        let heard = audio.filter { if case .participant(let id) = viewer { audience(of: $0.value).contains(id) } else { true } }
+        if !heard.isEmpty { document["audio"] = .object(heard.mapValues(\.json)) }
         return .object(document)
     }
 
@@ -141,7 +148,7 @@ public struct Table: Sendable {
     /// tokens and strokes they do not see (two participants with the same key see the same map), or `host`. Made of
     /// numbers only, so no id (ids are the client's strings) can make two different views share a key.
     public func viewKey(for viewer: Actor) -> String {
-        guard case .participant = viewer else { return "host" }
+        guard case .participant(let participant) = viewer else { return "host" }
         let seesToken = isVisible(to: viewer, audience: tokenAudience)
         let seesStroke = isVisible(to: viewer, audience: strokeAudience)
         // The floor, walls and objects are the same for every participant.
@@ -149,7 +156,8 @@ public struct Table: Sendable {
             list.entries.indices.filter { if case .object(let members) = list.entries[$0] { !sees(members) } else { false } }
                 .map(String.init).joined(separator: ",")
         }
-        return "t" + unseen(tokens, seesToken) + "s" + unseen(strokes, seesStroke)
+        let unheard = audio.keys.sorted().enumerated().filter { audio[$0.element].map { !audience(of: $0).contains(participant) } ?? false }
+        return "t" + unseen(tokens, seesToken) + "s" + unseen(strokes, seesStroke) + "a" + unheard.map { String($0.offset) }.joined(separator: ",")
     }
 
     /// Who sees the token, object, wall or stroke with this id (the host always does); nil when none has it.
@@ -272,6 +280,7 @@ public struct Table: Sendable {
         for object in objects.items { for digest in JSONValue.object(object).referencedDigests { add(digest, objectAudience(object)) } }
         for token in tokens.items { for digest in JSONValue.object(token).referencedDigests { add(digest, tokenAudience(token)) } }
         for stroke in strokes.items { for digest in JSONValue.object(stroke).referencedDigests { add(digest, strokeAudience(stroke)) } }
+        for channel in audio.values { add(channel.track, audience(of: channel)) }
         return audiences
     }
 }

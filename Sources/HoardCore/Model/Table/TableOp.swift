@@ -50,6 +50,8 @@ public enum TableOp: Sendable, Hashable {
     case seen(token: String, by: [String])
     /// Dice for the server to roll (``DiceRequest``); it logs a `rolled` event with every die, not the op.
     case roll(DiceRequest)
+    /// The jukebox: `play`, `pause`, `stop` or `volume` on a channel, stamped with the server's clock.
+    case audio(AudioCommand)
 
     /// What a `fog` op does.
     public enum FogChange: Sendable, Hashable {
@@ -67,7 +69,7 @@ public enum TableOp: Sendable, Hashable {
     /// Every kind, as the wire names it.
     public static let kinds = [
         "move", "add", "remove", "set", "assign", "hide", "reveal", "stroke", "erase", "ping", "message", "custom", "layer",
-        "paint", "wall", "door", "fog", "settings", "seen", "roll",
+        "paint", "wall", "door", "fog", "settings", "seen", "roll", "play", "pause", "stop", "volume",
     ]
 
     /// Longest glimpse, in seconds.
@@ -103,6 +105,7 @@ public enum TableOp: Sendable, Hashable {
         case .settings: "settings"
         case .seen: "seen"
         case .roll: "roll"
+        case .audio(let command): command.action.rawValue
         }
     }
 
@@ -191,6 +194,8 @@ public enum TableOp: Sendable, Hashable {
         case "message":
             self = .message(text: try fields.string("text", max: Self.maxText), to: try fields.recipients())
         case "roll": self = .roll(try DiceRequest(&fields))
+        case "play", "pause", "stop", "volume":
+            self = .audio(try AudioCommand(AudioCommand.Action(rawValue: kind) ?? .play, &fields))
         case "custom":
             fields.consumed.insert("payload")
             guard let payload = op["payload"] else { throw TableError(.badOp, "custom needs a \"payload\"") }
@@ -258,6 +263,7 @@ public enum TableOp: Sendable, Hashable {
             op["text"] = .string(text)
             if let to { op["to"] = .array(to.map(JSONValue.string)) }
         case .roll(let request): op.merge(request.fields) { $1 }
+        case .audio(let command): op.merge(command.fields) { $1 }
         case .custom(let payload): op["payload"] = payload
         case .layer(let name, let audience):
             op["layer"] = .string(name)
@@ -272,6 +278,7 @@ public enum TableOp: Sendable, Hashable {
         case .add(_, let entity), .addWall(let entity): JSONValue.object(entity).referencedDigests
         case .custom(let payload): payload.referencedDigests
         case .paint(_, let texture?): [texture]
+        case .audio(let command): command.track.map { [$0] } ?? []
         default: []
         }
     }

@@ -43,7 +43,16 @@ async function drawFootprint(canvas, descriptor) {
   if (digest) paint(await loadImage(digest).catch(() => null));
 }
 
-const EXTENSIONS = {'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/gif': 'gif', 'image/apng': 'png', 'video/webm': 'webm'};
+const EXTENSIONS = {'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/gif': 'gif', 'image/apng': 'png', 'video/webm': 'webm',
+  'audio/ogg': 'ogg', 'audio/mpeg': 'mp3', 'audio/flac': 'flac', 'audio/wav': 'wav', 'audio/mp4': 'm4a', 'audio/webm': 'weba'};
+
+/** "vorbis · stereo · 48 kHz · 2:05", from a sound variant's fields. */
+function soundFacts(variant) {
+  const seconds = Math.round((variant.durationMs ?? 0) / 1000);
+  const length = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+  const channels = variant.channels === 1 ? 'mono' : variant.channels === 2 ? 'stereo' : `${variant.channels} channels`;
+  return `${variant.codec} · ${channels} · ${(variant.sampleRate / 1000).toFixed(1).replace('.0', '')} kHz · ${length}`;
+}
 
 /** A button that saves one variant under the asset's name and scale (`goblin@2x.png`). */
 function downloadButton(name, variant) {
@@ -82,7 +91,9 @@ export async function showAsset(main, digest) {
   const variants = [...descriptor.variants].sort((a, b) => a.scale - b.scale);
   const largest = variants[variants.length - 1];
   // Animated GIF, APNG and WebP move in an <img>; a WebM video plays, muted and looping, in a <video>.
-  const preview = largest?.mediaType === 'video/webm'
+  const isSound = largest?.mediaType?.startsWith('audio/');
+  const preview = isSound ? h('audio', {class: 'preview', controls: '', preload: 'metadata', 'aria-label': descriptor.name})
+    : largest?.mediaType === 'video/webm'
     ? h('video', {class: 'preview', autoplay: '', loop: '', muted: '', playsinline: '', 'aria-label': descriptor.name})
     : h('img', {class: 'preview', alt: descriptor.name});
   const previewBox = h('div', {class: `picture large ${descriptor.kind}`}, preview);
@@ -126,13 +137,13 @@ export async function showAsset(main, digest) {
         share, shareOut)),
     h('h2', {}, 'Variants'),
     h('div', {class: 'table-wrap'}, h('table', {class: 'variants'},
-      h('thead', {}, h('tr', {}, h('th', {}, 'Scale'), h('th', {}, 'Pixels'), h('th', {}, 'Size'), h('th', {}, 'Type'), h('th', {}, 'Digest'),
+      h('thead', {}, h('tr', {}, h('th', {}, 'Scale'), h('th', {}, isSound ? 'Sound' : 'Pixels'), h('th', {}, 'Size'), h('th', {}, 'Type'), h('th', {}, 'Digest'),
         h('th', {}, h('span', {class: 'visually-hidden'}, 'Download')))),
       // Each cell names its column (data-label): on a phone the rows become cards, with no table to scroll sideways.
       h('tbody', {}, variants.map((variant) => h('tr', {},
         h('td', {dataset: {label: 'Scale'}}, `@${variant.scale}x`, variant.generated ? h('span', {class: 'badge'}, 'generated') : null,
           variant.animated ? h('span', {class: 'badge'}, animation(variant)) : null),
-        h('td', {dataset: {label: 'Pixels'}}, `${variant.width} × ${variant.height}`),
+        h('td', {dataset: {label: isSound ? 'Sound' : 'Pixels'}}, isSound ? soundFacts(variant) : `${variant.width} × ${variant.height}`),
         h('td', {dataset: {label: 'Size'}}, bytes(variant.size)),
         h('td', {dataset: {label: 'Type'}}, variant.mediaType),
         h('td', {dataset: {label: 'Digest'}}, h('code', {class: 'digest full'}, variant.digest), copyButton(variant.digest)),

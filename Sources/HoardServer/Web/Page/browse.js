@@ -4,7 +4,7 @@
 import {api, batchedPictureURL, pictureFor, pictures, pictureURL, query} from './api.js';
 import {bytes, h, plural, replace, toast} from './dom.js';
 
-const KINDS = ['token', 'object', 'texture', 'wall', 'background', 'dice'];
+const KINDS = ['token', 'object', 'texture', 'wall', 'background', 'dice', 'audio'];
 const PAGE = 250;
 /** Tile sizes, as Foundry's file picker offers them: a list, and tiles of three widths (CSS pixels). */
 const SIZES = {list: 'List', small: 'Small tiles', medium: 'Tiles', large: 'Large tiles'};
@@ -45,8 +45,44 @@ const observer = new IntersectionObserver((entries) => {
   }
 }, {rootMargin: '100% 0px'});
 
-/** An asset's picture for a tile or list row: chosen and fetched once it nears the screen. */
+/** The one sound playing from a tile's button, so starting another stops it. */
+let playing = null;
+
+/** A sound's tile face: a note and a button that plays it (fetched on the first click) or stops it. */
+function soundFace(asset) {
+  const sound = asset.variants?.[0];
+  const type = (sound?.mediaType ?? '').replace('audio/', '').replace('mpeg', 'mp3').replace('mp4', 'm4a').toUpperCase();
+  const button = h('button', {type: 'button', class: 'ghost small play-sound', 'aria-label': `Play ${asset.name}`}, '▶');
+  button.addEventListener('click', async (event) => {
+    event.preventDefault();
+    event.stopPropagation();
+    if (playing?.button === button) {
+      playing.audio.pause();
+      playing = null;
+      button.textContent = '▶';
+      return;
+    }
+    if (playing) {
+      playing.audio.pause();
+      playing.button.textContent = '▶';
+    }
+    try {
+      const audio = new Audio(await pictureURL(sound.digest));
+      playing = {audio, button};
+      button.textContent = '■';
+      audio.addEventListener('ended', () => { button.textContent = '▶'; if (playing?.audio === audio) playing = null; });
+      await audio.play();
+    } catch (error) {
+      button.textContent = '▶';
+      toast(`Cannot play ${asset.name}: ${error.message}`, 'error');
+    }
+  });
+  return h('div', {class: 'picture audio'}, h('span', {class: 'note', 'aria-hidden': 'true'}, '♪'), h('span', {class: 'format'}, type), button);
+}
+
+/** An asset's picture for a tile or list row: chosen and fetched once it nears the screen; a sound's note and button. */
 export function thumbnail(asset, className = 'thumb') {
+  if (asset.variants?.[0]?.mediaType?.startsWith('audio/')) return soundFace(asset);
   const img = h('img', {class: className, alt: '', decoding: 'async'});
   wanted.set(img, asset);
   observer.observe(img);

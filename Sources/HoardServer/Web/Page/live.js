@@ -100,6 +100,11 @@ export class LiveChannel {
     });
   }
 
+  /** Sends a message that is not an op (a clock probe) when the channel is open; dropped otherwise. */
+  raw(message) {
+    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
+  }
+
   /** Drops the connection as a network failure would, and stays away until resume() (then reconnects with `since`). */
   drop() {
     this.held = true;

@@ -12,6 +12,7 @@ import {geometry} from './grid.js';
 import {layers, paint, resolver} from './mapview.js';
 import {applyOp, artOf} from './tablestate.js';
 import {attachGestures, zoomLimits} from './gestures.js';
+import {TableSound, applyAudioOp, jukebox} from './sound.js';
 
 const PING_MS = 2000;
 
@@ -76,7 +77,10 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
   const colour = h('input', {type: 'color', id: 'draw-colour', value: state.colour, 'aria-label': 'Drawing colour'});
   const clear = h('button', {type: 'button', id: 'clear-drawing', class: 'ghost'}, 'Clear my drawing');
   const leave = h('button', {type: 'button', id: 'leave-table', class: 'ghost'}, isHost ? 'Close' : 'Leave');
+  const soundBox = h('div', {id: 'sound-box', class: 'sound-box'});
+  let sound = null;
   const side = h('aside', {class: 'table-side card'},
+    soundBox, isHost ? jukebox({request, send: (op) => live.send(op), refused: (what) => refused(what)}) : null,
     h('h3', {}, 'At the table'), presence,
     h('h3', {}, 'Messages'), messages, messageForm, h('h3', {}, 'Dice'), dice.element);
   replace(main, h('section', {class: 'table-view'},
@@ -242,6 +246,7 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
   const snapshot = async (event) => {
     state.map = event.map;
     state.mapDigest = event.mapDigest;
+    sound?.update(state.map?.audio);
     const known = new Set(state.manifest.assets.map((a) => a.digest).concat(state.manifest.blobs.map((b) => b.digest)));
     // A snapshot carries no manifest: ask for the session's when it draws art this page has no entry for.
     if ([...artOf(state.map)].some((digest) => !known.has(digest))) mergeManifest((await request(`/v1/sessions/${encodeURIComponent(sessionId)}`)).manifest ?? {});
@@ -255,6 +260,11 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
     if (actor && !actor.online && event.type !== 'presence') { actor.online = true; clearTimeout(away.get(event.from)); showPresence(); }
     switch (event.type) {
     case 'op':
+      if (['play', 'pause', 'stop', 'volume'].includes(event.op?.kind)) {
+        applyAudioOp(state.map, event.op);
+        sound?.update(state.map.audio);
+        break;
+      }
       if (event.op?.kind === 'message') addMessage(event.from, event.op);
       else if (event.op?.kind === 'seen') toast(`${(event.op.by ?? []).map(nameOf).join(', ')} saw your token`);
       else {
@@ -265,6 +275,9 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
       break;
     case 'assets':
       mergeManifest(event);
+      break;
+    case 'time':
+      sound?.onTime(event);
       break;
     case 'rolled':
     case 'revealed':
@@ -306,6 +319,7 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
       liveStatus.className = `live-status ${now}`;
       liveStatus.textContent = now === 'connected' ? 'Live' : now === 'reconnecting' ? `Reconnecting… (${detail})`
         : detail ? `Left the table: ${detail}` : 'Left the table';
+      if (now === 'connected') sound?.probe();
       if (now === 'connected' && me) {
         const person = state.people.get(me);
         if (person) { person.online = true; showPresence(); }
@@ -342,7 +356,17 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
     if (toSelect.value) op.to = [toSelect.value];
     live.send(op).then(() => { text.value = ''; }, refused('the message'));
   });
-  leave.addEventListener('click', () => { live.close(); onLeave?.(); });
+  // A track is an audio asset: its one sound variant, fetched whole with this seat's token (the blob is immutable).
+  const soundURL = async (track) => {
+    const asset = state.manifest.assets.find((a) => a.digest === track);
+    const digest = asset?.variants?.[0]?.digest ?? track;
+    const response = await fetch(`/v1/blobs/${digest}`, {headers: {Authorization: `Bearer ${token}`}, credentials: 'omit'});
+    if (!response.ok) throw new Error(`the server answered ${response.status} for ${digest}`);
+    return URL.createObjectURL(await response.blob());
+  };
+  sound = new TableSound({live, soundURL, container: soundBox});
+  sound.update(state.map?.audio);
+  leave.addEventListener('click', () => { sound.close(); live.close(); onLeave?.(); });
 
   new ResizeObserver(size).observe(frame);
   fit();
@@ -351,7 +375,7 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
   loadSmallest().then(sharpen);
 
   const table = {
-    session, state, view, live, loader, isHost, me, send: (op) => live.send(op), refused, setStatus, render, mergeManifest,
+    session, state, view, live, loader, isHost, me, sound, send: (op) => live.send(op), refused, setStatus, render, mergeManifest,
     /** Draws the table now, not at the next frame (benchmarks time one frame's work with it). */
     drawNow: () => draw(),
     /** Where tile (x, y)'s centre is, in the page's client coordinates (tests and tools aim with it). */

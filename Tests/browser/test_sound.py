@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Sound at the table in real browsers: the host's jukebox plays, two players' tables play the same moment.
+
+Usage: Tests/browser/test_sound.py PATH/TO/hoard [--artefacts DIR] [--keep]
+
+A 40 s tone (ffmpeg) is imported as a pack's Music/; the host opens the table and plays it from the jukebox; two
+players, each in a headless Chromium with `--autoplay-policy=no-user-gesture-required`, have joined by the code.
+Checked: 10 s after the host's play both players' `currentTime`s agree within 100 ms (each read with the machine's
+clock beside it, so the time between the two reads does not count) and match the server's position; after a pause
+both stop at the same place, and after play again they agree within 100 ms once more; the browse page lists the
+sound under its kind and plays it from its tile. Fails on any script error.
+Needs: scripts/setup.sh --browser (chromium, chromium-driver, selenium) and ffmpeg.
+"""
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+from selenium.webdriver.support.ui import Select
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_table import Seat  # noqa: E402
+from test_web import TABLET, browser, start  # noqa: E402
+
+AUTOPLAY = ("--autoplay-policy=no-user-gesture-required",)
+
+
+class Player(Seat):
+    """A seat whose browser may play sound without a click (what the test allows in place of the one click)."""
+
+    def __init__(self, name, size, shots):
+        super().__init__(name, size, shots)
+        self.driver.quit()
+        self.driver = browser(*size, logs=("browser",), extra=AUTOPLAY)
+        from selenium.webdriver.support.ui import WebDriverWait
+        self.wait = WebDriverWait(self.driver, 30)
+
+    def music(self):
+        """The music channel's player: its currentTime, whether paused, and this machine's clock when read (s)."""
+        return self.js("""const p = window.hoardTable?.sound?.players.get('music')?.audio;
+            return p ? {time: p.currentTime, paused: p.paused, at: Date.now() / 1000, seeking: p.seeking} : null""")
+
+    def settled(self):
+        """The music channel once no seek is under way (a seek's currentTime is its target, not where it plays)."""
+        for _ in range(20):
+            reading = self.music()
+            if reading and not reading["seeking"]:
+                return reading
+            time.sleep(0.05)
+        return self.music()
+
+
+def apart(a, b):
+    """How far apart two seats play, from readings taken a moment apart: each reading's place at one instant."""
+    if a["paused"] and b["paused"]:
+        return abs(a["time"] - b["time"])
+    return abs((a["time"] - a["at"]) - (b["time"] - b["at"]))
+
+
+def main():
+    arguments, shots, check, work, server = start(__doc__, "hoard-sound-")
+    seats = []
+    begun = time.monotonic()
+    try:
+        tone = work / "theme.ogg"
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=330:sample_rate=44100:duration=40",
+                        "-c:a", "libvorbis", "-q:a", "0", str(tone)], check=True)
+        pack = work / "sounds.zip"
+        with zipfile.ZipFile(pack, "w") as z:
+            z.writestr("pack.json", '{"name": "sounds", "version": "1.0.0"}')
+            z.write(tone, "Music/Theme.ogg")
+        server.run("import", "--group", "default", str(pack))
+        theme = server.call("GET", "/v1/assets?kind=audio&limit=10")["assets"]
+        check.that(len(theme) == 1 and theme[0]["variants"][0]["mediaType"] == "audio/ogg", "the tone imports as a sound")
+        created = server.call("POST", "/v1/sessions", {"name": "Tavern", "map": {"schema": "hoard.map/v1", "grid": {"width": 8, "height": 6}}})
+
+        host = Player("host", (1280, 860), shots)
+        seats.append(host)
+        host.driver.get(server.base + "/")
+        host.js("sessionStorage.setItem('hoard.token', arguments[0])", server.token)
+        host.driver.get(server.base + f"/table/{created['id']}")
+        host.visible("#jukebox")
+        host.until(lambda: host.js("return document.body.dataset.live") == "connected", "the host's channel")
+        players = []
+        for name in ("Pia", "Quinn"):
+            player = Player(name.lower(), TABLET, shots)
+            seats.append(player)
+            players.append(player)
+            player.driver.get(server.base + f"/join/{created['code']}")
+            player.visible("#join-name").send_keys(name)
+            player.visible("#join-form button").click()
+            player.until(lambda p=player: p.js("return document.body.dataset.live") == "connected", f"{name}'s channel")
+        host.until(lambda: host.js("return document.querySelectorAll('#jukebox-track option').length") == 1, "the jukebox's list")
+        Select(host.visible("#jukebox-track")).select_by_value(theme[0]["digest"])
+
+        started = time.monotonic()
+        host.visible("#jukebox-play").click()
+        for player in players:
+            player.until(lambda p=player: (p.music() or {}).get("paused") is False, f"{player.name}'s table to play")
+        time.sleep(max(0, 10 - (time.monotonic() - started)))
+        a, b = players[0].settled(), players[1].settled()
+        check.that(apart(a, b) <= 0.1, f"10 s after play the players are {apart(a, b) * 1000:.0f} ms apart (at {a['time']:.2f} s)")
+        check.that(9.5 <= a["time"] <= 11.5, f"and at about 10 s of the track ({a['time']:.2f} s)")
+        players[0].shot("sound-01-playing")
+
+        host.visible("#jukebox-pause").click()
+        for player in players:
+            player.until(lambda p=player: (p.music() or {}).get("paused") is True, f"{player.name}'s table to pause")
+        a, b = players[0].settled(), players[1].settled()
+        check.that(apart(a, b) <= 0.1, f"paused, the players are {apart(a, b) * 1000:.0f} ms apart (at {a['time']:.2f} s)")
+        time.sleep(1)
+        host.visible("#jukebox-resume").click()
+        for player in players:
+            player.until(lambda p=player: (p.music() or {}).get("paused") is False, f"{player.name}'s table to play again")
+        time.sleep(2)
+        a, b = players[0].settled(), players[1].settled()
+        check.that(apart(a, b) <= 0.1, f"after pause and play the players are {apart(a, b) * 1000:.0f} ms apart (at {a['time']:.2f} s)")
+        # The browse page lists sounds under their kind, and plays one from its tile.
+        host.driver.get(server.base + "/#/?kind=audio")
+        host.visible(".tile .play-sound").click()
+        host.until(lambda: host.js("return document.querySelector('.tile .play-sound').textContent") == "■", "the tile's sound to play")
+        check.that(host.js("return [...document.querySelectorAll('.tile .name')].map((n) => n.textContent)") == ["Theme"],
+                   "the browse page lists the sound, and only it, under audio")
+        for seat in seats:
+            errors = [entry for entry in seat.driver.get_log("browser") if entry["level"] == "SEVERE"]
+            check.that(not errors, f"{seat.name}'s console has no error" + "".join(f"\n      {e['message'][:200]}" for e in errors))
+        print(f"sound test: {time.monotonic() - begun:.1f} s wall time")
+    finally:
+        for seat in seats:
+            seat.driver.quit()
+        server.stop()
+        if not arguments.keep:
+            subprocess.run(["rm", "-rf", str(work)], check=False)
+    return check.report(shots, "sound")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
