@@ -50,6 +50,9 @@ public enum TableOp: Sendable, Hashable {
     case seen(token: String, by: [String])
     /// Dice for the server to roll (``DiceRequest``); it logs a `rolled` event with every die, not the op.
     case roll(DiceRequest)
+    /// Someone's dice for their rolls (`dice` on the wire): a `dice` asset of the session's group or a public pack, or
+    /// none (nil). `by` is who chose: the server sets it to the sender (a participant id, `host:<member id>`).
+    case chooseDice(by: String, asset: Digest?)
 
     /// What a `fog` op does.
     public enum FogChange: Sendable, Hashable {
@@ -67,7 +70,7 @@ public enum TableOp: Sendable, Hashable {
     /// Every kind, as the wire names it.
     public static let kinds = [
         "move", "add", "remove", "set", "assign", "hide", "reveal", "stroke", "erase", "ping", "message", "custom", "layer",
-        "paint", "wall", "door", "fog", "settings", "seen", "roll",
+        "paint", "wall", "door", "fog", "settings", "seen", "roll", "dice",
     ]
 
     /// Longest glimpse, in seconds.
@@ -103,6 +106,7 @@ public enum TableOp: Sendable, Hashable {
         case .settings: "settings"
         case .seen: "seen"
         case .roll: "roll"
+        case .chooseDice: "dice"
         }
     }
 
@@ -191,6 +195,15 @@ public enum TableOp: Sendable, Hashable {
         case "message":
             self = .message(text: try fields.string("text", max: Self.maxText), to: try fields.recipients())
         case "roll": self = .roll(try DiceRequest(&fields))
+        case "dice":
+            fields.consumed.formUnion(["by", "asset"])
+            guard case .string(let by) = op["by"] ?? .string(""), by.count <= 2 * Self.maxId else {
+                throw TableError(.badOp, "dice's \"by\" is who chose them; the server sets it")
+            }
+            switch op["asset"] {
+            case nil, .null?: self = .chooseDice(by: by, asset: nil)
+            default: self = .chooseDice(by: by, asset: try fields.digest("asset"))
+            }
         case "custom":
             fields.consumed.insert("payload")
             guard let payload = op["payload"] else { throw TableError(.badOp, "custom needs a \"payload\"") }
@@ -258,6 +271,9 @@ public enum TableOp: Sendable, Hashable {
             op["text"] = .string(text)
             if let to { op["to"] = .array(to.map(JSONValue.string)) }
         case .roll(let request): op.merge(request.fields) { $1 }
+        case .chooseDice(let by, let asset):
+            if !by.isEmpty { op["by"] = .string(by) }
+            op["asset"] = asset.map { .string($0.description) } ?? .null
         case .custom(let payload): op["payload"] = payload
         case .layer(let name, let audience):
             op["layer"] = .string(name)
@@ -271,7 +287,7 @@ public enum TableOp: Sendable, Hashable {
         switch self {
         case .add(_, let entity), .addWall(let entity): JSONValue.object(entity).referencedDigests
         case .custom(let payload): payload.referencedDigests
-        case .paint(_, let texture?): [texture]
+        case .paint(_, let texture?), .chooseDice(_, let texture?): [texture]
         default: []
         }
     }
