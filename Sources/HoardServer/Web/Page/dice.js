@@ -2,7 +2,7 @@
 // and, once the seed is revealed, a button that recomputes every roll this page saw from it. The formula rules and the
 // stream are HoardCore's (DiceFormula, DiceStream; DESIGN.md, "Dice"), written again here so that the page checks the
 // server rather than asking it.
-import {h} from './dom.js';
+import {h, replace} from './dom.js';
 
 const LIMITS = {length: 256, depth: 16, dice: 1000, sides: 1000000, extraDice: 1000, number: 1000000};
 const QUICK = ['d4', 'd6', 'd8', 'd10', 'd12', 'd20', 'd%'];
@@ -354,7 +354,7 @@ export function diceBox({send, refused, messages, nameOf, dice, own}) {
   };
   const element = h('div', {class: 'dice-box'}, h('div', {class: 'dice-quick-row'}, quick), form,
     h('label', {class: 'dice-blind'}, blind, ' Blind (only the host sees it)'), own ? chooser(own, send, refused) : null,
-    commitment, verify, result);
+    own?.statistics ? scoresButton(own.statistics) : null, commitment, verify, result);
   return {element, handle};
 }
 
@@ -373,6 +373,16 @@ function chooser(own, send, refused) {
     select.value = own.chosen() ?? '';
   }, () => { select.disabled = true; });
   return h('label', {class: 'dice-choice'}, 'Your dice ', select);
+}
+
+/** "High scores": the group's list per die, fetched again on each press, shown below the button. */
+function scoresButton(statistics) {
+  const button = h('button', {type: 'button', id: 'dice-high-scores', class: 'ghost'}, 'High scores');
+  const slot = h('div', {});
+  button.addEventListener('click', () => statistics().then(
+    (answer) => replace(slot, answer.dice?.length ? highScores(answer) : h('p', {class: 'muted'}, 'No revealed rolls yet.')),
+    () => replace(slot, h('p', {class: 'muted'}, 'The high scores could not be read.'))));
+  return h('div', {class: 'dice-scores-box'}, button, slot);
 }
 
 /** The group's high-score list per die (`GET /v1/dice/statistics`), in a table per die: luckiest first. */
