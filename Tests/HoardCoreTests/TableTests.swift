@@ -61,6 +61,7 @@ private func ids(_ map: JSONValue) -> [String] {
             #"{"add":{"door":true,"from":[2,0],"id":"d1","open":false,"to":[2,1]},"kind":"wall"}"#, #"{"kind":"wall","remove":"d1"}"#,
             #"{"kind":"door","open":true,"wall":"d1"}"#, #"{"enabled":true,"kind":"fog"}"#, #"{"kind":"fog","reveal":[[0,0,4,4]]}"#,
             #"{"cover":[[1,1,1,1]],"kind":"fog"}"#, #"{"kind":"settings","playersOpenDoors":true}"#,
+            #"{"asset":"\#(art(1).stringValue!)","by":"p1","kind":"dice"}"#, #"{"asset":null,"kind":"dice"}"#,
         ]
         for text in ops {
             let parsed = try op(text)
@@ -116,6 +117,25 @@ private func ids(_ map: JSONValue) -> [String] {
 }
 
 @Suite struct TableTests {
+    /// Each chooses their own dice: kept in the map's `dice`, seen by everyone (their art too), cleared with null; a
+    /// player choosing for someone else is refused and changes nothing.
+    @Test func eachChoosesTheirOwnDiceAndEveryoneSeesThem() throws {
+        var table = Table(map: map())
+        let ember = try #require(Digest(art(7).stringValue!))
+        let change = try table.apply(.chooseDice(by: "ana", asset: ember), by: .participant("ana"))
+        #expect(change.views == nil && change.art.first?.digests == [ember])
+        _ = try table.apply(.chooseDice(by: "host:1", asset: ember), by: .host)
+        #expect(table.chosenDice == ["ana": ember, "host:1": ember])
+        #expect(table.view(for: .participant("bo"))["dice"]?["ana"] == art(7))
+        #expect(table.artAudiences()[ember] == .everyone)
+        #expect { try table.apply(.chooseDice(by: "bo", asset: nil), by: .participant("ana")) } throws: { ($0 as? TableError)?.code == .forbidden }
+        #expect { try table.apply(.chooseDice(by: "", asset: ember), by: .host) } throws: { ($0 as? TableError)?.code == .forbidden }
+        _ = try table.apply(.chooseDice(by: "ana", asset: nil), by: .participant("ana"))
+        #expect(table.chosenDice == ["host:1": ember])
+        #expect((try? MapCheck.admitted(table.map).get()) != nil, "a map with its dice passes the door")
+        #expect(MapCheck.problem(in: .object(["dice": .object(["ana": .string("red")])]))?.contains("dice digests") == true)
+    }
+
     @Test func aMapIsKeptAsItCameUntilAnOpChangesIt() throws {
         let document = map()
         let table = Table(map: document)
