@@ -285,6 +285,10 @@ def main():
             verdict = player.until(lambda: player.driver.find_element(By.ID, "dice-verdict").text or None, "the verdict")
             check.that(verdict.startswith("All 3 rolls match"), f"{player.name}'s page verifies every roll it saw ({verdict!r})")
         check.that("1d6 = " in quinn.driver.find_element(By.ID, "messages").text, "the blind roll is revealed to its roller")
+        # The host (a member) reads the group's high scores: the revealed session's dice, per die and roller.
+        host.driver.find_element(By.ID, "dice-high-scores").click()
+        scores = host.until(lambda: host.driver.find_element(By.ID, "dice-scores").text or None, "the high scores")
+        check.that("d20" in scores and "Pia" in scores and "Quinn" in scores, f"the host's page shows the high scores per die ({scores[:120]!r})")
         quinn.shot("05-dice-verified")
         for player in (pia, quinn):
             player.js("window.scrollTo(0, 0)")
