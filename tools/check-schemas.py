@@ -206,6 +206,7 @@ SAMPLE_OPS = [
     {"kind": "fog", "cover": [[1, 1, 1, 1]]},
     {"kind": "settings", "playersOpenDoors": True},
     {"kind": "roll", "formula": "4d6kh3+2", "label": "Stealth", "to": ["p1"], "blind": True},
+    {"kind": "dice", "asset": "sha256:" + "7" * 64}, {"kind": "dice", "asset": None, "by": "p1"},
 ]
 
 
