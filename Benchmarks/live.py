@@ -6,11 +6,12 @@ Every op's opId carries its sender's send time; every participant records (recei
 event. Prints p50/p99/max delivery latency, lost and reordered events (each participant checks its sequence numbers
 are consecutive and counts the ops it got), the server's peak memory, and the join's time (POST join + GET session,
 the answer checked to hold the last move). With --during-import, PACK is uploaded over HTTP into the same server a third
-of the way in (issue 38's "table during an import"). Loopback only; bounded in time.
+of the way in (issue 38's "table during an import"). With --roll FORMULA the host rolls dice instead of moving a token
+(issue 41: each roll is drawn, logged and sent as a `rolled` event to everyone). Loopback only; bounded in time.
 The participants are spread over --workers processes: one Python process decoding 10,000 WebSocket messages a
 second saturates its core and measures its own queue instead of the server (p99 80-330 ms with one, on 2 cores).
 Usage: python3 Benchmarks/live.py HOARD_BINARY [--participants 200] [--rate 50] [--movers 20] [--seconds 10]
-                                               [--workers 2] [--join-ops 10000] [--during-import PACK]
+                                               [--workers 2] [--join-ops 10000] [--during-import PACK] [--roll 4d6kh3]
        python3 Benchmarks/live.py --servers URL,URL… --token TOKEN [options]
          against running replicas (scripts/cluster.sh): the host on the first, the participants spread over all
          (participant i on server i mod n); TOKEN hosts (a member or an operator). No memory figure.
@@ -48,7 +49,7 @@ async def participant(url, token, expected, latencies, problems, ready, mover):
                 last_seq = seq
             if message.get("type") == "error":
                 problems["errors"] += 1
-            if message.get("type") == "op":
+            if message.get("type") in ("op", "rolled"):
                 latencies.append(time.time() - float(message["opId"].split(".", 2)[2]))
                 ops += 1
 
@@ -164,7 +165,8 @@ async def fan_out(args, bases, host, art):
             if args.during_import and upload is None and time.time() >= start + args.seconds / 3:
                 upload = asyncio.create_task(asyncio.to_thread(upload_pack, base, host, args.during_import))
             await asyncio.sleep(max(0, start + n / args.rate - time.time()))
-            await ws.send(op_message({"kind": "move", "token": "h", "x": n % 20, "y": 0}, "h", n))
+            fields = {"kind": "roll", "formula": args.roll} if args.roll else {"kind": "move", "token": "h", "x": n % 20, "y": 0}
+            await ws.send(op_message(fields, "h", n))
         latencies, lost, errors = await asyncio.to_thread(gather_reports, pipes, workers, args.seconds + 90)
         reader.cancel()
         imported = await upload if upload else None
@@ -173,7 +175,8 @@ async def fan_out(args, bases, host, art):
     total = expected * args.participants
     during = f" (an upload of {os.path.basename(args.during_import)} from {args.seconds / 3:.0f} s: {imported})" \
         if args.during_import else ""
-    print(f"{args.participants} participants, host at {args.rate:g} ops/s and {args.movers} players at 1 op/s for "
+    what = f"rolling {args.roll}" if args.roll else "moving"
+    print(f"{args.participants} participants, host {what} at {args.rate:g} ops/s and {args.movers} players at 1 op/s for "
           f"{args.seconds:g} s{during}: {count} deliveries (expected {total}); latency p50 {pct(0.5):.1f} ms, "
           f"p99 {pct(0.99):.1f} ms, max {latencies[-1] * 1000:.1f} ms; lost or reordered: {lost + total - count}; "
           f"errors: {errors}; host echoes read: {echoes}")
@@ -288,6 +291,7 @@ def main():
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--workers", type=int, default=2, help="processes the participants are spread over")
     parser.add_argument("--join-ops", type=int, default=10000, help="ops before the late join (0: skip)")
+    parser.add_argument("--roll", metavar="FORMULA", help="the host rolls FORMULA (a `roll` op) instead of moving a token")
     parser.add_argument("--during-import", metavar="PACK",
                         help="upload PACK over HTTP into the same server a third of the way into the measurement")
     args = parser.parse_args()

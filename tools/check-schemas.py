@@ -212,6 +212,7 @@ SAMPLE_OPS = [
     {"kind": "pause", "channel": "music", "serverTime": 1800000000000},
     {"kind": "stop", "channel": "music"},
     {"kind": "volume", "channel": "music", "volume": 0.25},
+    {"kind": "dice", "asset": "sha256:" + "7" * 64}, {"kind": "dice", "asset": None, "by": "p1"},
 ]
 
 

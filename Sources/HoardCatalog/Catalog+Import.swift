@@ -20,10 +20,13 @@ public struct ImportCommit: Sendable {
     public var totalBytes: Int64
     /// The pack's licence, readme and credits files (their blobs are among `blobs`).
     public var documents: [PackDocument]
+    /// The grid its art was made for (`packVersion.grid`, null when square).
+    public var grid: PackGrid
 
     /// Creates a commit.
     public init(group: String, pack: String, version: String, manifestDigest: Digest, blobs: [BlobRecord],
-                assets: [(descriptor: AssetDescriptor, digest: Digest)], totalBytes: Int64, documents: [PackDocument] = []) {
+                assets: [(descriptor: AssetDescriptor, digest: Digest)], totalBytes: Int64, documents: [PackDocument] = [],
+                grid: PackGrid = .square) {
         self.group = group
         self.pack = pack
         self.version = version
@@ -32,6 +35,7 @@ public struct ImportCommit: Sendable {
         self.assets = assets
         self.totalBytes = totalBytes
         self.documents = documents
+        self.grid = grid
     }
 }
 
@@ -122,7 +126,8 @@ extension SQLiteCatalog {
             }
             var version = PackVersionRecord(
                 id: nil, packId: pack.id ?? 0, version: commit.version, manifestDigest: commit.manifestDigest,
-                assetCount: commit.assets.count, totalBytes: commit.totalBytes, importedAt: now)
+                assetCount: commit.assets.count, totalBytes: commit.totalBytes, importedAt: now,
+                grid: commit.grid.isHex ? commit.grid.description : nil)
             try version.insert(db)
             // kind and name are the asset's, copied for the listing index (migration v8-catalog-scale).
             let insertMember = try RowInserter(

@@ -70,6 +70,8 @@ public struct AssetQuery: Sendable, Hashable {
     public var text: String?
     /// Only assets of this footprint.
     public var footprint: Footprint?
+    /// Only packs made for this grid (square, or hex of either orientation).
+    public var grid: PackGrid.Kind?
     /// Which packs may be shown.
     public var visibility: PackVisibility = .all
     /// Start after this asset (keyset paging); when set, `offset` is ignored.
@@ -81,8 +83,10 @@ public struct AssetQuery: Sendable, Hashable {
 
     /// Creates a query.
     public init(pack: String? = nil, kind: AssetKind? = nil, text: String? = nil, footprint: Footprint? = nil,
-                visibility: PackVisibility = .all, after: AssetCursor? = nil, offset: Int = 0, limit: Int = 100) {
+                visibility: PackVisibility = .all, after: AssetCursor? = nil, offset: Int = 0, limit: Int = 100,
+                grid: PackGrid.Kind? = nil) {
         self.pack = pack
+        self.grid = grid
         self.kind = kind
         self.text = text
         self.footprint = footprint
@@ -170,13 +174,15 @@ extension SQLiteCatalog {
             conditions.append("p.name = ?")
             arguments += [pack]
         }
+        if let grid = query.gridCondition { conditions.append(grid) }
         return try Row.fetchAll(db, sql: """
-            SELECT p.name, p.currentVersionId, p.name >= ? AS atOrAfter, p.name = ? AS isCursorPack, \(count) AS count
+            SELECT p.name, p.currentVersionId, p.name >= ? AS atOrAfter, p.name = ? AS isCursorPack, \(count) AS count,
+                \(AssetQuery.gridColumn) AS grid
             FROM pack p WHERE \(conditions.joined(separator: " AND ")) ORDER BY p.name
             """, arguments: arguments).map { row in
             ListedPack(
                 name: row["name"], versionId: row["currentVersionId"], count: row["count"],
-                isAtOrAfterCursor: query.after == nil || row["atOrAfter"] as Bool, isCursorPack: row["isCursorPack"])
+                isAtOrAfterCursor: query.after == nil || row["atOrAfter"] as Bool, isCursorPack: row["isCursorPack"], grid: row["grid"])
         }
     }
 
@@ -201,7 +207,7 @@ extension SQLiteCatalog {
             }
             arguments += [limit, skip]
             return try Row.fetchAll(db, sql: pageSQL(conditions.joined(separator: " AND ")), arguments: arguments)
-                .compactMap { listedRow($0, pack: pack.name) }
+                .compactMap { listedRow($0, pack: pack.name, grid: pack.grid) }
         }
     }
 
@@ -230,7 +236,10 @@ extension SQLiteCatalog {
         let sql = searchSQL(from: from, conditions.joined(separator: " AND "), after: after)
         let found = try Row.fetchAll(db, sql: sql, arguments: arguments)
         let total = found.first.map { $0["total"] as Int } ?? 0
-        let rows = found.compactMap { row in (row["pack"] as String?).flatMap { listedRow(row, pack: $0) } }
+        let grids = Dictionary(packs.map { ($0.versionId, $0.grid) }) { first, _ in first }
+        let rows = found.compactMap { row in
+            (row["pack"] as String?).flatMap { listedRow(row, pack: $0, grid: (row["version"] as Int64?).flatMap { grids[$0] } ?? nil) }
+        }
         return (Array(rows.prefix(query.limit)), total, rows.count > query.limit)
     }
 
@@ -298,8 +307,8 @@ extension SQLiteCatalog {
     static func searchSQL(from: String, _ conditions: String, after: String) -> String {
         """
         WITH matches AS MATERIALIZED (
-            SELECT p.name AS pack, pva.kind, pva.name, pva.assetDigest FROM \(from) WHERE \(conditions))
-        SELECT t.total, page.pack, page.assetDigest, page.kind, page.name, a.footprintWidth, a.footprintHeight
+            SELECT p.name AS pack, pva.kind, pva.name, pva.assetDigest, pva.packVersionId AS version FROM \(from) WHERE \(conditions))
+        SELECT t.total, page.pack, page.assetDigest, page.kind, page.name, a.footprintWidth, a.footprintHeight, page.version
         FROM (SELECT COUNT(*) AS total FROM matches) t
         LEFT JOIN (SELECT * FROM matches WHERE \(after) ORDER BY pack, kind, name, assetDigest LIMIT ? OFFSET ?) page
         LEFT JOIN asset a ON a.digest = page.assetDigest
@@ -325,9 +334,10 @@ extension SQLiteCatalog {
     /// From a membership row to its pack.
     static let packJoins = " CROSS JOIN packVersion v ON v.id = pva.packVersionId CROSS JOIN pack p ON p.id = v.packId"
 
-    static func listedRow(_ row: Row, pack: String) -> ListedRow? {
+    static func listedRow(_ row: Row, pack: String, grid: String?) -> ListedRow? {
         guard let digest = Digest.fromDatabaseValue(row["assetDigest"]) else { return nil }
         return ListedRow(
-            pack: pack, digest: digest, kind: row["kind"], name: row["name"], width: row["footprintWidth"], height: row["footprintHeight"])
+            pack: pack, digest: digest, kind: row["kind"], name: row["name"], width: row["footprintWidth"], height: row["footprintHeight"],
+            grid: grid)
     }
 }

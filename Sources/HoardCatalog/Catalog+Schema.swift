@@ -255,6 +255,10 @@ extension SQLiteCatalog {
                 t.primaryKey(["sessionId", "seq"])
             }
         }
+        migrator.registerMigration("v17-pack-grid") { db in
+            // The grid a pack version's art was made for: null when square, else `hex-flat` or `hex-pointy`.
+            try db.alter(table: "packVersion") { t in t.add(column: "grid", .text) }
+        }
         return migrator
     }
 }

@@ -13,14 +13,17 @@ package struct ListedPack: Sendable {
     package var isAtOrAfterCursor: Bool
     /// Whether it is the cursor's pack (compared ignoring case).
     package var isCursorPack: Bool
+    /// The grid its current version's art was made for (`packVersion.grid`; nil: square).
+    package var grid: String?
 
     /// A listed pack.
-    package init(name: String, versionId: Int64, count: Int, isAtOrAfterCursor: Bool, isCursorPack: Bool) {
+    package init(name: String, versionId: Int64, count: Int, isAtOrAfterCursor: Bool, isCursorPack: Bool, grid: String? = nil) {
         self.name = name
         self.versionId = versionId
         self.count = count
         self.isAtOrAfterCursor = isAtOrAfterCursor
         self.isCursorPack = isCursorPack
+        self.grid = grid
     }
 }
 
@@ -38,19 +41,30 @@ package struct ListedRow: Sendable {
     package var width: Int
     /// Its footprint's height.
     package var height: Int
+    /// Its pack's grid (``ListedPack/grid``).
+    package var grid: String?
 
     /// A listed row.
-    package init(pack: String, digest: Digest, kind: String, name: String, width: Int, height: Int) {
+    package init(pack: String, digest: Digest, kind: String, name: String, width: Int, height: Int, grid: String? = nil) {
         self.pack = pack
         self.digest = digest
         self.kind = kind
         self.name = name
         self.width = width
         self.height = height
+        self.grid = grid
     }
 }
 
 extension AssetQuery {
+    /// The SQL condition on a pack `p` (both backends) that keeps the packs of the query's grid; nil without one.
+    package var gridCondition: String? {
+        grid.map { Self.gridColumn + ($0 == .hex ? " IS NOT NULL" : " IS NULL") }
+    }
+
+    /// The column (both backends) of a pack `p`'s current version's grid.
+    package static let gridColumn = #"(SELECT v.grid FROM "packVersion" v WHERE v.id = p."currentVersionId")"#
+
     /// Browsing (no search text), on either backend: whole packs are skipped by their counts, then `page` gives one
     /// pack's next rows in index order, at most `limit` after skipping `skip` (and, in the cursor's pack, only those
     /// after the cursor). Gives the page, the total and whether more rows follow it.
@@ -88,7 +102,7 @@ extension AssetPage {
             return AssetListing(
                 digest: row.digest, kind: AssetKind(rawValue: row.kind), name: row.name, pack: row.pack, footprint: footprint,
                 variants: variants[row.digest] ?? [], thumbnail: renditions[row.digest]?["thumbnail"],
-                preview: renditions[row.digest]?["preview"])
+                preview: renditions[row.digest]?["preview"], grid: row.grid.flatMap(PackGrid.init))
         }
         let next = hasMore ? rows.last.map { AssetCursor(pack: $0.pack, kind: $0.kind, name: $0.name, digest: $0.digest) } : nil
         self.init(assets: assets, total: total, next: next)

@@ -242,6 +242,8 @@ struct PackVersionRecord: Codable, Sendable, Hashable, FetchableRecord, MutableP
     var assetCount: Int
     var totalBytes: Int64
     var importedAt: Date
+    /// `hex-flat` or `hex-pointy` (``PackGrid``); nil when square (`v17-pack-grid`).
+    var grid: String?
 
     public enum Columns {
         static let packId = Column(CodingKeys.packId)

@@ -86,11 +86,17 @@ public struct AssetSearch: Sendable, Hashable {
     public var pack: String?
     /// `WxH`, e.g. `2x2`.
     public var footprint: String?
+    /// Only packs made for this grid (`pack.json`'s `grid`).
+    public var grid: PackGrid.Kind?
     public var limit: Int?
     /// `nextCursor` of the page before.
     public var cursor: String?
 
-    public init(text: String? = nil, kind: String? = nil, pack: String? = nil, footprint: String? = nil, limit: Int? = nil, cursor: String? = nil) {
+    public init(
+        text: String? = nil, kind: String? = nil, pack: String? = nil, footprint: String? = nil, limit: Int? = nil, cursor: String? = nil,
+        grid: PackGrid.Kind? = nil
+    ) {
+        self.grid = grid
         self.text = text
         self.kind = kind
         self.pack = pack
@@ -270,7 +276,7 @@ extension HoardClient {
     public func assets(_ search: AssetSearch = AssetSearch()) async throws -> AssetPage {
         let fields: [(String, String?)] = [
             ("q", search.text), ("kind", search.kind), ("pack", search.pack), ("footprint", search.footprint),
-            ("limit", search.limit.map(String.init)), ("cursor", search.cursor),
+            ("grid", search.grid?.rawValue), ("limit", search.limit.map(String.init)), ("cursor", search.cursor),
         ]
         let query = fields.compactMap { name, value in value.map { "\(name)=\(Self.queryValue($0))" } }.joined(separator: "&")
         return try await dated("GET", "/v1/assets" + (query.isEmpty ? "" : "?" + query), as: AssetPage.self)

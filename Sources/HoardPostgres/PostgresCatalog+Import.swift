@@ -34,9 +34,9 @@ extension PostgresCatalog {
             try Self.insertBlobs(commit.blobs, tx)
             try Self.insertAssets(commit.assets, tx)
             let versionId = try tx.value(#"""
-                INSERT INTO "packVersion" ("packId", version, "manifestDigest", "assetCount", "totalBytes", "importedAt")
+                INSERT INTO "packVersion" ("packId", version, "manifestDigest", "assetCount", "totalBytes", "importedAt", grid)
                 VALUES (\#(packId), \#(commit.version), \#(commit.manifestDigest.description), \#(Int64(commit.assets.count)),
-                        \#(commit.totalBytes), \#(now))
+                        \#(commit.totalBytes), \#(now), \#(commit.grid.isHex ? commit.grid.description : nil))
                 RETURNING id
                 """#, as: Int64.self) ?? 0
             // kind and name are the asset's, copied for the listing index (migration v8-catalog-scale).

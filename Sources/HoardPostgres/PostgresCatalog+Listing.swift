@@ -105,16 +105,18 @@ extension PostgresCatalog {
         case .publicAnd(nil): conditions.append(#"p."isPublic""#)
         }
         if let pack = query.pack { conditions.append("p.name = \(statement.bind(pack))") }
+        if let grid = query.gridCondition { conditions.append(grid) }
         statement.sql = #"""
             SELECT p.name, p."currentVersionId", \#(packOrder) >= lower(\#(cursorPack) COLLATE "C"),
                    \#(packOrder) = lower(\#(cursorPack) COLLATE "C"),
-                   (SELECT COALESCE(sum("assetCount"), 0)::bigint FROM "packVersionKind" WHERE \#(counted))
+                   (SELECT COALESCE(sum("assetCount"), 0)::bigint FROM "packVersionKind" WHERE \#(counted)), \#(AssetQuery.gridColumn)
             FROM pack p WHERE \#(conditions.joined(separator: " AND ")) ORDER BY \#(packOrder), p.id
             """#
-        return try tx.rows(statement, as: (String, Int64, Bool, Bool, Int).self).map { name, version, atOrAfter, isCursorPack, count in
+        return try tx.rows(statement, as: (String, Int64, Bool, Bool, Int, String?).self).map {
+            name, version, atOrAfter, isCursorPack, count, grid in
             ListedPack(
                 name: name, versionId: version, count: count, isAtOrAfterCursor: query.after == nil || atOrAfter,
-                isCursorPack: isCursorPack)
+                isCursorPack: isCursorPack, grid: grid)
         }
     }
 
@@ -136,7 +138,9 @@ extension PostgresCatalog {
             }
             statement.sql = pageSQL(conditions.joined(separator: " AND "), limit: statement.bind(limit), offset: statement.bind(skip))
             return try tx.rows(statement, as: (String, String, String, Int, Int).self).compactMap { digest, kind, name, width, height in
-                Digest(digest).map { ListedRow(pack: pack.name, digest: $0, kind: kind, name: name, width: width, height: height) }
+                Digest(digest).map {
+                    ListedRow(pack: pack.name, digest: $0, kind: kind, name: name, width: width, height: height, grid: pack.grid)
+                }
             }
         }
     }
@@ -156,11 +160,13 @@ extension PostgresCatalog {
         statement.sql = searchSQL(
             conditions.joined(separator: " AND "), after: after, limit: statement.bind(query.limit + 1),
             offset: statement.bind(query.after == nil ? query.offset : 0))
-        let found = try tx.rows(statement, as: (Int, String?, String?, String?, String?, Int?, Int?).self)
+        let found = try tx.rows(statement, as: (Int, String?, String?, String?, String?, Int?, Int?, Int64?).self)
         let total = found.first?.0 ?? 0
-        let rows = found.compactMap { _, pack, digest, kind, name, width, height -> ListedRow? in
+        let grids = Dictionary(packs.map { ($0.versionId, $0.grid) }) { first, _ in first }
+        let rows = found.compactMap { _, pack, digest, kind, name, width, height, version -> ListedRow? in
             guard let pack, let digest = digest.flatMap(Digest.init), let kind, let name, let width, let height else { return nil }
-            return ListedRow(pack: pack, digest: digest, kind: kind, name: name, width: width, height: height)
+            let grid = version.flatMap { grids[$0] } ?? nil
+            return ListedRow(pack: pack, digest: digest, kind: kind, name: name, width: width, height: height, grid: grid)
         }
         return (Array(rows.prefix(query.limit)), total, rows.count > query.limit)
     }
@@ -195,10 +201,10 @@ extension PostgresCatalog {
     static func searchSQL(_ conditions: String, after: String, limit: String, offset: String) -> String {
         #"""
         WITH matches AS MATERIALIZED (
-            SELECT p.name AS pack, pva.kind, pva.name, pva."assetDigest"
+            SELECT p.name AS pack, pva.kind, pva.name, pva."assetDigest", pva."packVersionId" AS version
             FROM "packVersionAsset" pva JOIN "packVersion" v ON v.id = pva."packVersionId" JOIN pack p ON p.id = v."packId"
             WHERE \#(conditions))
-        SELECT t.total, page.pack, page."assetDigest", page.kind, page.name, a."footprintWidth", a."footprintHeight"
+        SELECT t.total, page.pack, page."assetDigest", page.kind, page.name, a."footprintWidth", a."footprintHeight", page.version
         FROM (SELECT count(*) AS total FROM matches) t
         LEFT JOIN (SELECT * FROM matches WHERE \#(after)
                    ORDER BY lower(pack COLLATE "C"), kind, name, "assetDigest" LIMIT \#(limit) OFFSET \#(offset)) page ON true

@@ -403,6 +403,7 @@ public enum PostgresSchema {
                 PRIMARY KEY ("sessionId", seq))
             """,
         ]),
+        Migration(name: "v17-pack-grid", statements: [#"ALTER TABLE "packVersion" ADD COLUMN grid text"#]),
     ]
 
     /// SQLite's statement with the mixed-case identifiers it uses quoted, as PostgreSQL needs them.

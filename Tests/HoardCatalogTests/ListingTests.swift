@@ -55,6 +55,30 @@ import Testing
         #expect(page.total == 90)
     }
 
+    /// A pack version made for hexes lists its grid with each asset, and the grid filter keeps or leaves out its
+    /// packs, browsing, searching and in the facets alike; a later square version of the pack is square again.
+    @Test(arguments: CatalogBackendKind.allCases)
+    func theGridFilterKeepsThePacksMadeForItAndEachAssetSaysItsPacksGrid(_ kind: CatalogBackendKind) throws {
+        let catalog = try Self.catalog(kind)
+        let pointy = PackGrid(type: .hex, orientation: .pointy)
+        var hex = CommitFixture(group: "dragons", pack: "gamma", version: "2", assets: [
+            AssetSpec(kind: .texture, name: "cave/hex-grass", pictures: [PictureSpec(scale: 1, width: 62, height: 72, size: 100, label: "hex")]),
+        ]).commit
+        hex.grid = pointy
+        _ = try catalog.record(hex)
+        let hexes = try Self.walk(catalog, AssetQuery(limit: 7, grid: .hex))
+        #expect(hexes.map(\.name) == ["cave/hex-grass"] && hexes.allSatisfy { $0.grid == pointy })
+        let squares = try Self.walk(catalog, AssetQuery(limit: 7, grid: .square))
+        #expect(squares.count == 60 && squares.allSatisfy { $0.pack != "gamma" && $0.grid == nil })
+        #expect(try catalog.assetPage(AssetQuery(text: "hex", grid: .hex)).assets.first?.grid == pointy)
+        #expect(try catalog.assetPage(AssetQuery(text: "goblin", grid: .hex)).total == 0)
+        #expect(try catalog.assetFacets(AssetQuery(grid: .hex)).kind == ["texture": 1])
+        _ = try catalog.record(CommitFixture(group: "dragons", pack: "gamma", version: "3", assets: [
+            AssetSpec(kind: .token, name: "square-again", pictures: [PictureSpec(scale: 1, width: 64, height: 64, size: 100, label: "sq")]),
+        ]).commit)
+        #expect(try catalog.assetPage(AssetQuery(grid: .hex)).total == 0)
+    }
+
     @Test(arguments: CatalogBackendKind.allCases)
     func offsetPagesMatchTheCursorPages(_ kind: CatalogBackendKind) throws {
         let catalog = try Self.catalog(kind)

@@ -51,15 +51,24 @@ import Testing
         #expect(left == 0 && top == 0, "\(layout): the map's box starts at (\(left), \(top))")
     }
 
+    /// A million pairs up to 16 cells apart on each axis: the distance both ways equals the breadth-first step count.
+    /// The counts are taken once from the four cells (0, 0), (1, 0), (0, 1) and (1, 1): moving a pair by even amounts
+    /// on both axes keeps its place in every layout's offsets, so each pair is one of theirs moved.
     @Test(arguments: [Grid.square] + HexLayout.all.map(Grid.hex))
-    func distanceIsSymmetricAndCountsBreadthFirstSteps(_ grid: Grid) {
+    func distanceIsSymmetricAndCountsBreadthFirstStepsForAMillionPairs(_ grid: Grid) {
+        let origins = [Cell(x: 0, y: 0), Cell(x: 1, y: 0), Cell(x: 0, y: 1), Cell(x: 1, y: 1)]
+        let steps = origins.map { Self.steps(from: $0, within: 26, on: grid) }
         var random = SeededRandom(seed: 3)
-        for _ in 0..<300 {
-            let a = Cell(x: random.int(-50...50), y: random.int(-50...50))
-            let b = Cell(x: a.x + random.int(-8...8), y: a.y + random.int(-8...8))
-            #expect(grid.distance(a, b) == grid.distance(b, a))
-            #expect(grid.distance(a, b) == Self.steps(from: a, to: b, on: grid), "\(grid) \(a) → \(b)")
+        var wrong: [String] = []
+        for _ in 0..<1_000_000 {
+            let a = Cell(x: random.int(-20_000...20_000), y: random.int(-20_000...20_000))
+            let b = Cell(x: a.x + random.int(-16...16), y: a.y + random.int(-16...16))
+            let (px, py) = (a.x & 1, a.y & 1)
+            let counted = steps[px + 2 * py][Cell(x: b.x - a.x + px, y: b.y - a.y + py)]
+            let (there, back) = (grid.distance(a, b), grid.distance(b, a))
+            if there != back || there != counted, wrong.count < 5 { wrong.append("\(a) → \(b): \(there), back \(back), BFS \(String(describing: counted))") }
         }
+        #expect(wrong.isEmpty, "\(grid): \(wrong)")
     }
 
     @Test(arguments: [Grid.square] + HexLayout.all.map(Grid.hex))
@@ -133,16 +142,16 @@ import Testing
         #expect(MapCheck.problem(in: hex) == nil)
     }
 
-    /// Breadth-first steps from `a` to `b` over `grid.neighbours`: the definition distance must match.
-    static func steps(from a: Cell, to b: Cell, on grid: Grid) -> Int {
-        var seen: Set<Cell> = [a]
-        var frontier = [a]
-        var steps = 0
-        while !frontier.contains(b) {
-            steps += 1
-            frontier = frontier.flatMap { grid.neighbours(of: $0) }.filter { seen.insert($0).inserted }
+    /// Breadth-first steps from `origin` to every cell at most `radius` steps away, over `grid.neighbours`.
+    static func steps(from origin: Cell, within radius: Int, on grid: Grid) -> [Cell: Int] {
+        var found = [origin: 0]
+        var frontier = [origin]
+        for step in 1...radius {
+            frontier = frontier.flatMap { grid.neighbours(of: $0) }.filter { found[$0] == nil }
+            for cell in frontier { found[cell] = step }
+            frontier = Array(Set(frontier))
         }
-        return steps
+        return found
     }
 }
 

@@ -56,7 +56,7 @@ import Testing
         for size in 1...4 {
             var table = Self.table(grid: grid, width: 10, height: 8)
             table.footprints[Self.ogre] = Footprint(width: size, height: size)!
-            for _ in 0..<300 {
+            for _ in 0..<2_500 {
                 let (x, y) = (Int(random.next(upperBound: 10)), Int(random.next(upperBound: 8)))
                 let fits = Grid.hex(layout).fits(Footprint(width: size, height: size)!, at: Cell(x: x, y: y), columns: 10, rows: 8)
                 let accepted = (try? table.apply(Self.move("ogre", x, y), by: .host)) != nil

@@ -148,3 +148,23 @@ func nameAndVersionMustBe1To128PrintableCharacters(_ field: String) throws {
     #expect(PackFile.unknownKeys(Array("not json".utf8)).isEmpty)
     #expect(PackFile.unknownKeys(Array(#"["name"]"#.utf8)).isEmpty)
 }
+
+/// `grid` says what the art was made for: square by default, hex flat (its default) or pointy; a square grid with an
+/// orientation, or a type Hoard does not know, is refused naming the field. The manifest keeps a hex grid only, so a
+/// square pack's manifest has the bytes it had before packs could say their grid.
+@Test func aPackFileSaysItsGridAndTheManifestKeepsAHexOne() throws {
+    #expect(try parse("{}").get().effectiveGrid == .square)
+    let hex = try parse(#"{"grid": {"type": "hex", "orientation": "pointy"}, "tilePixels": 72}"#).get()
+    #expect(hex.effectiveGrid == PackGrid(type: .hex, orientation: .pointy))
+    #expect(try parse(#"{"grid": {"type": "hex"}}"#).get().grid == PackGrid(type: .hex, orientation: .flat))
+    for wrong in [#"{"type": "square", "orientation": "flat"}"#, #"{"type": "hexagon"}"#, #"{"type": "hex", "orientation": "up"}"#] {
+        let problem = try refusal(#"{"grid": \#(wrong)}"#)
+        #expect(problem.code == .badManifest && problem.message.contains("grid"), "\(wrong): \(problem.message)")
+    }
+    #expect(PackFile.unknownKeys(Array(#"{"grid": {"type": "hex"}}"#.utf8)).isEmpty)
+    let entry = PackManifest.Entry(digest: Digest(bytes: [UInt8](repeating: 1, count: 32))!, kind: .texture, name: "grass")
+    let square = try CanonicalJSON.encode(PackManifest(name: "p", version: "1", packFile: try parse(#"{"grid": {"type": "square"}}"#).get(), assets: [entry]))
+    #expect(!String(decoding: square, as: UTF8.self).contains("grid"))
+    let hexManifest = try CanonicalJSON.encode(PackManifest(name: "p", version: "1", packFile: hex, assets: [entry]))
+    #expect(String(decoding: hexManifest, as: UTF8.self).contains(#""grid":{"orientation":"pointy","type":"hex"}"#))
+}

@@ -64,6 +64,7 @@ private func ids(_ map: JSONValue) -> [String] {
             #"{"at":[2,3],"channel":"rain","kind":"play","loop":true,"offset":4.5,"radius":3,"serverTime":1000,"track":"\#(art(1).stringValue!)","volume":0.5}"#,
             #"{"channel":"music","kind":"play","to":["host"]}"#, #"{"channel":"music","kind":"pause"}"#, #"{"channel":"music","kind":"stop"}"#,
             #"{"channel":"music","kind":"volume","volume":0.25}"#,
+            #"{"asset":"\#(art(1).stringValue!)","by":"p1","kind":"dice"}"#, #"{"asset":null,"kind":"dice"}"#,
         ]
         for text in ops {
             let parsed = try op(text)
@@ -119,6 +120,25 @@ private func ids(_ map: JSONValue) -> [String] {
 }
 
 @Suite struct TableTests {
+    /// Each chooses their own dice: kept in the map's `dice`, seen by everyone (their art too), cleared with null; a
+    /// player choosing for someone else is refused and changes nothing.
+    @Test func eachChoosesTheirOwnDiceAndEveryoneSeesThem() throws {
+        var table = Table(map: map())
+        let ember = try #require(Digest(art(7).stringValue!))
+        let change = try table.apply(.chooseDice(by: "ana", asset: ember), by: .participant("ana"))
+        #expect(change.views == nil && change.art.first?.digests == [ember])
+        _ = try table.apply(.chooseDice(by: "host:1", asset: ember), by: .host)
+        #expect(table.chosenDice == ["ana": ember, "host:1": ember])
+        #expect(table.view(for: .participant("bo"))["dice"]?["ana"] == art(7))
+        #expect(table.artAudiences()[ember] == .everyone)
+        #expect { try table.apply(.chooseDice(by: "bo", asset: nil), by: .participant("ana")) } throws: { ($0 as? TableError)?.code == .forbidden }
+        #expect { try table.apply(.chooseDice(by: "", asset: ember), by: .host) } throws: { ($0 as? TableError)?.code == .forbidden }
+        _ = try table.apply(.chooseDice(by: "ana", asset: nil), by: .participant("ana"))
+        #expect(table.chosenDice == ["host:1": ember])
+        #expect((try? MapCheck.admitted(table.map).get()) != nil, "a map with its dice passes the door")
+        #expect(MapCheck.problem(in: .object(["dice": .object(["ana": .string("red")])]))?.contains("dice digests") == true)
+    }
+
     @Test func aMapIsKeptAsItCameUntilAnOpChangesIt() throws {
         let document = map()
         let table = Table(map: document)

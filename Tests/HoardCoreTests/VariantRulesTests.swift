@@ -139,3 +139,23 @@ func theFootprintIsCheckedOnlyForKindsThatAskForIt(_ kind: AssetKind) throws {
     #expect(VariantRules.check(candidates, footprint: .single, kind: Decal(checksFootprintAgainstPixels: true), tilePixels: 256)
         .map(\.code) == [.footprintMismatch])
 }
+
+/// A hex pack's pictures are hexagons in their bounding box: a regular flat hex at 72 px is 72 × 62, a pointy one
+/// 62 × 72, Wesnoth's 72 × 72; none is "smaller than its footprint" there, while on squares a 72 × 62 tile is, and a
+/// picture short on both sides is on hexes too.
+@Test func aHexPacksShorterSideIsAHexagonsNotASmallerPicture() throws {
+    func warned(_ width: Int, _ height: Int, _ grid: PackGrid) throws -> Bool {
+        let problems = VariantRules.check(
+            [candidate(1, width, height, entry: "textures/grass.png")], footprint: .single, kind: try definition(.texture), tilePixels: 72,
+            grid: grid)
+        return problems.contains { $0.code == .footprintMismatch }
+    }
+    let flat = PackGrid(type: .hex, orientation: .flat)
+    for (width, height) in [(72, 62), (62, 72), (72, 72), (70, 60)] {
+        #expect(try !warned(width, height, flat), "\(width)×\(height) on hexes")
+    }
+    #expect(try warned(72, 62, .square), "72×62 on squares")
+    #expect(try warned(62, 62, flat), "both sides short")
+    #expect(try warned(72, 48, flat), "flatter than a hexagon")
+    #expect(try warned(90, 72, flat), "wider than the tile")
+}

@@ -84,6 +84,7 @@ import Testing
         "rotateJoinCode": "401 401 404 404 403 200 200 403 404 401 403",
         // The dice: whoever sees the session reads the commitment; its host (or an operator) reveals the seed.
         "getSessionDice": "401 401 404 404 200 200 200 200 404 401 200",
+        "getSessionDiceChoices": "401 401 404 404 200 200 200 200 404 401 200",
         "revealSessionDice": "401 401 404 404 403 200 200 403 404 401 403",
         // Each group's dice statistics are its members' (blue's are its own, empty).
         "getDiceStatistics": "401 401 200 200 200 200 200 403 403 401 200",
@@ -186,6 +187,7 @@ import Testing
         case "getSession": return (.get, session, nil, "")
         case "rotateJoinCode": return (.post, session + "/code", nil, "")
         case "getSessionDice": return (.get, session + "/dice", nil, "")
+        case "getSessionDiceChoices": return (.get, session + "/dice/choices", nil, "")
         case "revealSessionDice": return (.post, session + "/dice/reveal", nil, "")
         case "getDiceStatistics": return (.get, "/v1/dice/statistics", nil, "")
         case "sessionLiveChannel": return (.get, session + "/live", nil, "")

@@ -52,20 +52,57 @@ import Testing
         }
     }
 
-    /// A zip at `path` of the same green `side`×`side` PNG at each of `pictures`, with `packJSON` as its pack.json if given.
-    func writeZip(at path: String, side: Int, pictures: [String], packJSON: String? = nil) throws {
+    /// A zip at `path` of the same green `side`×`side` PNG (`side`×`height` when given) at each of `pictures`, with
+    /// `packJSON` as its pack.json if given.
+    func writeZip(at path: String, side: Int, height: Int? = nil, pictures: [String], packJSON: String? = nil) throws {
         try Python.run(
             """
             import struct, sys, zipfile, zlib
             def chunk(k, d): return struct.pack(">I", len(d)) + k + d + struct.pack(">I", zlib.crc32(k + d))
-            side = int(sys.argv[2])
-            raw = b"".join(b"\\x00" + bytes([20, 150, 50, 255]) * side for _ in range(side))
-            png = (b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 6, 0, 0, 0))
+            side, height = (int(v) for v in sys.argv[2].split("x"))
+            raw = b"".join(b"\\x00" + bytes([20, 150, 50, 255]) * side for _ in range(height))
+            png = (b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, height, 8, 6, 0, 0, 0))
                    + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
             with zipfile.ZipFile(sys.argv[1], "w") as z:
                 if sys.argv[3]: z.writestr("pack.json", sys.argv[3])
                 for name in sys.argv[4:]: z.writestr(name, png)
-            """, [path, String(side), packJSON ?? ""] + pictures)
+            """, [path, "\(side)x\(height ?? side)", packJSON ?? ""] + pictures)
+    }
+
+    /// A pack whose pack.json says hex: its 72 × 62 hexes import without "smaller than the footprint" warnings, its
+    /// manifest says its grid, its listing carries it, and the listing's grid filter keeps it or leaves it out.
+    @Test func aHexPackSaysItsGridInItsManifestAndListingAndTheListingFiltersByIt() async throws {
+        try await Fixture.with { fixture in
+            let path = temporaryFile()
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let packJSON = #"{"name": "hexlands", "tilePixels": 72, "grid": {"type": "hex", "orientation": "flat"}}"#
+            try writeZip(at: path, side: 72, height: 62, pictures: ["textures/grass.png", "textures/dirt.png"], packJSON: packJSON)
+            let archive = try ByteBuffer(bytes: Array(Data(contentsOf: URL(fileURLWithPath: path))))
+            try await fixture.run { client in
+                let imported = try await client.execute(uri: "/v1/packs", method: .post, headers: auth(fixture.red), body: archive)
+                #expect(imported.status == .created)
+                let report = try imported.decode(ImportReport.self)
+                #expect(!report.warnings.contains { $0.code == .footprintMismatch }, "\(report.warnings)")
+                let summary = try #require(try fixture.hoard.catalog.packs().first { $0.name == "hexlands" })
+                let manifestDigest = try #require(summary.manifestDigest)
+                let bytes = try #require(try await fixture.hoard.read(manifestDigest))
+                let manifest = try JSONDecoder().decode(PackManifest.self, from: Data(bytes))
+                #expect(manifest.grid == PackGrid(type: .hex, orientation: .flat))
+                func page(_ query: String) async throws -> Page {
+                    try await client.execute(uri: "/v1/assets?limit=1000&" + query, method: .get, headers: auth(fixture.red)).decode(Page.self)
+                }
+                let all = try await page("")
+                let hex = try await page("grid=hex")
+                let square = try await page("grid=square")
+                #expect(hex.total == 2 && hex.assets.allSatisfy { $0.pack == "hexlands" && $0.grid == manifest.grid })
+                #expect(square.total == all.total - 2 && square.assets.allSatisfy { $0.pack != "hexlands" && $0.grid == nil })
+                #expect(try await page("grid=hex&q=gras").assets.map(\.name) == ["grass"], "search keeps the grid filter and says it")
+                #expect(try await page("grid=hex&q=gras").assets.first?.grid == manifest.grid)
+                try await client.execute(uri: "/v1/assets?grid=hexagon", method: .get, headers: auth(fixture.red)) { response in
+                    response.expectError(.badRequest, "BAD_REQUEST")
+                }
+            }
+        }
     }
 
     @Test func anUploadWithoutANameIsNamedFromItsFileAndItsProgressIdEndsWithIt() async throws {

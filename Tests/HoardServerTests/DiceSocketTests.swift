@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import NIOCore
 import HoardCore
 import HoardServer
 import HummingbirdTesting
@@ -23,7 +24,7 @@ import Testing
                 async let received = LiveClient.exchange(
                     port: port, session: room.id, token: ann, send: rolls, until: 1000, stop: #""type":"revealed""#, timeout: .seconds(60),
                     paced: true)
-                #expect(try await Fixture.eventually { try fixture.hoard.catalog.diceRolls(session: room.id).count == 3 })
+                #expect(try await Fixture.eventually(seconds: 30) { try fixture.hoard.catalog.diceRolls(session: room.id).count == 3 })
                 let seal = try #require(try fixture.hoard.catalog.diceSeal(session: room.id))
                 let seed = seal.seed.description
                 // What the player may read over HTTP before the reveal: the commitment, no seed, no rolls.
@@ -80,6 +81,66 @@ import Testing
                 }
                 #expect(statistics.dice.map(\.die) == ["d6", "d20"], "\(statistics)")
                 #expect(statistics.dice.map { $0.rollers.map(\.count) } == [[6], [1]])
+            }
+        }
+    }
+
+    /// Dice that are someone's: the table is offered its group's `dice` assets (not another group's table), a player
+    /// chooses one (never another asset, never for someone else), every roll of theirs names it and their name, and its
+    /// pictures are theirs to fetch. The group's statistics keep a member's record across sessions (by member id) and a
+    /// player's under their seat, with their names.
+    @Test func aPlayerChoosesTheGroupsDiceAndTheStatisticsKeepAMembersRecordAcrossSessions() async throws {
+        try await Fixture.with(packs: false) { fixture in
+            let path = temporaryFile()
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            try BrowseListingTests().writeZip(at: path, side: 64, pictures: ["dice/ember.png", "tokens/imp.png"], packJSON: #"{"name": "bones"}"#)
+            let archive = try ByteBuffer(bytes: Array(Data(contentsOf: URL(fileURLWithPath: path))))
+            try await fixture.run(.live) { client in
+                let port = try #require(client.port)
+                #expect(try await client.execute(uri: "/v1/packs", method: .post, headers: auth(fixture.red), body: archive).status == .created)
+                let imp = try #require(try fixture.hoard.catalog.assets(kind: .token).first).digest.description
+                let room = try await client.makeSession(token: fixture.red)
+                let ann = try await client.joinSession(code: room.code, name: "Ann")
+                let offered = try await client.execute(uri: "/v1/sessions/\(room.id)/dice/choices", method: .get, headers: auth(ann)) {
+                    try JSONDecoder().decode([String: [AssetListing]].self, from: Data(buffer: $0.body))["dice"] ?? []
+                }
+                let ember = try #require(offered.first)
+                #expect(offered.map(\.name) == ["ember"] && ember.kind == .dice)
+                #expect(try await client.json(.get, "/v1/sessions/\(room.id)/dice/choices", token: fixture.blue).status == .notFound)
+                let ops = [
+                    #"{"type":"op","opId":"imp","op":{"kind":"dice","asset":"\#(imp)"}}"#,
+                    #"{"type":"op","opId":"mine","op":{"kind":"dice","asset":"\#(ember.digest)","by":"host:someone"}}"#,
+                    #"{"type":"op","opId":"r1","op":{"kind":"roll","formula":"3d6"}}"#,
+                ]
+                let texts = try await LiveClient.exchange(
+                    port: port, session: room.id, token: ann, send: ops, until: 1000, stop: #""type":"rolled""#, paced: true)
+                let events = LiveClient.objects(texts)
+                let refused = try #require(events.first { $0["opId"] as? String == "imp" }, "\(texts)")
+                #expect(refused["code"] as? String == "BAD_OP" && (refused["message"] as? String)?.contains("none of the dice") == true, "\(refused)")
+                let chosen = try #require(events.first { $0["opId"] as? String == "mine" }?["op"] as? [String: Any], "\(texts)")
+                let rolled = try #require(events.first { $0["type"] as? String == "rolled" }, "\(texts)")
+                let annId = try #require(rolled["from"] as? String)
+                #expect(chosen["by"] as? String == annId, "the server says who chose")
+                #expect(rolled["dice"] as? String == ember.digest.description && rolled["name"] as? String == "Ann")
+                let picture = try #require(ember.variants.first).digest
+                #expect(try await client.json(.get, "/v1/blobs/\(picture)", token: ann).status == .ok, "the chosen dice' picture is the table's")
+                let shown = try await client.json(.get, "/v1/sessions/\(room.id)", token: ann)
+                #expect(((shown.json["map"] as? [String: Any])?["dice"] as? [String: String])?[annId] == ember.digest.description)
+
+                // The host rolls in this session and in the next: one record, over both.
+                for (index, session) in [room, try await client.makeSession(token: fixture.red, name: "Crypt II")].enumerated() {
+                    _ = try await LiveClient.exchange(
+                        port: port, session: session.id, token: fixture.red, send: [#"{"type":"op","opId":"h\#(index)","op":{"kind":"roll","formula":"2d6"}}"#],
+                        until: 100, stop: #""type":"rolled""#, name: "Red")
+                    #expect(try await client.json(.delete, "/v1/sessions/\(session.id)", token: fixture.red).status == .noContent)
+                }
+                let statistics = try await client.execute(uri: "/v1/dice/statistics", method: .get, headers: auth(fixture.red)) {
+                    try JSONDecoder().decode(DiceStatistics.self, from: Data(buffer: $0.body))
+                }
+                let d6 = try #require(statistics.dice.first { $0.die == "d6" }, "\(statistics)")
+                let host = try #require(d6.rollers.first { $0.who.hasPrefix("host:") }, "\(d6)")
+                #expect(host.count == 4 && host.name == "Red", "a member's dice add up across sessions: \(host)")
+                #expect(d6.rollers.first { $0.who == annId }.map { ($0.count, $0.name) } ?? (0, nil) == (3, "Ann"))
             }
         }
     }

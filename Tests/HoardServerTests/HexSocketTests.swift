@@ -69,4 +69,51 @@ struct HexSocketTests {
             #expect(try await table.show(player).text.contains("w-east"), "the wall along a revealed cell's side")
         }
     }
+
+    /// A map's first places are judged as moves are: by every hex of the art's footprint. Replacing the map with
+    /// another orientation keeps each token's size (it is its art's, never reset): the troll still covers seven hexes.
+    @Test func aMapsFirstPlacesAreJudgedByEveryHexAndAnOrientationChangeKeepsTheSizes() async throws {
+        let fixture = try await SessionFixture()
+        defer { fixture.remove() }
+        let tokens = try Hoard(dataDirectory: fixture.directory).catalog.assets(kind: .token)
+        let troll = try #require(tokens.first { $0.footprint.width == 3 }).digest.description
+        let goblin = try #require(tokens.first { $0.footprint.width == 1 }).digest.description
+        @Sendable func map(trollAt x: Int, _ y: Int, orientation: String = "flat") -> [String: Any] {
+            var map = Self.map(troll: troll, goblin: goblin)
+            map["grid"] = ["width": 12, "height": 9, "type": "hex", "orientation": orientation, "offset": "odd"]
+            map["tokens"] = [
+                ["id": "goblin", "asset": goblin, "x": 0, "y": 0, "number": 1], ["id": "troll", "asset": troll, "x": x, "y": y, "number": 2],
+            ]
+            return map
+        }
+        let app = try await buildApplication(fixture.configuration)
+        try await app.test(.live) { client in
+            let host = fixture.hostToken
+            // Its anchor (0, 4) is on the map, its ring is not; the goblin's one hex at (0, 0) is.
+            let off = try await client.json(.post, "/v1/sessions", token: host, body: ["name": "Off", "map": map(trollAt: 0, 4)])
+            #expect(off.status == .badRequest)
+            let error = off.json["error"] as? [String: Any]
+            #expect(error?["code"] as? String == "BAD_MAP")
+            let message = error?["message"] as? String ?? ""
+            #expect(message.contains("\"troll\" in tokens") && message.contains("7 hexes leave the 12×9 grid"), "\(message)")
+
+            let created = try await client.json(.post, "/v1/sessions", token: host, body: ["name": "On", "map": map(trollAt: 1, 4)])
+            try #require(created.status == .created, "\(created.json)")
+            let id = try #require(created.json["id"] as? String)
+            // The same map turned pointy: (1, 4) in pointy-odd has its ring on the map too; (1, 0) would not.
+            let turned = try await client.json(.put, "/v1/sessions/\(id)/map", token: host, body: map(trollAt: 1, 4, orientation: "pointy"))
+            #expect(turned.status == .ok, "\(turned.json)")
+            let table = Table(
+                client: client, fixture: fixture, port: try #require(client.port), session: id,
+                code: try #require(created.json["code"] as? String), art: [troll, goblin])
+            let refused = LiveClient.objects(try await table.live(
+                host, send: [TableSocketTests.op(#"{"kind":"move","token":"troll","x":5,"y":0}"#, id: "top")], until: 5, stop: "OUT_OF_GRID"))
+            let answer = try #require(refused.first { $0["opId"] as? String == "top" }, "\(refused)")
+            #expect((answer["message"] as? String)?.contains("7 hexes") == true, "the troll keeps its seven hexes: \(answer)")
+            let moved = LiveClient.objects(try await table.live(
+                host, send: [TableSocketTests.op(#"{"kind":"move","token":"troll","x":5,"y":1}"#, id: "in")], until: 5, stop: "\"in\""))
+            let done = moved.first { $0["opId"] as? String == "in" }
+            #expect(done?["type"] as? String == "op" || done?["type"] as? String == "ack", "one row down it fits: \(moved)")
+        }
+    }
 }

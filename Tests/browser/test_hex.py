@@ -4,7 +4,7 @@
 Usage: Tests/browser/test_hex.py PATH/TO/hoard [--artefacts DIR] [--keep]
 
 A pack of flat-topped hex terrain in Wesnoth's shape (72 × 72 pictures, transparent outside the hexagon) and a token
-of size 3 is generated and imported; a 30 × 20 map painted edge to edge with it is opened at the host's table twice:
+of size 3 is generated and imported (its pack.json says hex: the listing and the browse page's filter show it as hex); a 30 × 20 map painted edge to edge with it is opened at the host's table twice:
 as a hex map (`grid.type` "hex", flat, odd) and, for comparison, as a square one. Checked, from the canvas's pixels:
 inside the map (a hex's width in from its edges) under 1 % of the pixels are near-black on the hex map, where the
 square grid shows the background through every hexagon's corners; the size-3 token covers the seven hexes around its
@@ -152,16 +152,22 @@ def main():
         pack = work / "hexlands.zip"
         files = {f"textures/{name}.png": hex_png(rgb) for name, rgb in TERRAIN.items()}
         files["tokens/ogre_3x3.png"] = solid_png(3 * HEX, OGRE)
-        pack_zip(pack, files, {"name": "hexlands", "version": "1.0.0", "tilePixels": HEX})
+        pack_zip(pack, files, {"name": "hexlands", "version": "1.0.0", "tilePixels": HEX, "grid": {"type": "hex", "orientation": "flat"}})
         server.run("import", "--group", "default", str(pack))
-        listed = server.call("GET", "/v1/assets?pack=hexlands&limit=100")["assets"]
+        listed = server.call("GET", "/v1/assets?grid=hex&limit=100")["assets"]
         digests = {asset["name"].split("_")[0]: asset["digest"] for asset in listed}
-        check.that(set(digests) == {"grass", "dirt", "water", "ogre"}, f"the hex pack is imported ({sorted(digests)})")
+        check.that(set(digests) == {"grass", "dirt", "water", "ogre"}, f"the hex pack is imported and listed as hex ({sorted(digests)})")
+        check.that(all(asset["grid"] == {"type": "hex", "orientation": "flat"} for asset in listed), "each of its assets says its grid")
 
         seat = Seat("host", (1400, 1000), shots)
         seats.append(seat)
         seat.driver.get(server.base + "/")
         seat.js("sessionStorage.setItem('hoard.token', arguments[0])", server.token)
+        # The browse page's grid filter: Hex shows the hex pack's four assets and nothing else.
+        seat.driver.get(server.base + "/#/?grid=hex")
+        seat.until(lambda: seat.js("return document.querySelectorAll('#grid .tile').length") == 4
+                   and seat.js("return document.querySelector('.chips.grids .active')?.textContent") == "Hex", "the hex filter")
+        check.that(True, "the browse page's Hex filter shows the hex pack's four assets")
         shares = {}
         for label, grid in (("hex", {"type": "hex", "orientation": "flat", "offset": "odd"}), ("square", {})):
             created = server.call("POST", "/v1/sessions", {"name": f"Hex {label}", "map": game_map(digests, grid)})

@@ -27,7 +27,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_web import ROOT, TABLET, browser, start  # noqa: E402
+from test_web import ROOT, TABLET, browser, pack_zip, png, start  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tools"))
 from sample_map import build_map  # noqa: E402
@@ -144,6 +144,9 @@ def main():
             secrets.add(secret_asset["thumbnail"] if isinstance(secret_asset["thumbnail"], str) else secret_asset["thumbnail"]["digest"])
         uses = [item for item in tokens + game["objects"] if item["asset"] == secret["asset"]]
         assert len(uses) == 1, "the hidden token's art is used by it alone"
+        # A dice pack: one die, a red set, for Pia to roll with.
+        pack_zip(work / "bones.zip", {"dice/ember.png": png(64, 64, (200, 30, 30, 255))}, {"name": "bones", "version": "1"})
+        server.run("import", "--group", "default", str(work / "bones.zip"))
         created = server.call("POST", "/v1/sessions", {"name": "Outpost night", "map": game})
         code = created["code"]
 
@@ -255,11 +258,21 @@ def main():
         # Dice: Pia rolls from the box and a quick button; Quinn rolls blind (the host sees the total, Quinn only that
         # she rolled); once the host reveals the seed, each player's page recomputes every roll it saw from it.
         check.that(len(pia.visible("#dice-commitment").get_attribute("title")) == 64, "the page shows the dice commitment")
+        # She chooses the group's red dice: her rolls are drawn with them on everyone's page, and her browser keeps them.
+        pia.until(lambda: len(pia.driver.find_elements(By.CSS_SELECTOR, "#dice-choice option")) == 2, "the dice on offer")
+        Select(pia.driver.find_element(By.ID, "dice-choice")).select_by_visible_text("ember · bones")
+        host.until(lambda: pia_id in (host.js("return window.hoardTable.state.map.dice") or {}), "her choice on the host's table")
         pia.driver.find_element(By.ID, "dice-formula").send_keys("4d6kh3+2")
         pia.driver.find_element(By.CSS_SELECTOR, "#dice-form button").click()
         pia.driver.find_element(By.CSS_SELECTOR, "[data-die='d20']").click()
         host.until(lambda: "4d6kh3+2 = " in host.driver.find_element(By.ID, "messages").text
                    and "1d20 = " in host.driver.find_element(By.ID, "messages").text, "Pia's rolls on the host's table")
+        drawn = host.until(lambda: host.js("""const dice = [...document.querySelectorAll('#messages canvas.die')];
+            if (dice.length < 5 || !dice.every((d) => d.dataset.drawn)) return null;
+            const c = dice[0].getContext('2d').getImageData(4, 4, 1, 1).data; return [dice.length, c[0], c[1], c[2]];"""), "her dice drawn")
+        check.that(drawn[0] == 5 and drawn[1] > 150 and drawn[2] < 80, f"her five dice are drawn with her red die on the host's page ({drawn})")
+        check.that(pia.js("return localStorage.getItem('hoard.dice')") == host.js("return window.hoardTable.state.map.dice")[pia_id],
+                   "her browser keeps her choice for her next table")
         quinn.driver.find_element(By.ID, "dice-blind").click()
         quinn.driver.find_element(By.CSS_SELECTOR, "[data-die='d6']").click()
         quinn.until(lambda: "rolled blind" in quinn.driver.find_element(By.ID, "messages").text, "the blind roll's note")
@@ -272,6 +285,10 @@ def main():
             verdict = player.until(lambda: player.driver.find_element(By.ID, "dice-verdict").text or None, "the verdict")
             check.that(verdict.startswith("All 3 rolls match"), f"{player.name}'s page verifies every roll it saw ({verdict!r})")
         check.that("1d6 = " in quinn.driver.find_element(By.ID, "messages").text, "the blind roll is revealed to its roller")
+        # The host (a member) reads the group's high scores: the revealed session's dice, per die and roller.
+        host.driver.find_element(By.ID, "dice-high-scores").click()
+        scores = host.until(lambda: host.driver.find_element(By.ID, "dice-scores").text or None, "the high scores")
+        check.that("d20" in scores and "Pia" in scores and "Quinn" in scores, f"the host's page shows the high scores per die ({scores[:120]!r})")
         quinn.shot("05-dice-verified")
         for player in (pia, quinn):
             player.js("window.scrollTo(0, 0)")

@@ -21,11 +21,14 @@ public struct AssetListing: Sendable, Hashable, Codable {
     /// In a listing page and a session's manifest: the generated preview (about 32 px a tile), when a generator made
     /// one. A client draws it first, before any variant arrives.
     public var preview: AssetDescriptor.Rendition?
+    /// In a listing page: the grid its pack's art was made for, when not square (`pack.json`'s `grid`).
+    public var grid: PackGrid?
 
     /// A listed asset.
     public init(
         digest: Digest, kind: AssetKind, name: String, pack: String = "", footprint: Footprint, variants: [AssetDescriptor.Variant],
-        packVersion: String? = nil, thumbnail: AssetDescriptor.Rendition? = nil, preview: AssetDescriptor.Rendition? = nil
+        packVersion: String? = nil, thumbnail: AssetDescriptor.Rendition? = nil, preview: AssetDescriptor.Rendition? = nil,
+        grid: PackGrid? = nil
     ) {
         self.digest = digest
         self.kind = kind
@@ -36,5 +39,6 @@ public struct AssetListing: Sendable, Hashable, Codable {
         self.packVersion = packVersion
         self.thumbnail = thumbnail
         self.preview = preview
+        self.grid = grid
     }
 }

@@ -137,6 +137,8 @@ public struct PackManifest: Sendable, Hashable, Codable {
     public var description: String?
     /// Pixels per tile at scale 1.
     public var tilePixels: Int
+    /// The grid the art was made for, when not square (absent: square, so a square pack's manifest keeps its bytes).
+    public var grid: PackGrid?
     /// Every asset, sorted by kind, name, then digest.
     public var assets: [Entry]
     /// The licence, readme and credits files at the pack's root, by name; absent when there are none.
@@ -167,6 +169,7 @@ public struct PackManifest: Sendable, Hashable, Codable {
         self.license = packFile.license
         self.description = packFile.description
         self.tilePixels = packFile.effectiveTilePixels
+        self.grid = packFile.effectiveGrid.isHex ? packFile.grid : nil
         self.assets = assets.sorted { ($0.kind, $0.name, $0.digest) < ($1.kind, $1.name, $1.digest) }
         self.documents = documents.isEmpty ? nil : documents.sorted { $0.name < $1.name }
     }

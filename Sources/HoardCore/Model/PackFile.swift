@@ -12,8 +12,10 @@ public struct PackFile: Sendable, Hashable, Codable {
     public var license: String?
     /// A sentence about the pack.
     public var description: String?
-    /// Pixels per grid tile at scale 1 (default 256).
+    /// Pixels per grid tile at scale 1 (default 256); on hexes, a hex's bounding box along its long side.
     public var tilePixels: Int?
+    /// The grid the art was made for (default square).
+    public var grid: PackGrid?
     /// Folder (lowercase, relative to the root) → kind, for folders the conventions do not know.
     public var kinds: [String: AssetKind]?
     /// The kind of pictures in no folder that names a kind (default `token`, as MapTool and Foundry treat a loose
@@ -40,6 +42,9 @@ public struct PackFile: Sendable, Hashable, Codable {
 
     /// The kind in effect for pictures no folder claims.
     public var effectiveDefaultKind: AssetKind { defaultKind ?? .token }
+
+    /// The grid in effect.
+    public var effectiveGrid: PackGrid { grid ?? .square }
 
     /// The tile size in effect.
     public var effectiveTilePixels: Int { tilePixels ?? 256 }
@@ -78,7 +83,7 @@ public struct PackFile: Sendable, Hashable, Codable {
     /// Top-level keys of a pack.json that Hoard does not know (often typos such as `tilepixels`), sorted.
     public static func unknownKeys(_ bytes: [UInt8]) -> [String] {
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return [] }
-        let known: Set<String> = ["name", "version", "author", "license", "description", "tilePixels", "kinds", "defaultKind", "overrides", "plugins"]
+        let known: Set<String> = ["name", "version", "author", "license", "description", "tilePixels", "grid", "kinds", "defaultKind", "overrides", "plugins"]
         return object.keys.filter { !known.contains($0) }.sorted()
     }
 

@@ -25,7 +25,7 @@ public enum VariantRules {
 
     /// Every problem among the variants of one asset: errors refuse the pack, warnings are reported.
     public static func check(
-        _ candidates: [Candidate], footprint: Footprint, kind: any AssetKindDefinition, tilePixels: Int
+        _ candidates: [Candidate], footprint: Footprint, kind: any AssetKindDefinition, tilePixels: Int, grid: PackGrid = .square
     ) -> [Problem] {
         var problems: [Problem] = []
         var byScale: [Int: Candidate] = [:]
@@ -67,10 +67,18 @@ public enum VariantRules {
         if kind.checksFootprintAgainstPixels {
             let wantWidth = Double(footprint.width * tilePixels)
             let wantHeight = Double(footprint.height * tilePixels)
-            if abs(baseWidth - wantWidth) > footprintTolerance * wantWidth || abs(baseHeight - wantHeight) > footprintTolerance * wantHeight {
+            // Each side at most the tile's length, at least its shortest side (a hexagon's transparent corners leave
+            // one side shorter), and one of them the full length.
+            let sides = [(baseWidth, wantWidth), (baseHeight, wantHeight)]
+            let fits =
+                sides.allSatisfy { side, want in
+                    side <= want * (1 + footprintTolerance) && side >= want * grid.shortestSide * (1 - footprintTolerance)
+                } && sides.contains { side, want in abs(side - want) <= footprintTolerance * want }
+            if !fits {
+                let shape = grid.isHex ? " (one side may be down to √3/2 of that: a hexagon's)" : ""
                 problems.append(Problem(
                     .footprintMismatch,
-                    "a \(footprint) \(kind.kind) at \(tilePixels) px per tile should be about \(Int(wantWidth))×\(Int(wantHeight)) at @1x, "
+                    "a \(footprint) \(kind.kind) at \(tilePixels) px per tile should be about \(Int(wantWidth))×\(Int(wantHeight)) at @1x\(shape), "
                         + "but this picture is \(Int(baseWidth.rounded()))×\(Int(baseHeight.rounded())) at @1x; fix the footprint in the name "
                         + "or tilePixels in pack.json",
                     entry: base.entry, severity: .warning))

@@ -8,7 +8,9 @@ extension PackPlanner {
     ///
     /// Ordinary art is drawn at one size (72 px Wesnoth pictures, 140 px tokens): so it imports without a
     /// `FOOTPRINT_MISMATCH` warning per file, and the pictures that differ from the rest are the ones warned about.
-    static func inferredTilePixels(_ plans: [AssetPlan], context: ConventionContext) -> Int? {
+    ///
+    /// On a hex pack a picture's long side is the tile, its short side may be down to a regular hexagon's.
+    static func inferredTilePixels(_ plans: [AssetPlan], grid: PackGrid = .square, context: ConventionContext) -> Int? {
         var votes: [Int: Int] = [:]
         for plan in plans {
             guard context.definition(of: plan.kind)?.checksFootprintAgainstPixels == true,
@@ -16,8 +18,9 @@ extension PackPlanner {
             else { continue }
             let width = Double(base.picture.info.width) / Double(base.scale * plan.footprint.width)
             let height = Double(base.picture.info.height) / Double(base.scale * plan.footprint.height)
-            guard width > 0, height > 0, abs(width - height) <= VariantRules.footprintTolerance * max(width, height) else { continue }
-            let tile = Int(((width + height) / 2).rounded())
+            let (long, short) = (max(width, height), min(width, height))
+            guard short > 0, short >= long * grid.shortestSide * (1 - VariantRules.footprintTolerance) else { continue }
+            let tile = Int((grid.isHex ? long : (width + height) / 2).rounded())
             if (8...4096).contains(tile) { votes[tile, default: 0] += 1 }
         }
         return votes.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key

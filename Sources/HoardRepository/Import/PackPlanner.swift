@@ -150,13 +150,14 @@ struct PackPlanner: Sendable {
         }
         let assetOrder = planOrder
         if packFile.tilePixels == nil {
-            packFile.tilePixels = Self.inferredTilePixels(assetOrder.compactMap { groups[$0] }, context: context)
+            packFile.tilePixels = Self.inferredTilePixels(assetOrder.compactMap { groups[$0] }, grid: packFile.effectiveGrid, context: context)
         }
         var plans: [AssetPlan] = []
         for key in assetOrder {
             guard let plan = groups[key], let definition = context.definition(of: plan.kind) else { continue }
             let candidates = plan.pictures.map { VariantRules.Candidate(entry: $0.picture.path.description, scale: $0.scale, info: $0.picture.info) }
-            let found = VariantRules.check(candidates, footprint: plan.footprint, kind: definition, tilePixels: packFile.effectiveTilePixels)
+            let found = VariantRules.check(candidates, footprint: plan.footprint, kind: definition, tilePixels: packFile.effectiveTilePixels,
+                grid: packFile.effectiveGrid)
             problems += found
             if !found.contains(where: { $0.severity == .error }) { plans.append(plan) }
         }

@@ -59,7 +59,7 @@ struct PackWriter {
         records.append(BlobRecord(digest: manifestDigest, size: Int64(manifestBytes.count), mediaType: Self.manifestMediaType))
         let commit = ImportCommit(
             group: group, pack: packName, version: version, manifestDigest: manifestDigest, blobs: records, assets: assets,
-            totalBytes: pictureBytes, documents: plan.documents.map(\.document))
+            totalBytes: pictureBytes, documents: plan.documents.map(\.document), grid: plan.packFile.effectiveGrid)
         return Prepared(pictures: pictures, manifest: manifestBytes, commit: commit)
     }
 

@@ -28,7 +28,7 @@ struct AssetRoutes: Sendable {
         var facets: AssetFacets?
     }
 
-    /// GET ?pack=&kind=&footprint=&q=&cursor=|offset=&limit=&facets=: assets of the current versions of visible packs,
+    /// GET ?pack=&kind=&footprint=&grid=&q=&cursor=|offset=&limit=&facets=: assets of the current versions of visible packs,
     /// by pack, kind and name; one indexed query per pack the page touches (``Catalog/assetPage(_:)``), a footprint
     /// or a search text gathers the matches once. `facets=true` adds the counts by kind and footprint.
     func list(_ request: Request, _ context: HoardRequestContext) throws -> Response {
@@ -58,6 +58,11 @@ struct AssetRoutes: Sendable {
             }
             footprint = parsed
         }
+        var grid: PackGrid.Kind?
+        if let text = query["grid"] {
+            guard let parsed = PackGrid.Kind(rawValue: String(text)) else { throw APIError.badRequest("grid must be square or hex") }
+            grid = parsed
+        }
         let facetsFlag = query["facets"].map(String.init) ?? "false"
         guard facetsFlag == "true" || facetsFlag == "false" else { throw APIError.badRequest("facets must be true or false") }
         let assetQuery = AssetQuery(
@@ -65,7 +70,7 @@ struct AssetRoutes: Sendable {
             // Names hold no control characters (the importer refuses them); a NUL would break the full-text query.
             text: query["q"].map { String(String.UnicodeScalarView($0.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F })) },
             footprint: footprint, visibility: PackVisibility(context.principal), after: cursor, offset: offset,
-            limit: limit)
+            limit: limit, grid: grid)
         let page = try hoard.catalog.assetPage(assetQuery)
         let next = page.next == nil || cursor != nil ? nil : offset + page.assets.count
         let facets = facetsFlag == "true" ? try hoard.catalog.assetFacets(assetQuery) : nil

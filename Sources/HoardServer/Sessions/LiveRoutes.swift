@@ -213,7 +213,11 @@ struct LiveRoutes: Sendable {
                 } catch {
                     return await reply(session.id, connection, error.code.rawValue, error.message, opId: opId)
                 }
-                if isHost, let refusal = try await admitArt(of: op, session: session, principal: principal) {
+                if case .chooseDice(_, let dice?) = op {
+                    if let refusal = try DiceChoices(hoard: hoard, access: access).refusal(of: dice, in: session) {
+                        return await reply(session.id, connection, "BAD_OP", refusal, opId: opId)
+                    }
+                } else if isHost, let refusal = try await admitArt(of: op, session: session, principal: principal) {
                     return await reply(session.id, connection, "MISSING_BLOBS", refusal, opId: opId)
                 }
                 // Its token revoked while the op was on its way: refused, not applied.

@@ -51,6 +51,9 @@ extension SessionHub {
     ) throws -> Outcome {
         guard var table = sessions[id]?.table else { throw APIError.notFound("no session \(id)") }
         if let opId, sessions[id]?.recentOps[participantId]?.contains(opId) == true { return .duplicate }
+        // Dice are chosen by whoever sends the op: the server says who.
+        var op = op
+        if case .chooseDice(_, let asset) = op { op = .chooseDice(by: participantId, asset: asset) }
         if case .add(_, let entity) = op { try learnFootprints(JSONValue.object(entity).referencedDigests, into: &table) }
         var op = op
         // The jukebox's ops carry the server's clock, never a client's: every seat and every replay reckons from it.

@@ -9,6 +9,14 @@ extension SessionRoutes {
         endpoints.on(.get, "/v1/sessions/{id}/dice") { _, context in try await dice(context) }
         endpoints.on(.post, "/v1/sessions/{id}/dice/reveal") { _, context in try await revealDice(context) }
         endpoints.on(.get, "/v1/dice/statistics") { _, context in try diceStatistics(context) }
+        endpoints.on(.get, "/v1/sessions/{id}/dice/choices") { _, context in try diceChoices(context) }
+    }
+
+    /// The dice the session's table may choose from (``DiceChoices``): to whoever sees the session.
+    func diceChoices(_ context: HoardRequestContext) throws -> Response {
+        let (session, _) = try visibleSession(context)
+        struct Choices: Encodable { var dice: [AssetListing] }
+        return try JSONBody.response(Choices(dice: try DiceChoices(hoard: hoard, access: access).choices(for: session)))
     }
 
     /// The caller's group's dice statistics and high-score lists, over its sessions whose seed is revealed (a blind

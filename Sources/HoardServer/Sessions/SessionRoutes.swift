@@ -68,9 +68,19 @@ struct SessionRoutes: Sendable {
         }
         let missing = Set(resolved.missing).union(unreadable).sorted()
         guard missing.isEmpty else { throw APIError.missingBlobs(missing) }
+        if let problem = Self.placeProblem(map, footprints: resolved) { throw APIError.badMap(problem) }
         return try await hoard.write(.bytes(try CanonicalJSON.encode(map))) { incoming in
             try await record(BlobRecord(digest: incoming.digest, size: incoming.size, mediaType: Self.mapMediaType), resolved)
         }
+    }
+
+    /// On a hex map, the first token or object whose footprint's hexes (its art's footprint, as resolved) leave the
+    /// grid, as a move there would be refused; nil on a square map (``MapCheck`` judged its tiles).
+    static func placeProblem(_ map: JSONValue, footprints resolved: ResolvedReferences) -> String? {
+        var table = Table(map: map)
+        guard case .hex = table.grid else { return nil }
+        for asset in resolved.assets { table.footprints[asset.digest] = asset.footprint }
+        return table.placeProblem()
     }
 
     func loadMapDocument(_ digest: Digest) async throws -> JSONValue {

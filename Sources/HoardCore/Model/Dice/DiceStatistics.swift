@@ -5,8 +5,11 @@
 public struct DiceStatistics: Sendable, Hashable, Codable {
     /// One roller's record with one die.
     public struct Record: Sendable, Hashable, Codable {
-        /// Who rolled (a participant id; a member's is `host:<label>`, the same across the group's sessions).
+        /// Who rolled: a participant id (a seat of one session) or a member's `host:<member id>`, the same in every
+        /// session of the group, so a member's record adds up across sessions.
         public var who: String
+        /// Their display name in their latest roll (absent in rolls made before rolls carried it).
+        public var name: String?
         /// Dice thrown.
         public var count: Int
         /// Their mean face.
@@ -38,7 +41,9 @@ public struct DiceStatistics: Sendable, Hashable, Codable {
         }
         var tallies: [String: [String: Tally]] = [:]
         var shapes: [String: (lowest: Int, highest: Int)] = [:]
+        var names: [String: String] = [:]
         for event in rolls {
+            if let who = event["from"]?.stringValue, let name = event["name"]?.stringValue { names[who] = name }
             guard let who = event["from"]?.stringValue, let roll = event["roll"], let formula = roll["formula"]?.stringValue,
                 let terms = try? DiceFormula(formula).terms, case .array(let rolled)? = roll["terms"], rolled.count == terms.count
             else { continue }
@@ -64,7 +69,7 @@ public struct DiceStatistics: Sendable, Hashable, Codable {
             let shape = shapes[name] ?? (1, 1)
             let expected = Double(shape.lowest + shape.highest) / 2
             let rollers = (tallies[name] ?? [:]).map { who, tally in
-                Record(who: who, count: tally.count, mean: Double(tally.sum) / Double(max(tally.count, 1)), expected: expected,
+                Record(who: who, name: names[who], count: tally.count, mean: Double(tally.sum) / Double(max(tally.count, 1)), expected: expected,
                        highest: tally.highest, streak: tally.streak)
             }
             return Die(die: name, rollers: rollers.sorted { ($1.mean, $1.count, $0.who) < ($0.mean, $0.count, $1.who) })

@@ -145,7 +145,7 @@ public struct Cube: Sendable, Hashable {
 /// down (right). Foundry's four hex grids are these four.
 public struct HexLayout: Sendable, Hashable {
     /// Flat tops (columns of hexes) or pointy tops (rows of hexes).
-    public enum Orientation: String, Sendable, Hashable, CaseIterable {
+    public enum Orientation: String, Sendable, Hashable, CaseIterable, Codable {
         case flat, pointy
     }
 

@@ -45,6 +45,11 @@ public enum MapCheck {
                 else { return "fog.revealed is a list of [x, y, w, h] inside the \(width)×\(height) grid" }
             }
         }
+        if let dice = document["dice"] {
+            guard case .object(let chosen) = dice, chosen.values.allSatisfy({ $0.stringValue.flatMap(Digest.init) != nil }) else {
+                return "dice is an object of participant ids (host:<member id> for members) to dice digests"
+            }
+        }
         var ids: Set<String> = []
         var drawing: [String: JSONValue] = [:]
         if let value = document["drawing"] {

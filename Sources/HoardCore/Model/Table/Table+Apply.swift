@@ -116,6 +116,15 @@ extension Table {
             return Change(op: op, views: audience.map { [View(audience: $0, op: op)] }, art: [], changesVisibility: false)
         case .audio(let command):
             return try apply(command, participant: participant)
+        case .chooseDice(let by, let asset):
+            guard !by.isEmpty, participant.map({ $0 == by }) ?? true else {
+                throw TableError(.forbidden, "each chooses their own dice; the server says who (\"by\")")
+            }
+            var chosen: [String: JSONValue] = [:]
+            if case .object(let members)? = document["dice"] { chosen = members }
+            chosen[by] = asset.map { .string($0.description) }
+            document["dice"] = chosen.isEmpty ? nil : .object(chosen)
+            return Change(op: op, views: nil, art: asset.map { [(.everyone, [$0])] } ?? [], changesVisibility: asset != nil)
         case .custom(let payload):
             try hostOnly(participant, "send custom ops")
             let art = payload.referencedDigests
@@ -280,6 +289,20 @@ extension Table {
 
     private func hostOnly(_ participant: String?, _ what: String) throws(TableError) {
         if participant != nil { throw TableError(.forbidden, "only the host may \(what)") }
+    }
+
+    /// The first token or object of the map that is off the grid by the cells it covers (on hexes, every hex of its
+    /// footprint, as a move or add is judged): why, naming it; nil when every place is on the grid. The door a map
+    /// passes (``MapCheck``) checks the anchors alone, without the footprints the server resolves from the catalog.
+    public func placeProblem() -> String? {
+        for (list, entities) in [("tokens", tokens), ("objects", objects)] {
+            for entity in entities.items {
+                do { try onGrid(entity) } catch {
+                    return "\((entity["id"]?.stringValue ?? "").debugDescription) in \(list): \(error.message)"
+                }
+            }
+        }
+        return nil
     }
 
     /// A token or object at its place is on the grid: its tile, or every hex of its footprint.

@@ -259,6 +259,12 @@ public struct Table: Sendable {
         return table
     }
 
+    /// Everyone's chosen dice (the map's `dice`: who → a `dice` asset), set by `dice` ops; everyone sees them.
+    public var chosenDice: [String: Digest] {
+        guard case .object(let chosen)? = document["dice"] else { return [:] }
+        return chosen.compactMapValues { $0.stringValue.flatMap(Digest.init) }
+    }
+
     /// The art of a token (nothing when it is not on the table).
     public func art(ofToken id: String) -> Set<Digest> {
         tokens[id].map { JSONValue.object($0).referencedDigests } ?? []
@@ -270,7 +276,7 @@ public struct Table: Sendable {
     public func artAudiences(extra: [Digest: Audience] = [:]) -> [Digest: Audience] {
         var audiences = extra
         func add(_ digest: Digest, _ audience: Audience) { audiences[digest] = audiences[digest].map { $0.union(audience) } ?? audience }
-        for digest in fixedArt.union(customArt) { add(digest, .everyone) }
+        for digest in fixedArt.union(customArt).union(chosenDice.values) { add(digest, .everyone) }
         if let floor {
             let seen = floor.textures(under: activeFog)
             for digest in seen { add(digest, .everyone) }

@@ -52,6 +52,9 @@ public enum TableOp: Sendable, Hashable {
     case roll(DiceRequest)
     /// The jukebox: `play`, `pause`, `stop` or `volume` on a channel, stamped with the server's clock.
     case audio(AudioCommand)
+    /// Someone's dice for their rolls (`dice` on the wire): a `dice` asset of the session's group or a public pack, or
+    /// none (nil). `by` is who chose: the server sets it to the sender (a participant id, `host:<member id>`).
+    case chooseDice(by: String, asset: Digest?)
 
     /// What a `fog` op does.
     public enum FogChange: Sendable, Hashable {
@@ -69,7 +72,7 @@ public enum TableOp: Sendable, Hashable {
     /// Every kind, as the wire names it.
     public static let kinds = [
         "move", "add", "remove", "set", "assign", "hide", "reveal", "stroke", "erase", "ping", "message", "custom", "layer",
-        "paint", "wall", "door", "fog", "settings", "seen", "roll", "play", "pause", "stop", "volume",
+        "paint", "wall", "door", "fog", "settings", "seen", "roll", "dice", "play", "pause", "stop", "volume",
     ]
 
     /// Longest glimpse, in seconds.
@@ -106,6 +109,7 @@ public enum TableOp: Sendable, Hashable {
         case .seen: "seen"
         case .roll: "roll"
         case .audio(let command): command.action.rawValue
+        case .chooseDice: "dice"
         }
     }
 
@@ -196,6 +200,15 @@ public enum TableOp: Sendable, Hashable {
         case "roll": self = .roll(try DiceRequest(&fields))
         case "play", "pause", "stop", "volume":
             self = .audio(try AudioCommand(AudioCommand.Action(rawValue: kind) ?? .play, &fields))
+        case "dice":
+            fields.consumed.formUnion(["by", "asset"])
+            guard case .string(let by) = op["by"] ?? .string(""), by.count <= 2 * Self.maxId else {
+                throw TableError(.badOp, "dice's \"by\" is who chose them; the server sets it")
+            }
+            switch op["asset"] {
+            case nil, .null?: self = .chooseDice(by: by, asset: nil)
+            default: self = .chooseDice(by: by, asset: try fields.digest("asset"))
+            }
         case "custom":
             fields.consumed.insert("payload")
             guard let payload = op["payload"] else { throw TableError(.badOp, "custom needs a \"payload\"") }
@@ -264,6 +277,9 @@ public enum TableOp: Sendable, Hashable {
             if let to { op["to"] = .array(to.map(JSONValue.string)) }
         case .roll(let request): op.merge(request.fields) { $1 }
         case .audio(let command): op.merge(command.fields) { $1 }
+        case .chooseDice(let by, let asset):
+            if !by.isEmpty { op["by"] = .string(by) }
+            op["asset"] = asset.map { .string($0.description) } ?? .null
         case .custom(let payload): op["payload"] = payload
         case .layer(let name, let audience):
             op["layer"] = .string(name)
@@ -277,7 +293,7 @@ public enum TableOp: Sendable, Hashable {
         switch self {
         case .add(_, let entity), .addWall(let entity): JSONValue.object(entity).referencedDigests
         case .custom(let payload): payload.referencedDigests
-        case .paint(_, let texture?): [texture]
+        case .paint(_, let texture?), .chooseDice(_, let texture?): [texture]
         case .audio(let command): command.track.map { [$0] } ?? []
         default: []
         }

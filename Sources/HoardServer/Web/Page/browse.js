@@ -1,4 +1,4 @@
-// Browse: filters that work together (search, kind, footprint, pack; all in the URL, with counts), a grid of
+// Browse: filters that work together (search, kind, footprint, grid, pack; all in the URL, with counts), a grid of
 // thumbnails sized for the screen that grows as it is scrolled, and the list and its place kept while an asset is
 // opened.
 import {api, batchedPictureURL, pictureFor, pictures, pictureURL, query} from './api.js';
@@ -104,7 +104,8 @@ export function assetCard(asset) {
     h('span', {class: 'pack-label', hidden: true}, asset.pack),
     h('span', {class: 'meta'},
       h('span', {class: `kind ${asset.kind}`}, asset.kind),
-      h('span', {}, footprint)));
+      h('span', {}, footprint),
+      asset.grid ? h('span', {class: 'grid-kind'}, `${asset.grid.orientation} hex`) : null));
   // Dragged out of the page: the picture's URL (a VTT or a browser tab takes it); onto the map preview: the asset.
   tile.addEventListener('dragstart', (event) => {
     const picture = largest(asset);
@@ -124,12 +125,13 @@ function chip(label, isActive, href, count) {
 }
 
 function stateFrom(params) {
-  return {pack: params.get('pack') ?? '', kind: params.get('kind') ?? '', footprint: params.get('footprint') ?? '', q: params.get('q') ?? ''};
+  return {pack: params.get('pack') ?? '', kind: params.get('kind') ?? '', footprint: params.get('footprint') ?? '',
+    grid: params.get('grid') ?? '', q: params.get('q') ?? ''};
 }
 
 function link(state, change) {
   const next = {...state, ...change};
-  return '#/' + query({pack: next.pack, kind: next.kind, footprint: next.footprint, q: next.q});
+  return '#/' + query(filtersOf(next));
 }
 
 /** "2x2" → "2×2". */
@@ -143,6 +145,7 @@ function summaryText(state, total) {
   if (state.q) parts.push(`whose name or folder contains “${state.q}”`);
   if (state.kind) parts.push(`of kind ${state.kind}`);
   if (state.footprint) parts.push(`of ${footprintLabel(state.footprint)} tiles`);
+  if (state.grid) parts.push(`made for ${state.grid === 'hex' ? 'hexes' : 'squares'}`);
   if (state.pack) parts.push(`in ${state.pack}`);
   if (total === 0) return `No asset ${parts.join(', ') || 'here'}. Clear a filter to see more.`;
   return `${plural(total, 'asset')}${parts.length ? ' ' + parts.join(', ') : ''}`;
@@ -241,12 +244,14 @@ function buildView(main, packs, initial) {
   size.value = SIZES[localStorage.getItem(SIZE_KEY)] ? localStorage.getItem(SIZE_KEY) : 'medium';
   const kinds = h('div', {class: 'chips kinds', role: 'group', 'aria-label': 'Kind'});
   const footprints = h('div', {class: 'chips footprints', role: 'group', 'aria-label': 'Footprint'});
+  const grids = h('div', {class: 'chips grids', role: 'group', 'aria-label': 'Grid'});
   const packList = h('div', {class: 'chips packs', role: 'group', 'aria-label': 'Pack'});
   const filterCount = h('span', {class: 'count'});
   const filters = h('details', {class: 'filters', id: 'filters'},
     h('summary', {}, 'Filters ', filterCount),
     h('div', {class: 'filter-row'}, h('span', {class: 'filter-name', 'aria-hidden': 'true'}, 'Kind'), kinds),
     h('div', {class: 'filter-row'}, h('span', {class: 'filter-name', 'aria-hidden': 'true'}, 'Footprint'), footprints),
+    h('div', {class: 'filter-row'}, h('span', {class: 'filter-name', 'aria-hidden': 'true'}, 'Grid'), grids),
     h('div', {class: 'filter-row'}, h('span', {class: 'filter-name', 'aria-hidden': 'true'}, 'Pack'), packList));
   // Open on wide screens; on a phone the filters fold away so the first screen shows assets.
   filters.open = !window.matchMedia('(max-width: 560px)').matches;
@@ -288,9 +293,12 @@ function buildView(main, packs, initial) {
     if (state.footprint && !footprintCounts.some(([key]) => key === state.footprint)) footprintCounts.push([state.footprint, 0]);
     replace(footprints, chip('Any size', !state.footprint, link(state, {footprint: ''})),
       footprintCounts.map(([key, count]) => chip(footprintLabel(key), key === state.footprint, link(state, {footprint: key}), count)));
+    // The grid a pack's art was made for (pack.json's grid): square tiles or hexes.
+    replace(grids, chip('Any grid', !state.grid, link(state, {grid: ''})),
+      [['square', 'Square'], ['hex', 'Hex']].map(([key, label]) => chip(label, key === state.grid, link(state, {grid: key}))));
     replace(packList, chip('All packs', !state.pack, link(state, {pack: ''})),
       packs.map((pack) => chip(pack.name, pack.name === state.pack, link(state, {pack: pack.name}), pack.assetCount)));
-    const active = [state.kind, state.footprint, state.pack].filter(Boolean).length;
+    const active = [state.kind, state.footprint, state.grid, state.pack].filter(Boolean).length;
     filterCount.textContent = active ? `(${active} on)` : '';
     const current = packs.find((p) => p.name === state.pack);
     replace(packSlot, current ? packCard(current) : null);
@@ -402,5 +410,5 @@ function buildView(main, packs, initial) {
 }
 
 function filtersOf(state) {
-  return {pack: state.pack, kind: state.kind, footprint: state.footprint, q: state.q};
+  return {pack: state.pack, kind: state.kind, footprint: state.footprint, grid: state.grid, q: state.q};
 }

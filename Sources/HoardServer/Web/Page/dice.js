@@ -2,7 +2,7 @@
 // and, once the seed is revealed, a button that recomputes every roll this page saw from it. The formula rules and the
 // stream are HoardCore's (DiceFormula, DiceStream; DESIGN.md, "Dice"), written again here so that the page checks the
 // server rather than asking it.
-import {h} from './dom.js';
+import {h, replace} from './dom.js';
 
 const LIMITS = {length: 256, depth: 16, dice: 1000, sides: 1000000, extraDice: 1000, number: 1000000};
 const QUICK = ['d4', 'd6', 'd8', 'd10', 'd12', 'd20', 'd%'];
@@ -282,9 +282,11 @@ export async function verifyRolls(seedHex, commitment, rolls) {
 /**
  * The roll box for the table's side panel. `send(op)` sends an op (resolving on its answer), `refused(what)` reports a
  * refusal, `messages` is the panel's list, `nameOf(id)` names people, `dice` the session's {commitment, seed?}.
+ * `own` (optional) chooses dice: {choices() → the dice assets offered, chosen() → this seat's dice digest, picture(digest)
+ * → an ImageBitmap, kept: {get() → a digest, set(digest)} (a member's ref, a player's browser)}.
  * Returns {element, handle(event)}: `handle` takes every live event and shows rolls and the reveal.
  */
-export function diceBox({send, refused, messages, nameOf, dice}) {
+export function diceBox({send, refused, messages, nameOf, dice, own}) {
   const seen = [];
   let seed = dice?.seed ?? null;
   const formula = h('input', {id: 'dice-formula', type: 'text', maxlength: String(LIMITS.length), placeholder: '4d6kh3+2', autocomplete: 'off', required: true, 'aria-label': 'Dice to roll, e.g. 4d6kh3+2'});
@@ -307,13 +309,32 @@ export function diceBox({send, refused, messages, nameOf, dice}) {
     result.textContent = problems.length ? `Mismatch: ${problems.join('; ')}` : `All ${seen.length} rolls match the seed.`;
     result.className = `dice-verdict ${problems.length ? 'error' : 'ok'}`;
   });
-  const faces = (rolled) => rolled.terms.flatMap((term) => term.dice.map((die) =>
-    (die.dropped || die.rerolled ? h('s', {}, String(die.face)) : h('span', {}, String(die.face))))).flatMap((node) => [node, ' ']);
+  // A die drawn with the roller's dice: its picture, the face written over it (struck through when dropped).
+  const drawn = (digest, die) => {
+    const label = `${die.face}${die.dropped || die.rerolled ? ' (dropped)' : ''}`;
+    const face = h('canvas', {class: `die${die.dropped || die.rerolled ? ' dropped' : ''}`, width: '56', height: '56', role: 'img', 'aria-label': label, dataset: {face: String(die.face)}});
+    own.picture(digest).then((picture) => {
+      const context = face.getContext('2d');
+      context.drawImage(picture, 0, 0, 56, 56);
+      context.font = 'bold 26px sans-serif';
+      context.textAlign = 'center';
+      context.textBaseline = 'middle';
+      context.lineWidth = 4;
+      context.strokeStyle = '#000';
+      context.fillStyle = '#fff';
+      context.strokeText(String(die.face), 28, 29);
+      context.fillText(String(die.face), 28, 29);
+      face.dataset.drawn = 'true';
+    }, () => face.replaceWith(h('span', {}, label)));
+    return face;
+  };
+  const faces = (rolled, digest) => rolled.terms.flatMap((term) => term.dice.map((die) => (digest && own ? drawn(digest, die)
+    : die.dropped || die.rerolled ? h('s', {}, String(die.face)) : h('span', {}, String(die.face))))).flatMap((node) => [node, ' ']);
   const show = (event, note = '') => {
     const who = `${nameOf(event.from)}${event.label ? ` (${event.label})` : ''}${note}`;
     const line = event.roll
-      ? h('li', {class: `roll${event.blind || event.to ? ' private' : ''}`}, h('strong', {}, `${who}: `),
-        `${event.roll.formula} = `, h('b', {}, String(event.roll.total)), ' [', faces(event.roll), ']')
+      ? h('li', {class: `roll${event.blind || event.to ? ' private' : ''}`, dataset: {dice: event.dice ?? ''}}, h('strong', {}, `${who}: `),
+        `${event.roll.formula} = `, h('b', {}, String(event.roll.total)), ' [', faces(event.roll, event.dice), ']')
       : h('li', {class: 'roll private'}, h('strong', {}, `${who}: `), `${event.formula} rolled blind for the host`);
     messages.appendChild(line);
     messages.scrollTop = messages.scrollHeight;
@@ -332,6 +353,46 @@ export function diceBox({send, refused, messages, nameOf, dice}) {
     }
   };
   const element = h('div', {class: 'dice-box'}, h('div', {class: 'dice-quick-row'}, quick), form,
-    h('label', {class: 'dice-blind'}, blind, ' Blind (only the host sees it)'), commitment, verify, result);
+    h('label', {class: 'dice-blind'}, blind, ' Blind (only the host sees it)'), own ? chooser(own, send, refused) : null,
+    own?.statistics ? scoresButton(own.statistics) : null, commitment, verify, result);
   return {element, handle};
+}
+
+/**
+ * "Your dice": the dice this table offers, this seat's choice selected; choosing sends a `dice` op and keeps the choice
+ * (`own.kept`), which a later table takes up again when it offers the same dice.
+ */
+function chooser(own, send, refused) {
+  const select = h('select', {id: 'dice-choice', 'aria-label': 'Your dice'}, h('option', {value: ''}, 'Plain dice'));
+  const choose = (asset) => send({kind: 'dice', asset: asset || null}).then(() => own.kept.set(asset), refused('the dice'));
+  select.addEventListener('change', () => choose(select.value));
+  own.choices().then(async (dice) => {
+    select.append(...dice.map((asset) => h('option', {value: asset.digest}, `${asset.name} · ${asset.pack}`)));
+    const kept = await own.kept.get();
+    if (kept && kept !== own.chosen() && dice.some((asset) => asset.digest === kept)) await choose(kept);
+    select.value = own.chosen() ?? '';
+  }, () => { select.disabled = true; });
+  return h('label', {class: 'dice-choice'}, 'Your dice ', select);
+}
+
+/** "High scores": the group's list per die, fetched again on each press, shown below the button. */
+function scoresButton(statistics) {
+  const button = h('button', {type: 'button', id: 'dice-high-scores', class: 'ghost'}, 'High scores');
+  const slot = h('div', {});
+  button.addEventListener('click', () => statistics().then(
+    (answer) => replace(slot, answer.dice?.length ? highScores(answer) : h('p', {class: 'muted'}, 'No revealed rolls yet.')),
+    () => replace(slot, h('p', {class: 'muted'}, 'The high scores could not be read.'))));
+  return h('div', {class: 'dice-scores-box'}, button, slot);
+}
+
+/** The group's high-score list per die (`GET /v1/dice/statistics`), in a table per die: luckiest first. */
+export function highScores(statistics) {
+  const format = (value) => value.toFixed(2);
+  return h('div', {class: 'dice-scores', id: 'dice-scores'}, (statistics.dice ?? []).map((die) => h('table', {class: 'dice-score'},
+    h('caption', {}, die.die),
+    h('thead', {}, h('tr', {}, ['Who', 'Dice', 'Mean (expected)', 'Highest', 'Best streak'].map((title) => h('th', {scope: 'col'}, title)))),
+    h('tbody', {}, die.rollers.map((roller) => h('tr', {},
+      h('td', {}, roller.name ?? roller.who), h('td', {}, String(roller.count)),
+      h('td', {}, `${format(roller.mean)} (${format(roller.expected)})`), h('td', {}, String(roller.highest)),
+      h('td', {}, String(roller.streak))))))));
 }

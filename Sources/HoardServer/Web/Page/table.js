@@ -69,8 +69,26 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
   const toSelect = h('select', {id: 'message-to', 'aria-label': 'Send to'});
   const text = h('input', {id: 'message-text', type: 'text', maxlength: '2000', placeholder: 'Say something…', autocomplete: 'off', required: true, 'aria-label': 'Message'});
   const messageForm = h('form', {id: 'message-form', class: 'message-form'}, toSelect, text, h('button', {type: 'submit', class: 'primary'}, 'Send'));
+  // Dice: the table's choices, this seat's in the map (`dice`), kept for next time as a member's ref `dice` or in a
+  // player's browser; faces drawn with the roller's dice picture (its smallest variant).
+  const isMember = typeof me === 'string' && me.startsWith('host:');
+  const kept = isMember
+    ? {get: () => request('/v1/refs/dice').then((ref) => ref.digest, () => null),
+      set: (digest) => request('/v1/refs/dice', digest ? {method: 'PUT', json: {digest}} : {method: 'DELETE'}).catch(() => {})}
+    : {get: async () => localStorage.getItem('hoard.dice'),
+      set: async (digest) => (digest ? localStorage.setItem('hoard.dice', digest) : localStorage.removeItem('hoard.dice'))};
   const dice = diceBox({
     send: (op) => live.send(op), refused: (what) => refused(what), messages, nameOf, dice: session.dice,
+    own: {
+      choices: () => request(`/v1/sessions/${encodeURIComponent(sessionId)}/dice/choices`).then((answer) => answer.dice),
+      chosen: () => state.map?.dice?.[me] ?? null,
+      picture: (digest) => {
+        const variant = resolve(digest)?.variants?.[0];
+        return variant ? loader.picture(variant) : Promise.reject(new Error('no picture yet'));
+      },
+      kept,
+      statistics: isMember ? () => request('/v1/dice/statistics') : null,
+    },
   });
   const tools = ['move', 'ping', 'draw'].map((tool) => h('button', {type: 'button', class: 'tool', dataset: {tool}, 'aria-pressed': String(tool === state.tool)},
     {move: 'Move', ping: 'Ping', draw: 'Draw'}[tool]));

@@ -93,6 +93,10 @@ export function applyOp(map, op) {
   case 'layer':
     map.drawing.layers = {...(map.drawing.layers ?? {}), [op.layer]: op.visibleTo};
     break;
+  case 'dice':
+    map.dice = {...(map.dice ?? {}), [op.by]: op.asset};
+    if (!op.asset) delete map.dice[op.by];
+    break;
   case 'wall':
     map.drawing.walls = list(map.drawing.walls);
     if (op.add) upsert(map.drawing.walls, op.add);
