@@ -55,7 +55,6 @@ extension SessionHub {
         var op = op
         if case .chooseDice(_, let asset) = op { op = .chooseDice(by: participantId, asset: asset) }
         if case .add(_, let entity) = op { try learnFootprints(JSONValue.object(entity).referencedDigests, into: &table) }
-        var op = op
         // The jukebox's ops carry the server's clock, never a client's: every seat and every replay reckons from it.
         if case .audio(let command) = op { op = .audio(command.stamped(serverTime)) }
         let change: Table.Change
