@@ -61,6 +61,8 @@ private func ids(_ map: JSONValue) -> [String] {
             #"{"add":{"door":true,"from":[2,0],"id":"d1","open":false,"to":[2,1]},"kind":"wall"}"#, #"{"kind":"wall","remove":"d1"}"#,
             #"{"kind":"door","open":true,"wall":"d1"}"#, #"{"enabled":true,"kind":"fog"}"#, #"{"kind":"fog","reveal":[[0,0,4,4]]}"#,
             #"{"cover":[[1,1,1,1]],"kind":"fog"}"#, #"{"kind":"settings","playersOpenDoors":true}"#,
+            #"{"enabled":true,"kind":"vision"}"#, #"{"forget":["p1"],"kind":"vision"}"#,
+            #"{"kind":"set","sight":{"range":8,"sharedWith":["p2"]},"token":"t1"}"#,
         ]
         for text in ops {
             let parsed = try op(text)
@@ -477,13 +479,12 @@ private func ids(_ map: JSONValue) -> [String] {
     }
 
     @Test func aWallTouchesOnlyTheTilesItsSegmentMeets() {
-        let fog = Fog(width: 20, height: 10, isEnabled: true)
-        let diagonal = Set(fog.tiles(touchedByWallFrom: 12, 0, to: 19, 7))
+        let diagonal = Set(Fog.tiles(touchedByWallFrom: 12, 0, to: 19, 7, width: 20, height: 10))
         #expect(diagonal.contains(0 * 20 + 12) && diagonal.contains(6 * 20 + 18) && !diagonal.contains(6 * 20 + 12), "not its bounding box")
-        let vertical = Set(fog.tiles(touchedByWallFrom: 2, 0, to: 2, 1))
+        let vertical = Set(Fog.tiles(touchedByWallFrom: 2, 0, to: 2, 1, width: 20, height: 10))
         #expect(vertical == [1, 2, 21, 22], "both sides, and the tiles at its end's corner")
-        #expect(fog.tiles(touchedByWallFrom: 0, 15, to: 0, 16).isEmpty, "off the grid: nothing, and no trap")
-        #expect(fog.tiles(touchedByWallFrom: 30, 0, to: 40, 5).isEmpty)
+        #expect(Fog.tiles(touchedByWallFrom: 0, 15, to: 0, 16, width: 20, height: 10).isEmpty, "off the grid: nothing, and no trap")
+        #expect(Fog.tiles(touchedByWallFrom: 30, 0, to: 40, 5, width: 20, height: 10).isEmpty)
     }
 
     @Test func theMapDoorRefusesWhatTheTableCannotJudgeAndNamesEveryStroke() throws {
