@@ -158,9 +158,15 @@ struct Floor: Sendable {
     /// all, from the counts).
     private func shown(under fog: Fog?) -> (indices: [Bool], showsDefault: Bool) {
         guard let fog else { return shown }
+        return shown { body in for tile in cells.indices where fog.revealed[tile] { body(tile) } }
+    }
+
+    /// Which textures show (by palette index), and whether the default does, in the tiles `forEachTile` visits.
+    private func shown(_ forEachTile: ((Int) -> Void) -> Void) -> (indices: [Bool], showsDefault: Bool) {
         var inUse = [Bool](repeating: false, count: palette.count)
         var showsDefault = false
-        for tile in cells.indices where fog.revealed[tile] {
+        forEachTile { tile in
+            guard tile < cells.count else { return }
             let value = cells[tile]
             if value >= 0 { inUse[Int(value)] = true } else { showsDefault = true }
         }
@@ -168,24 +174,14 @@ struct Floor: Sendable {
     }
 
     /// The textures that show in `tiles`, the default texture included.
-    func textures(at tiles: TileSet) -> Set<Digest> {
-        var inUse = [Bool](repeating: false, count: palette.count)
-        var showsDefault = false
-        tiles.forEach { tile in
-            guard tile < cells.count else { return }
-            let value = cells[tile]
-            if value >= 0 { inUse[Int(value)] = true } else { showsDefault = true }
-        }
-        var digests = Set(palette.indices.filter { inUse[$0] }.compactMap { Digest(palette[$0]) })
-        if showsDefault, let texture = fields["texture"]?.stringValue.flatMap(Digest.init) { digests.insert(texture) }
-        return digests
-    }
+    func textures(at tiles: TileSet) -> Set<Digest> { digests(shown(tiles.forEach)) }
 
     /// The textures that show in the tiles `fog` lets be seen (nil: all), the default texture included.
-    func textures(under fog: Fog?) -> Set<Digest> {
-        let (inUse, showsDefault) = shown(under: fog)
-        var digests = Set(palette.indices.filter { inUse[$0] }.compactMap { Digest(palette[$0]) })
-        if showsDefault, let texture = fields["texture"]?.stringValue.flatMap(Digest.init) { digests.insert(texture) }
+    func textures(under fog: Fog?) -> Set<Digest> { digests(shown(under: fog)) }
+
+    private func digests(_ shown: (indices: [Bool], showsDefault: Bool)) -> Set<Digest> {
+        var digests = Set(palette.indices.filter { shown.indices[$0] }.compactMap { Digest(palette[$0]) })
+        if shown.showsDefault, let texture = fields["texture"]?.stringValue.flatMap(Digest.init) { digests.insert(texture) }
         return digests
     }
 }

@@ -79,9 +79,9 @@ public struct SightMap: Sendable {
     /// The wall `id` as it is now (nil: gone), blocking sight or not.
     public mutating func set(_ id: String, to wall: [String: JSONValue]?) {
         let segment = wall.flatMap { Self.blocksSight($0) ? lattice.segment(of: $0) : nil }
-        if let slot = slotOf[id] {
-            if segments[slot] == segment { return }
-            forEachBucket(of: segments[slot]!) { bucket in buckets[bucket].removeAll { $0 == Int32(slot) } }
+        if let slot = slotOf[id], let old = segments[slot] {
+            if old == segment { return }
+            forEachBucket(of: old) { bucket in buckets[bucket].removeAll { $0 == Int32(slot) } }
             segments[slot] = nil
             slotOf[id] = nil
             freeSlots.append(slot)

@@ -100,8 +100,9 @@ extension Table {
         for token in tokens.items {
             guard let id = token["id"]?.stringValue, let tiles = tokenSeen[id] else { continue }
             for viewer in TokenSight.viewers(of: token) where affected.contains(viewer) {
-                if seen[viewer] == nil { seen[viewer] = TileSet(count: width * height) }
-                for tile in tiles { seen[viewer]!.insert(tile) }
+                var union = seen[viewer] ?? TileSet(count: width * height)
+                for tile in tiles { union.insert(tile) }
+                seen[viewer] = union
             }
         }
         var changed: Set<String> = []
