@@ -46,17 +46,18 @@ public enum MapCheck {
             }
         }
         if let vision = document["vision"] {
-            guard case .object(let members) = vision, Set(members.keys).isSubset(of: ["enabled", "explored"]) else {
-                return "vision is an object {enabled, explored}"
+            guard case .object(let members) = vision, Set(members.keys).isSubset(of: ["enabled", "explored", "seen"]) else {
+                return "vision is an object {enabled, explored, seen}"
             }
             if let enabled = members["enabled"], enabled != .bool(true), enabled != .bool(false) { return "vision.enabled is true or false" }
-            if let explored = members["explored"] {
+            for key in ["explored", "seen"] {
+                guard let explored = members[key] else { continue }
                 guard case .object(let entries) = explored,
                     entries.values.allSatisfy({ value in
                         guard case .array(let rects) = value else { return false }
                         return rects.allSatisfy { TileRect(json: $0).map { $0.fits(width, height) } ?? false }
                     })
-                else { return "vision.explored maps participant ids to lists of [x, y, w, h] inside the \(width)×\(height) grid" }
+                else { return "vision.\(key) maps participant ids to lists of [x, y, w, h] inside the \(width)×\(height) grid" }
             }
         }
         var ids: Set<String> = []

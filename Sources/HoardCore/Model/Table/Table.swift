@@ -148,7 +148,7 @@ public struct Table: Sendable {
         if let state = self.fog { document["fog"] = state.json }
         if let vision {
             let only: String? = if case .participant(let id) = viewer { id } else { nil }
-            document["vision"] = vision.json(width: width, height: height, only: only)
+            document["vision"] = vision.json(width: width, height: height, seen: lit, only: only)
         }
         tokens.write(into: &document, key: "tokens", keeping: isVisible(to: viewer, audience: tokenAudience))
         objects.write(into: &document, key: "objects", keeping: isVisible(to: viewer, audience: objectAudience))

@@ -74,13 +74,17 @@ struct Vision: Sendable {
         explored = [:]
     }
 
-    /// `{"enabled": …, "explored": {participant: rects}}`, for the host (`only`: nil) or one participant.
-    func json(width: Int, height: Int, only participant: String?) -> JSONValue {
-        var entries: [String: JSONValue] = [:]
-        for (id, tiles) in explored where participant == nil || participant == id {
-            entries[id] = .array(tiles.rects(width: width, height: height).map(\.json))
+    /// `{"enabled": …, "explored": {participant: rects}, "seen": {participant: rects}}` (`seen`: the tiles each sees
+    /// now, for the page to light; not read back), for the host (`only`: nil) or one participant.
+    func json(width: Int, height: Int, seen: [String: TileSet], only participant: String?) -> JSONValue {
+        func entries(_ sets: [String: TileSet]) -> JSONValue {
+            var entries: [String: JSONValue] = [:]
+            for (id, tiles) in sets where participant == nil || participant == id {
+                entries[id] = .array(tiles.rects(width: width, height: height).map(\.json))
+            }
+            return .object(entries)
         }
-        return .object(["enabled": .bool(isEnabled), "explored": .object(entries)])
+        return .object(["enabled": .bool(isEnabled), "explored": entries(explored), "seen": entries(seen)])
     }
 }
 
