@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HoardCore
+import HoardTestSupport
 
 /// Vision on the table: each participant's view is what their tokens see, explored floor and walls stay, and those
 /// whose sight an op changes are sent their whole view, after the art it shows them.
@@ -85,5 +86,79 @@ import Testing
         #expect(Self.tokens(table.view(for: .participant("bo"))) == ["hero"])
         _ = try table.apply(.door(wall: "door", open: true), by: .host)
         #expect(Self.tokens(table.view(for: .participant("bo"))) == ["hero", "ogre"])
+    }
+}
+
+/// The table's sight, brought up to date op by op (only the tokens an op can affect are recomputed), against the
+/// brute-force oracle from scratch: equal for every token after every random op, and each player is shown exactly the
+/// tokens on the tiles their tokens see.
+@Suite struct VisionPropertyTests {
+    @Test(arguments: SightTests.grids)
+    func sightOnTheTableEqualsTheOracleAfterEveryRandomOp(_ grid: Grid) throws {
+        var random = SeededRandom(seed: 400 + UInt64(SightTests.grids.firstIndex(of: grid)!))
+        var mismatches: [String] = []
+        for _ in 0..<6 {
+            let (width, height) = (random.int(10...18), random.int(8...14))
+            let walls = RandomMap.walls(grid: grid, width: width, height: height, random: &random)
+            var tokens: [JSONValue] = []
+            for index in 0..<6 {
+                var token: [String: JSONValue] = [
+                    "id": .string("t\(index)"), "asset": .string(VisionTableTests.art(UInt8(index + 1)).description),
+                    "x": .number(Double(random.int(0...(width - 1)))), "y": .number(Double(random.int(0...(height - 1)))), "number": .number(1),
+                ]
+                if index < 3 {
+                    token["owner"] = .string(["p1", "p2"][index % 2])
+                    token["sight"] = .object(random.int(0...2) == 0 ? [:] : ["range": .number(Double(random.int(1...9)))])
+                }
+                tokens.append(.object(token))
+            }
+            let kind: JSONValue =
+                if case .hex(let layout) = grid {
+                    .object(["type": .string("hex"), "orientation": .string(layout.orientation.rawValue), "offset": .string(layout.parity.rawValue)])
+                } else { .object([:]) }
+            var gridJSON: [String: JSONValue] = ["width": .number(Double(width)), "height": .number(Double(height))]
+            if case .object(let members) = kind { gridJSON.merge(members) { $1 } }
+            let map: JSONValue = .object([
+                "grid": .object(gridJSON), "vision": .object(["enabled": .bool(true)]), "tokens": .array(tokens),
+                "drawing": .object(["walls": .array(walls.map(JSONValue.object)), "strokes": .array([])]),
+            ])
+            var table = Table(map: map)
+            for step in 0..<12 {
+                let currentWalls = table.walls.items
+                let op: TableOp
+                switch random.int(0...4) {
+                case 0, 1: op = .move(token: "t\(random.int(0...5))", x: random.int(0...(width - 1)), y: random.int(0...(height - 1)))
+                case 2 where !currentWalls.isEmpty:
+                    let wall = currentWalls[random.int(0...(currentWalls.count - 1))]
+                    op = wall["door"] == .bool(true)
+                        ? .door(wall: wall["id"]!.stringValue!, open: wall["open"] != .bool(true)) : .removeWall(id: wall["id"]!.stringValue!)
+                case 3:
+                    var wall = RandomMap.loose(grid: grid, width: width, height: height, random: &random)
+                    wall["id"] = .string("n\(step)")
+                    op = .addWall(wall)
+                default: op = .set(token: "t\(random.int(0...2))", fields: ["sight": .object(["range": .number(Double(random.int(0...9)))])])
+                }
+                _ = try? table.apply(op, by: .host)
+                let oracle = Oracle(grid: grid, width: width, height: height, walls: table.walls.items)
+                var expected: [String: Set<Int>] = [:]
+                for token in table.tokens.items {
+                    guard let id = token["id"]?.stringValue, case .object(let sight)? = token["sight"] else { continue }
+                    let cell = Cell(x: Table.int(token["x"]), y: Table.int(token["y"]))
+                    let range: Int? = if case .number(let r)? = sight["range"] { Int(r) } else { nil }
+                    let seen = oracle.seen(from: cell, range: range)
+                    if table.tokenSeen[id] != seen, mismatches.count < 3 { mismatches.append("\(grid) step \(step) after \(op): \(id)") }
+                    expected[token["owner"]!.stringValue!, default: []].formUnion(seen)
+                }
+                for player in ["p1", "p2"] {
+                    let shown = Set(VisionTableTests.tokens(table.view(for: .participant(player))))
+                    let should = Set(table.tokens.items.filter { token in
+                        token["owner"]?.stringValue == player
+                            || expected[player, default: []].contains(Table.int(token["y"]) * width + Table.int(token["x"]))
+                    }.compactMap { $0["id"]?.stringValue })
+                    if shown != should, mismatches.count < 3 { mismatches.append("\(grid) step \(step): \(player) shown \(shown), should \(should)") }
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches)")
     }
 }
