@@ -22,7 +22,9 @@ struct MapCommand: AsyncParsableCommand {
             from. A map is named by its name or its digest (sha256:…). An exported map is the map document itself, \
             which 'hoard map import' and 'hoard session create --map' read back.
             """,
-        subcommands: [ListMapsCommand.self, ExportMapCommand.self, ImportMapCommand.self, DeleteMapCommand.self]
+        subcommands: [
+            ListMapsCommand.self, ExportMapCommand.self, ImportMapCommand.self, DeleteMapCommand.self, SightBenchCommand.self,
+        ]
     )
 
     /// The map document in the file at `path`.

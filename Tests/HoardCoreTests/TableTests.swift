@@ -65,6 +65,8 @@ private func ids(_ map: JSONValue) -> [String] {
             #"{"channel":"music","kind":"play","to":["host"]}"#, #"{"channel":"music","kind":"pause"}"#, #"{"channel":"music","kind":"stop"}"#,
             #"{"channel":"music","kind":"volume","volume":0.25}"#,
             #"{"asset":"\#(art(1).stringValue!)","by":"p1","kind":"dice"}"#, #"{"asset":null,"kind":"dice"}"#,
+            #"{"enabled":true,"kind":"vision"}"#, #"{"forget":["p1"],"kind":"vision"}"#,
+            #"{"kind":"set","sight":{"range":8,"sharedWith":["p2"]},"token":"t1"}"#,
         ]
         for text in ops {
             let parsed = try op(text)
@@ -500,13 +502,12 @@ private func ids(_ map: JSONValue) -> [String] {
     }
 
     @Test func aWallTouchesOnlyTheTilesItsSegmentMeets() {
-        let fog = Fog(width: 20, height: 10, isEnabled: true)
-        let diagonal = Set(fog.tiles(touchedByWallFrom: 12, 0, to: 19, 7))
+        let diagonal = Set(Fog.tiles(touchedByWallFrom: 12, 0, to: 19, 7, width: 20, height: 10))
         #expect(diagonal.contains(0 * 20 + 12) && diagonal.contains(6 * 20 + 18) && !diagonal.contains(6 * 20 + 12), "not its bounding box")
-        let vertical = Set(fog.tiles(touchedByWallFrom: 2, 0, to: 2, 1))
+        let vertical = Set(Fog.tiles(touchedByWallFrom: 2, 0, to: 2, 1, width: 20, height: 10))
         #expect(vertical == [1, 2, 21, 22], "both sides, and the tiles at its end's corner")
-        #expect(fog.tiles(touchedByWallFrom: 0, 15, to: 0, 16).isEmpty, "off the grid: nothing, and no trap")
-        #expect(fog.tiles(touchedByWallFrom: 30, 0, to: 40, 5).isEmpty)
+        #expect(Fog.tiles(touchedByWallFrom: 0, 15, to: 0, 16, width: 20, height: 10).isEmpty, "off the grid: nothing, and no trap")
+        #expect(Fog.tiles(touchedByWallFrom: 30, 0, to: 40, 5, width: 20, height: 10).isEmpty)
     }
 
     @Test func theMapDoorRefusesWhatTheTableCannotJudgeAndNamesEveryStroke() throws {

@@ -229,7 +229,7 @@ struct LiveRoutes: Sendable {
                     link: link)
                 switch outcome {
                 case .refused(let error): await reply(session.id, connection, error.code.rawValue, error.message, opId: opId)
-                case .duplicate:
+                case .duplicate, .appliedAsView:
                     if let opId { await hub.send(session: session.id, connection: connection, #"{"opId":"\#(opId)","type":"ack"}"#) }
                 case .applied, .ignored: break
                 }

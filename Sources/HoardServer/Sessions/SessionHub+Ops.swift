@@ -9,6 +9,9 @@ extension SessionHub {
     enum Outcome: Sendable {
         /// Applied and sent; a `ping` has no sequence number.
         case applied(seq: Int64?)
+        /// Applied and logged; its sender was sent their whole view again (which names no op id), so they are answered
+        /// an `ack`.
+        case appliedAsView(seq: Int64)
         /// Applied before under the same client op id: not applied again.
         case duplicate
         /// Refused; nothing changed.
@@ -111,6 +114,9 @@ extension SessionHub {
         }
         if change.changesVisibility { try updateVisibleArt(id) }
         if let live = sessions[id], live.lastSeq - live.baseSeq >= Self.foldEvery { fold(id) }
+        if case .participant(let sender) = actor, change.views?.contains(where: { $0.op == nil && $0.audience.contains(sender) }) == true {
+            return .appliedAsView(seq: seq)
+        }
         return .applied(seq: seq)
     }
 }

@@ -158,20 +158,30 @@ struct Floor: Sendable {
     /// all, from the counts).
     private func shown(under fog: Fog?) -> (indices: [Bool], showsDefault: Bool) {
         guard let fog else { return shown }
+        return shown { body in for tile in cells.indices where fog.revealed[tile] { body(tile) } }
+    }
+
+    /// Which textures show (by palette index), and whether the default does, in the tiles `forEachTile` visits.
+    private func shown(_ forEachTile: ((Int) -> Void) -> Void) -> (indices: [Bool], showsDefault: Bool) {
         var inUse = [Bool](repeating: false, count: palette.count)
         var showsDefault = false
-        for tile in cells.indices where fog.revealed[tile] {
+        forEachTile { tile in
+            guard tile < cells.count else { return }
             let value = cells[tile]
             if value >= 0 { inUse[Int(value)] = true } else { showsDefault = true }
         }
         return (inUse, showsDefault)
     }
 
+    /// The textures that show in `tiles`, the default texture included.
+    func textures(at tiles: TileSet) -> Set<Digest> { digests(shown(tiles.forEach)) }
+
     /// The textures that show in the tiles `fog` lets be seen (nil: all), the default texture included.
-    func textures(under fog: Fog?) -> Set<Digest> {
-        let (inUse, showsDefault) = shown(under: fog)
-        var digests = Set(palette.indices.filter { inUse[$0] }.compactMap { Digest(palette[$0]) })
-        if showsDefault, let texture = fields["texture"]?.stringValue.flatMap(Digest.init) { digests.insert(texture) }
+    func textures(under fog: Fog?) -> Set<Digest> { digests(shown(under: fog)) }
+
+    private func digests(_ shown: (indices: [Bool], showsDefault: Bool)) -> Set<Digest> {
+        var digests = Set(palette.indices.filter { shown.indices[$0] }.compactMap { Digest(palette[$0]) })
+        if shown.showsDefault, let texture = fields["texture"]?.stringValue.flatMap(Digest.init) { digests.insert(texture) }
         return digests
     }
 }
@@ -183,7 +193,7 @@ struct Fog: Sendable {
     let height: Int
     var isEnabled: Bool
     /// One flag per tile, row by row.
-    private(set) var revealed: [Bool]
+    var revealed: [Bool]
 
     init(width: Int, height: Int, isEnabled: Bool = false) {
         (self.width, self.height, self.isEnabled) = (width, height, isEnabled)
@@ -216,14 +226,14 @@ struct Fog: Sendable {
     /// Whether players see a wall from corner (x1, y1) to (x2, y2): when any tile it touches is revealed
     /// (``tiles(touchedByWallFrom:_:to:_:)``).
     func reveals(wallFrom x1: Int, _ y1: Int, to x2: Int, _ y2: Int) -> Bool {
-        tiles(touchedByWallFrom: x1, y1, to: x2, y2).contains { revealed[$0] }
+        Self.tiles(touchedByWallFrom: x1, y1, to: x2, y2, width: width, height: height).contains { revealed[$0] }
     }
 
     /// The tiles (row-major indices) a wall from corner (x1, y1) to (x2, y2) touches: those whose square, edges and
     /// corners included, meets the segment. A wall along a grid line touches the tiles on both sides of it (and those
     /// at its ends' corners); a diagonal wall the tiles it crosses and those it grazes at a corner, never the rest of
     /// its bounding box. Corners off the grid are allowed (the tiles are clipped to the grid).
-    func tiles(touchedByWallFrom x1: Int, _ y1: Int, to x2: Int, _ y2: Int) -> [Int] {
+    static func tiles(touchedByWallFrom x1: Int, _ y1: Int, to x2: Int, _ y2: Int, width: Int, height: Int) -> [Int] {
         let (minX, maxX) = (min(x1, x2), max(x1, x2))
         guard width > 0, height > 0, maxX >= 0, minX <= width else { return [] }
         var tiles: [Int] = []

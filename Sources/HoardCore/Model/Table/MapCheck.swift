@@ -50,6 +50,21 @@ public enum MapCheck {
                 return "dice is an object of participant ids (host:<member id> for members) to dice digests"
             }
         }
+        if let vision = document["vision"] {
+            guard case .object(let members) = vision, Set(members.keys).isSubset(of: ["enabled", "explored", "seen"]) else {
+                return "vision is an object {enabled, explored, seen}"
+            }
+            if let enabled = members["enabled"], enabled != .bool(true), enabled != .bool(false) { return "vision.enabled is true or false" }
+            for key in ["explored", "seen"] {
+                guard let explored = members[key] else { continue }
+                guard case .object(let entries) = explored,
+                    entries.values.allSatisfy({ value in
+                        guard case .array(let rects) = value else { return false }
+                        return rects.allSatisfy { TileRect(json: $0).map { $0.fits(width, height) } ?? false }
+                    })
+                else { return "vision.\(key) maps participant ids to lists of [x, y, w, h] inside the \(width)×\(height) grid" }
+            }
+        }
         var ids: Set<String> = []
         var drawing: [String: JSONValue] = [:]
         if let value = document["drawing"] {
@@ -131,6 +146,13 @@ public enum MapCheck {
             if entity["footprint"] != nil, list == "tokens" || Table.footprint(entity["footprint"]) == nil {
                 return "footprint is an object's {\"width\", \"height\"}, whole cells from 1 to 512"
             }
+            if let sight = entity["sight"] {
+                guard list == "tokens", case .object(let members) = sight, TableOp.isSight(members) else {
+                    return "a token's sight is {\"range\": tiles from 0 to 1024 (absent: unlimited), \"sharedWith\": participant ids}"
+                }
+            }
+        case "drawing.walls" where entity["kind"].map({ ![.string("wall"), .string("window"), .string("curtain")].contains($0) }) ?? false:
+            return "a wall's kind is \"wall\", \"window\" or \"curtain\""
         case "drawing.walls" where hex:
             guard entity["from"] == nil, entity["to"] == nil, case .array(let cell)? = entity["cell"], cell.count == 2,
                 let x = integer(cell[0]), let y = integer(cell[1]), (0..<width).contains(x), (0..<height).contains(y),

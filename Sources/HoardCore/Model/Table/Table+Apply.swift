@@ -15,7 +15,7 @@ extension Table {
         return Audience.only(to.filter { $0 != "host" } + (sender.map { [$0] } ?? []))
     }
 
-    public mutating func apply(_ op: TableOp, by actor: Actor) throws(TableError) -> Change {
+    mutating func applyRules(_ op: TableOp, by actor: Actor) throws(TableError) -> Change {
         let participant: String? = if case .participant(let id) = actor { id } else { nil }
         if isOpaque {
             switch op {
@@ -33,6 +33,7 @@ extension Table {
             return change(op, token: id, before: tokenAudience(token))
         case .set(let id, let fields):
             let token = try ownToken(id, participant)
+            if fields["sight"] != nil { try hostOnly(participant, "give tokens sight") }
             tokens.update(id) { token in for (key, value) in fields { token[key] = value == .null ? nil : value } }
             return change(op, token: id, before: tokenAudience(token))
         case .add(let layer, let entity):
@@ -197,6 +198,17 @@ extension Table {
             walls.update(id) { $0["open"] = .bool(open) }
             let audience = wallAudience(wall)
             return transition(op, before: audience, after: audience, appear: nil, vanish: nil)
+        case .vision(let visionChange):
+            try hostOnly(participant, "change vision")
+            var state = vision ?? Vision(isEnabled: false)
+            switch visionChange {
+            case .enabled(let enabled): state.isEnabled = enabled
+            case .forget(let ids): for id in ids { state.explored[id] = nil }
+            }
+            vision = state
+            if document["vision"] == nil { document["vision"] = .object([:]) }
+            // Sight is brought up to date, and the whole views sent, by ``apply(_:by:)``.
+            return Change(op: op, views: [View(audience: .everyone, op: nil)], art: [], changesVisibility: true)
         case .settings(let playersOpenDoors):
             try hostOnly(participant, "change the session's settings")
             document["settings"] = .object(["playersOpenDoors": .bool(playersOpenDoors)])
@@ -278,7 +290,7 @@ extension Table {
 
     /// The art that someone sees now and did not in `before` (an ``artAudiences(extra:)`` taken before the change),
     /// by the audience newly seeing it.
-    private func appearingArt(since before: [Digest: Audience]) -> [(audience: Audience, digests: Set<Digest>)] {
+    func appearingArt(since before: [Digest: Audience]) -> [(audience: Audience, digests: Set<Digest>)] {
         var appearing: [Audience: Set<Digest>] = [:]
         for (digest, audience) in artAudiences() {
             let new = audience.subtracting(before[digest] ?? .nobody)

@@ -62,6 +62,14 @@ public struct Table: Sendable {
     var floor: Floor?
     /// Fog of war, when the map has it (on or off).
     var fog: Fog?
+    /// Vision, when the map has it (on or off), with the tiles each participant explored.
+    var vision: Vision?
+    /// The walls that block sight.
+    var sightMap: SightMap
+    /// While vision is on: the tiles each token with sight sees now, by token id.
+    var tokenSeen: [String: [Int]] = [:]
+    /// While vision is on: the tiles each participant sees now through their tokens and those shared with them.
+    var lit: [String: TileSet] = [:]
     /// Tokens being glimpsed → by whom (``TableOp/glimpse(token:to:seconds:)``); not part of the map.
     public internal(set) var glimpses: [String: Set<String>] = [:]
     /// Digests referenced outside the floor, walls, tokens, objects and strokes: seen by everyone.
@@ -72,12 +80,19 @@ public struct Table: Sendable {
     public internal(set) var customArt: Set<Digest> = []
     let original: JSONValue?
 
-    /// Reads a map document.
+    /// Reads a map document; with vision on, works out what each token sees.
     public init(map: JSONValue) {
+        self.init(reading: map)
+        if !isOpaque { sightMap = SightMap(grid: grid, width: width, height: height, walls: walls.items) }
+        if isVisionOn { updateSight(of: nil) }
+    }
+
+    private init(reading map: JSONValue) {
         guard case .object(var document) = map else {
             (width, height, isOpaque, original, grid) = (512, 512, true, map, .square)
             (self.document, self.drawing, layers, fixedArt) = ([:], [:], [:], map.referencedDigests)
             (tokens, objects, strokes, walls) = (EntityList(nil), EntityList(nil), EntityList(nil), EntityList(nil))
+            sightMap = SightMap(grid: .square, width: 1, height: 1)
             return
         }
         width = Self.side(map["grid"]?["width"])
@@ -96,6 +111,9 @@ public struct Table: Sendable {
         if case .object(let channels)? = document.removeValue(forKey: "audio") {
             audio = channels.compactMapValues(AudioChannel.init(json:))
         }
+        vision = Vision(document["vision"], width: width, height: height)
+        if vision != nil { document["vision"] = .object([:]) }
+        sightMap = SightMap(grid: .square, width: 1, height: 1)
         var layers: [String: Audience] = [:]
         if case .object(let entries)? = drawing.removeValue(forKey: "layers") {
             for (name, value) in entries { if let audience = Audience(json: value) { layers[name] = audience } }
@@ -130,9 +148,13 @@ public struct Table: Sendable {
         if let original { return original }
         var document = self.document
         var drawing = self.drawing
-        let fog: Fog? = if case .participant = viewer { activeFog } else { nil }
+        let fog: Fog? = if case .participant(let id) = viewer { floorFog(for: id) } else { nil }
         if let floor, document["background"] != nil || floor.isPainted { document["background"] = floor.json(under: fog) }
         if let state = self.fog { document["fog"] = state.json }
+        if let vision {
+            let only: String? = if case .participant(let id) = viewer { id } else { nil }
+            document["vision"] = vision.json(width: width, height: height, seen: lit, only: only)
+        }
         tokens.write(into: &document, key: "tokens", keeping: isVisible(to: viewer, audience: tokenAudience))
         objects.write(into: &document, key: "objects", keeping: isVisible(to: viewer, audience: objectAudience))
         walls.write(into: &drawing, key: "walls", keeping: isVisible(to: viewer, audience: wallAudience))
@@ -149,6 +171,8 @@ public struct Table: Sendable {
     /// numbers only, so no id (ids are the client's strings) can make two different views share a key.
     public func viewKey(for viewer: Actor) -> String {
         guard case .participant(let participant) = viewer else { return "host" }
+        // With vision on, what each participant sees and explored is their own.
+        if isVisionOn { return "v\(participant.utf8.count):" + participant }
         let seesToken = isVisible(to: viewer, audience: tokenAudience)
         let seesStroke = isVisible(to: viewer, audience: strokeAudience)
         // The floor, walls and objects are the same for every participant.
@@ -192,6 +216,7 @@ public struct Table: Sendable {
     /// Who sees what stands on the grid: everyone unless fog covers its tile (on squares, its top-left tile) or every
     /// hex of its footprint (on hexes).
     func placeAudience(_ entity: [String: JSONValue]) -> Audience {
+        if isVisionOn { return tilesAudience(cells(of: entity), seenBy: lit) }
         guard let fog = activeFog else { return .everyone }
         return cells(of: entity).contains { fog.reveals($0.x, $0.y) } ? .everyone : .nobody
     }
@@ -219,15 +244,20 @@ public struct Table: Sendable {
 
     /// Who sees a wall or door: everyone unless fog covers every tile it touches (on hexes, both cells of its side).
     func wallAudience(_ wall: [String: JSONValue]) -> Audience {
-        guard let fog = activeFog else { return .everyone }
+        guard isVisionOn || activeFog != nil else { return .everyone }
+        let touched: [Cell]
         if case .hex(let layout) = grid, case .array(let pair)? = wall["cell"], pair.count == 2 {
             let cell = Cell(x: Self.int(pair[0]), y: Self.int(pair[1]))
             let side = Cube.directions[min(5, max(0, Self.int(wall["side"])))]
-            let across = layout.cell(of: layout.cube(of: cell) + side)
-            return [cell, across].contains { fog.reveals($0.x, $0.y) } ? .everyone : .nobody
+            touched = [cell, layout.cell(of: layout.cube(of: cell) + side)]
+        } else {
+            let (from, to) = (Self.corner(wall["from"]), Self.corner(wall["to"]))
+            touched = Fog.tiles(touchedByWallFrom: from.x, from.y, to: to.x, to.y, width: width, height: height)
+                .map { Cell(x: $0 % width, y: $0 / width) }
         }
-        let (from, to) = (Self.corner(wall["from"]), Self.corner(wall["to"]))
-        return fog.reveals(wallFrom: from.x, from.y, to: to.x, to.y) ? .everyone : .nobody
+        if isVisionOn { return tilesAudience(touched, seenBy: vision?.explored ?? [:]) }
+        guard let fog = activeFog else { return .everyone }
+        return touched.contains { fog.reveals($0.x, $0.y) } ? .everyone : .nobody
     }
 
     private static func corner(_ value: JSONValue?) -> (x: Int, y: Int) {
@@ -278,9 +308,12 @@ public struct Table: Sendable {
         func add(_ digest: Digest, _ audience: Audience) { audiences[digest] = audiences[digest].map { $0.union(audience) } ?? audience }
         for digest in fixedArt.union(customArt).union(chosenDice.values) { add(digest, .everyone) }
         if let floor {
-            let seen = floor.textures(under: activeFog)
+            let seen = isVisionOn ? fog.map { floor.textures(under: $0) } ?? [] : floor.textures(under: activeFog)
             for digest in seen { add(digest, .everyone) }
-            if activeFog != nil { for digest in floor.textures(under: nil).subtracting(seen) { add(digest, .nobody) } }
+            if isVisionOn {
+                for (id, tiles) in vision?.explored ?? [:] { for digest in floor.textures(at: tiles) { add(digest, .only([id])) } }
+            }
+            if activeFog != nil || isVisionOn { for digest in floor.textures(under: nil).subtracting(seen) { add(digest, .nobody) } }
         }
         for wall in walls.items { for digest in JSONValue.object(wall).referencedDigests { add(digest, wallAudience(wall)) } }
         for object in objects.items { for digest in JSONValue.object(object).referencedDigests { add(digest, objectAudience(object)) } }

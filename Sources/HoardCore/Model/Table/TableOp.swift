@@ -44,6 +44,8 @@ public enum TableOp: Sendable, Hashable {
     case door(wall: String, open: Bool)
     /// Fog of war turned on or off, or areas revealed to the players or covered again.
     case fog(FogChange)
+    /// Vision turned on or off, or what some participants explored forgotten.
+    case vision(VisionChange)
     /// The session's settings: whether players may open and close doors.
     case settings(playersOpenDoors: Bool)
     /// What the server tells a token's owner: these participants glimpsed it. Never applied.
@@ -63,6 +65,12 @@ public enum TableOp: Sendable, Hashable {
         case cover([TileRect])
     }
 
+    /// What a `vision` op does.
+    public enum VisionChange: Sendable, Hashable {
+        case enabled(Bool)
+        case forget([String])
+    }
+
     /// The two layers `add` and `remove` reach.
     public enum TableLayer: String, Sendable, Hashable {
         case token
@@ -72,7 +80,7 @@ public enum TableOp: Sendable, Hashable {
     /// Every kind, as the wire names it.
     public static let kinds = [
         "move", "add", "remove", "set", "assign", "hide", "reveal", "stroke", "erase", "ping", "message", "custom", "layer",
-        "paint", "wall", "door", "fog", "settings", "seen", "roll", "dice", "play", "pause", "stop", "volume",
+        "paint", "wall", "door", "fog", "vision", "settings", "seen", "roll", "dice", "play", "pause", "stop", "volume",
     ]
 
     /// Longest glimpse, in seconds.
@@ -105,6 +113,7 @@ public enum TableOp: Sendable, Hashable {
         case .addWall, .removeWall: "wall"
         case .door: "door"
         case .fog: "fog"
+        case .vision: "vision"
         case .settings: "settings"
         case .seen: "seen"
         case .roll: "roll"
@@ -135,12 +144,12 @@ public enum TableOp: Sendable, Hashable {
             let token = try fields.id("token")
             var changes: [String: JSONValue] = [:]
             for (key, value) in op where key != "kind" && key != "token" {
-                guard ["label", "number", "markers", "layer"].contains(key) else { continue }
+                guard ["label", "number", "markers", "layer", "sight"].contains(key) else { continue }
                 fields.consumed.insert(key)
                 if value == .null, key != "number" { changes[key] = .null; continue }
                 changes[key] = try Self.tokenField(key, value)
             }
-            guard !changes.isEmpty else { throw TableError(.badOp, "set changes label, number, markers or layer; give at least one") }
+            guard !changes.isEmpty else { throw TableError(.badOp, "set changes label, number, markers, layer or sight; give at least one") }
             self = .set(token: token, fields: changes)
         case "assign":
             let token = try fields.id("token")
@@ -190,6 +199,12 @@ public enum TableOp: Sendable, Hashable {
             case (nil, .some, nil): self = .fog(.reveal(try fields.rects("reveal")))
             case (nil, nil, .some): self = .fog(.cover(try fields.rects("cover")))
             default: throw TableError(.badOp, "a fog op has one of \"enabled\" (true or false), \"reveal\" or \"cover\" (rectangles)")
+            }
+        case "vision":
+            switch (op["enabled"], op["forget"]) {
+            case (.some, nil): self = .vision(.enabled(try fields.bool("enabled")))
+            case (nil, .some): self = .vision(.forget(try fields.participants("forget")))
+            default: throw TableError(.badOp, "a vision op has \"enabled\" (true or false) or \"forget\" (participant ids)")
             }
         case "settings": self = .settings(playersOpenDoors: try fields.bool("playersOpenDoors"))
         case "stroke": self = .stroke(try Self.stroke(try fields.object("stroke")))
@@ -266,6 +281,8 @@ public enum TableOp: Sendable, Hashable {
         case .fog(.enabled(let enabled)): op["enabled"] = .bool(enabled)
         case .fog(.reveal(let rects)): op["reveal"] = .array(rects.map(\.json))
         case .fog(.cover(let rects)): op["cover"] = .array(rects.map(\.json))
+        case .vision(.enabled(let enabled)): op["enabled"] = .bool(enabled)
+        case .vision(.forget(let ids)): op["forget"] = .array(ids.map(JSONValue.string))
         case .settings(let playersOpenDoors): op["playersOpenDoors"] = .bool(playersOpenDoors)
         case .stroke(let stroke): op["stroke"] = .object(stroke)
         case .erase(let stroke): op["stroke"] = .string(stroke)
@@ -324,6 +341,12 @@ public enum TableOp: Sendable, Hashable {
         }
         if entity["texture"] != nil { _ = try fields.digest("texture") }
         for key in ["door", "open"] where entity[key] != nil { _ = try fields.bool(key) }
+        if let kind = entity["kind"] {
+            fields.consumed.insert("kind")
+            guard kind == .string("wall") || kind == .string("window") || kind == .string("curtain") else {
+                throw TableError(.badOp, "a wall's \"kind\" is \"wall\", \"window\" (does not block sight) or \"curtain\" (blocks only sight)")
+            }
+        }
         try fields.checkAllConsumed()
         return entity
     }
@@ -332,7 +355,7 @@ public enum TableOp: Sendable, Hashable {
     static func token(_ entity: [String: JSONValue]) throws(TableError) -> [String: JSONValue] {
         var fields = Fields(entity, kind: "a token", isEntity: true)
         try fields.placement()
-        for key in ["number", "label", "owner", "hidden", "markers", "layer"] {
+        for key in ["number", "label", "owner", "hidden", "markers", "layer", "sight"] {
             guard let value = entity[key] else {
                 if key == "number" { throw TableError(.badOp, "a token needs a \"number\" (0 to 999)") }
                 continue
@@ -351,6 +374,7 @@ public enum TableOp: Sendable, Hashable {
         case ("owner", .string(let text)) where (1...maxId).contains(text.count): return value
         case ("layer", .string(let text)) where (1...maxId).contains(text.count): return value
         case ("hidden", .bool): return value
+        case ("sight", .object(let sight)) where Self.isSight(sight): return value
         case ("markers", .array(let items))
         where items.count <= 16 && items.allSatisfy({ ($0.stringValue?.count).map { (1...32).contains($0) } == true }):
             return value
@@ -362,8 +386,24 @@ public enum TableOp: Sendable, Hashable {
                         "number": "an integer from 0 to 999", "label": "a string of at most 64 characters",
                         "owner": "a participant id", "layer": "a layer name of 1 to 64 characters", "hidden": "true or false",
                         "markers": "a list of at most 16 strings of 1 to 32 characters",
+                        "sight": "{\"range\": tiles from 0 to 1024 (absent: unlimited), \"sharedWith\": up to 64 participant ids}",
                     ][key, default: "not a token field"])
         }
+    }
+
+    /// A token's `sight`: an optional whole `range` from 0 to 1024 tiles and an optional `sharedWith` list of up to 64
+    /// participant ids.
+    static func isSight(_ sight: [String: JSONValue]) -> Bool {
+        for (key, value) in sight {
+            switch (key, value) {
+            case ("range", .number(let range)) where range == range.rounded() && (0...1024).contains(range): continue
+            case ("sharedWith", .array(let ids))
+            where ids.count <= 64 && ids.allSatisfy({ ($0.stringValue?.count).map { (1...maxId).contains($0) } == true }):
+                continue
+            default: return false
+            }
+        }
+        return true
     }
 
     static func object(_ entity: [String: JSONValue]) throws(TableError) -> [String: JSONValue] {

@@ -34,6 +34,7 @@ export function editorTools(main, table, request) {
   const viewAs = h('select', {id: 'view-as', 'aria-label': 'See the table as'});
   const glimpseTo = h('select', {id: 'glimpse-to', multiple: true, size: '3', 'aria-label': 'Glimpse to (one or more players)'});
   const fogBrush = h('input', {id: 'fog-brush', type: 'checkbox'});
+  const vision = h('input', {id: 'vision-enabled', type: 'checkbox', checked: state.map?.vision?.enabled === true});
   const glimpseSeconds = h('input', {id: 'glimpse-seconds', type: 'number', min: '1', max: '60', value: '5', 'aria-label': 'Seconds'});
   const glimpse = h('button', {type: 'button', id: 'glimpse-token', class: 'small'}, 'Glimpse');
   const layerName = h('input', {id: 'layer-name', type: 'text', maxlength: '64', placeholder: 'Layer', 'aria-label': 'Layer of the selected token'});
@@ -49,6 +50,7 @@ export function editorTools(main, table, request) {
     h('div', {class: 'row'}, placeKind, placeSearch), placeList,
     h('label', {class: 'row'}, fog, h('span', {}, 'Fog of war (players see only what is revealed)')),
     h('label', {class: 'row'}, fogBrush, h('span', {}, 'Reveal and cover with a brush, not a rectangle')),
+    h('label', {class: 'row'}, vision, h('span', {}, 'Vision (players see what their tokens with sight see)')),
     h('div', {class: 'row'}, undo, redo),
     h('h4', {}, 'What players see'), h('label', {class: 'field'}, h('span', {}, 'See the table as'), viewAs),
     h('p', {class: 'muted'}, 'The selected token, shown for a moment to one player:'),
@@ -186,6 +188,7 @@ export function editorTools(main, table, request) {
   redo.addEventListener('click', () => step(undone, done, 'forward'));
 
   fog.addEventListener('change', () => edit([{kind: 'fog', enabled: fog.checked}], [{kind: 'fog', enabled: !fog.checked}], 'the fog'));
+  vision.addEventListener('change', () => edit([{kind: 'vision', enabled: vision.checked}], [{kind: 'vision', enabled: !vision.checked}], 'vision'));
 
   // The floor as it is: each cell's texture (null: the map's own).
   const floorNow = () => {
@@ -411,25 +414,31 @@ function toSegment([px, py], [ax, ay], [bx, by]) {
  */
 export function playerView(world, participant) {
   const cells = geometry(world);
-  const revealed = (x, y) => !world.fog || (x >= 0 && y >= 0 && x < world.width && y < world.height && world.fog[y * world.width + x] === 1);
+  const inside = (x, y) => x >= 0 && y >= 0 && x < world.width && y < world.height;
+  const flag = (flags, x, y) => inside(x, y) && flags?.[y * world.width + x] === 1;
+  // With vision on, tokens and objects show where the player sees now, floor and walls where they explored.
+  const vision = world.vision;
+  const seenNow = (x, y) => flag(world.fog, x, y) || flag(vision?.seen[participant], x, y);
+  const explored = (x, y) => flag(world.fog, x, y) || flag(vision?.explored[participant], x, y);
+  const revealed = (x, y) => (vision ? explored(x, y) : !world.fog || flag(world.fog, x, y));
   const layerSees = (layer) => {
     const audience = world.layers?.[layer];
     return layer === undefined || audience === undefined || audience === '*' || (Array.isArray(audience) && audience.includes(participant));
   };
   const placeSeen = (item) => {
     const [x, y] = [Math.floor(item?.x ?? -1), Math.floor(item?.y ?? -1)];
-    return revealed(x, y);
+    return vision ? seenNow(x, y) : revealed(x, y);
   };
   const tokens = world.tokens.filter((token) => token?.owner === participant
     || (token?.hidden !== true && layerSees(token?.layer) && placeSeen(token)));
   const objects = world.objects.filter(placeSeen);
   const walls = world.walls.filter((wall) => {
-    if (!world.fog) return true;
+    if (!world.fog && !vision) return true;
     const ends = cells.hex && Array.isArray(wall?.cell) ? [wall.cell, wall.cell] : [wall?.from ?? [0, 0], wall?.to ?? [0, 0]];
     return ends.some(([x, y]) => [[x, y], [x - 1, y], [x, y - 1], [x - 1, y - 1]].some(([cx, cy]) => revealed(cx, cy)));
   });
   let {texture, tiles} = world;
-  if (world.fog) {
+  if (world.fog || vision) {
     const painted = new Set(tiles.map((t) => `${t.x},${t.y}`));
     tiles = tiles.filter((t) => revealed(t.x, t.y));
     for (let y = 0; y < world.height; y++) {
@@ -437,5 +446,5 @@ export function playerView(world, participant) {
     }
     texture = null;
   }
-  return {...world, texture, tiles, tokens, objects, walls, strokes: world.strokes};
+  return {...world, texture, tiles, tokens, objects, walls, strokes: world.strokes, viewer: participant};
 }

@@ -58,7 +58,18 @@ export function layers(map) {
     tiles, walls: list(drawing.walls), strokes: list(drawing.strokes), layers: drawing.layers ?? {},
     objects: list(map?.objects), tokens: list(map?.tokens),
     fog: fogOf(map?.fog, width, height),
+    vision: visionOf(map?.vision, width, height),
   };
+}
+
+/**
+ * Vision, when on: each participant's explored and seen tiles as a flag per tile (a participant's own map holds only
+ * theirs, the host's everyone's). `viewer` on a world says whose to draw: unexplored dark, explored dim, seen lit.
+ */
+function visionOf(vision, width, height) {
+  if (vision?.enabled !== true) return null;
+  const flags = (entries) => Object.fromEntries(Object.entries(entries ?? {}).map(([id, rects]) => [id, fogOf({enabled: true, revealed: rects}, width, height)]));
+  return {explored: flags(vision.explored), seen: flags(vision.seen)};
 }
 
 /** The fog as a flag per revealed tile (row by row), or null when the map has none or it is off. */
@@ -271,8 +282,19 @@ export function paint(context, world, resolve, images, tile, ratio, origin = [0,
       context.fillText(String(token.number), cx, cy + 0.5);
     }
   }
-  // Fog as the host sees it: what players do not see is darkened, not hidden.
-  if (world.fog) {
+  // Vision as one participant sees it: what they never explored is dark, what they do not see now dim.
+  const explored = world.viewer !== undefined ? world.vision?.explored[world.viewer] : undefined;
+  if (world.vision && world.viewer !== undefined) {
+    const seen = world.vision.seen[world.viewer];
+    const revealed = (i) => world.fog?.[i] === 1;
+    for (const [fill, hides] of [['rgb(8, 9, 14)', (i) => !explored?.[i] && !revealed(i)], ['rgba(8, 9, 14, 0.55)', (i) => !seen?.[i] && !revealed(i)]]) {
+      context.fillStyle = fill;
+      context.beginPath();
+      for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) if (hides(y * width + x)) cells.trace(context, x, y, tile);
+      context.fill();
+    }
+  } else if (world.fog) {
+    // Fog as the host sees it: what players do not see is darkened, not hidden.
     context.fillStyle = 'rgba(12, 14, 24, 0.6)';
     context.beginPath();
     for (let y = 0; y < height; y++) {

@@ -194,7 +194,9 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
     context.fillStyle = '#14161c';
     context.fillRect(0, 0, canvas.width, canvas.height);
     // The host may see the table as a player would (editor.js's "see the table as").
-    paint(context, state.viewFilter ? state.viewFilter(world) : world, resolve, images, view.tile, view.ratio, [view.x, view.y]);
+    // A player's own view is drawn with their vision: unexplored dark, explored dim, seen lit.
+    const shown = state.viewFilter ? state.viewFilter(world) : isHost ? world : {...world, viewer: me};
+    paint(context, shown, resolve, images, view.tile, view.ratio, [view.x, view.y]);
     const t = view.tile;
     state.overlay?.(context, t);
     const cells = geometry(world);

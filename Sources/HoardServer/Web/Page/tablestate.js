@@ -127,6 +127,13 @@ export function applyOp(map, op) {
     }
     break;
   }
+  case 'vision': {
+    // The host's copy; players are sent their whole view again.
+    const vision = map.vision ??= {enabled: false, explored: {}};
+    if (typeof op.enabled === 'boolean') vision.enabled = op.enabled;
+    for (const id of Array.isArray(op.forget) ? op.forget : []) delete vision.explored?.[id];
+    break;
+  }
   case 'settings':
     map.settings = {...(map.settings ?? {}), ...(typeof op.playersOpenDoors === 'boolean' ? {playersOpenDoors: op.playersOpenDoors} : {})};
     break;

@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+
+@testable import HoardCore
+import HoardTestSupport
+
+/// Vision on the table: each participant's view is what their tokens see, explored floor and walls stay, and those
+/// whose sight an op changes are sent their whole view, after the art it shows them.
+@Suite struct VisionTableTests {
+    static func art(_ byte: UInt8) -> Digest { Digest(bytes: [UInt8](repeating: byte, count: 32))! }
+
+    /// A 12 × 12 map split by a wall along x = 6 with a closed door at row 5; Ana's hero (sight 20) at (1, 5), the host's
+    /// ogre (art 2) at (11, 5) in the other room, vision on.
+    static func table() throws -> Table {
+        func pair(_ x: Int, _ y: Int) -> JSONValue { .array([.number(Double(x)), .number(Double(y))]) }
+        let text = """
+            {"grid":{"width":12,"height":12},"vision":{"enabled":true},
+             "drawing":{"walls":[{"id":"north","from":[6,0],"to":[6,5]},{"id":"south","from":[6,6],"to":[6,12]},
+               {"id":"door","from":[6,5],"to":[6,6],"door":true,"open":false}],"strokes":[]},
+             "tokens":[{"id":"hero","asset":"\(art(1))","x":1,"y":5,"number":1,"owner":"ana","sight":{"range":20}},
+               {"id":"ogre","asset":"\(art(2))","x":11,"y":5,"number":2}]}
+            """
+        return Table(map: try JSONValue(parsing: Data(text.utf8)))
+    }
+
+    static func tokens(_ map: JSONValue) -> [String] {
+        guard case .array(let tokens)? = map["tokens"] else { return [] }
+        return tokens.compactMap { $0["id"]?.stringValue }
+    }
+
+    static func explored(_ map: JSONValue, _ id: String) -> Set<Int> {
+        guard case .array(let rects)? = map["vision"]?["explored"]?[id] else { return [] }
+        var tiles: Set<Int> = []
+        for rect in rects.compactMap(TileRect.init(json:)) { rect.forEachTile(width: 12) { tiles.insert($0) } }
+        return tiles
+    }
+
+    @Test func theOgreBehindAClosedDoorShowsWhenItOpensAndGoesWhenTheHeroStepsBackWhileTheFloorStaysExplored() throws {
+        var table = try Self.table()
+        #expect(Self.tokens(table.view(for: .participant("ana"))) == ["hero"])
+        #expect(Self.tokens(table.view(for: .participant("bo"))) == [], "nobody else sees through the hero")
+        #expect(!table.audience(ofEntity: "ogre")!.contains("ana"))
+        let ogreTile = 5 * 12 + 11
+        #expect(!Self.explored(table.view(for: .participant("ana")), "ana").contains(ogreTile))
+
+        let opened = try table.apply(.door(wall: "door", open: true), by: .host)
+        #expect(opened.views?.contains { $0.audience == .only(["ana"]) && $0.op == nil } == true, "Ana gets her view again")
+        #expect(opened.art.contains { $0.audience.contains("ana") && $0.digests.contains(Self.art(2)) }, "the ogre's art first")
+        #expect(Self.tokens(table.view(for: .participant("ana"))) == ["hero", "ogre"])
+        #expect(Self.explored(table.view(for: .participant("ana")), "ana").contains(ogreTile))
+
+        let stepped = try table.apply(.move(token: "hero", x: 1, y: 0), by: .participant("ana"))
+        #expect(stepped.views?.contains { $0.audience == .only(["ana"]) && $0.op == nil } == true)
+        let view = table.view(for: .participant("ana"))
+        #expect(Self.tokens(view) == ["hero"], "out of sight, the ogre is gone")
+        #expect(Self.explored(view, "ana").contains(ogreTile), "the floor it stood on stays explored")
+        #expect(table.audience(ofEntity: "door")!.contains("ana"), "and so do the walls she saw")
+    }
+
+    @Test func exploredTilesSurviveAFoldAndTheHostForgetsThem() throws {
+        var table = try Self.table()
+        _ = try table.apply(.door(wall: "door", open: true), by: .host)
+        _ = try table.apply(.move(token: "hero", x: 1, y: 0), by: .participant("ana"))
+        let explored = Self.explored(table.map, "ana")
+        #expect(explored.contains(5 * 12 + 11))
+        // A fold stores the host's view; the table read back from it knows what Ana explored.
+        var folded = Table(map: table.map)
+        #expect(Self.explored(folded.view(for: .participant("ana")), "ana") == explored)
+        #expect(Self.explored(folded.view(for: .participant("bo")), "ana").isEmpty, "nobody is shown another's explored tiles")
+        _ = try folded.apply(.vision(.forget(["ana"])), by: .host)
+        let now = Self.explored(folded.map, "ana")
+        #expect(!now.contains(5 * 12 + 11) && now.contains(0 * 12 + 1), "what she sees now stays; the rest is forgotten")
+    }
+
+    @Test func onlyTheHostGivesSightOrTurnsVisionOn() throws {
+        var table = try Self.table()
+        #expect(throws: TableError.self) { try table.apply(.set(token: "hero", fields: ["sight": .object([:])]), by: .participant("ana")) }
+        #expect(throws: TableError.self) { try table.apply(.vision(.enabled(false)), by: .participant("ana")) }
+        _ = try table.apply(.vision(.enabled(false)), by: .host)
+        #expect(Self.tokens(table.view(for: .participant("bo"))) == ["hero", "ogre"], "vision off: everything shows")
+    }
+
+    @Test func aTokenSharedWithAPlayerLightsTheirView() throws {
+        var table = try Self.table()
+        _ = try table.apply(.set(token: "hero", fields: ["sight": .object(["range": .number(20), "sharedWith": .array([.string("bo")])])]), by: .host)
+        #expect(Self.tokens(table.view(for: .participant("bo"))) == ["hero"])
+        _ = try table.apply(.door(wall: "door", open: true), by: .host)
+        #expect(Self.tokens(table.view(for: .participant("bo"))) == ["hero", "ogre"])
+    }
+}
+
+/// The table's sight, brought up to date op by op (only the tokens an op can affect are recomputed), against the
+/// brute-force oracle from scratch: equal for every token after every random op, and each player is shown exactly the
+/// tokens on the tiles their tokens see.
+@Suite struct VisionPropertyTests {
+    @Test(arguments: SightTests.grids)
+    func sightOnTheTableEqualsTheOracleAfterEveryRandomOp(_ grid: Grid) throws {
+        var random = SeededRandom(seed: 400 + UInt64(SightTests.grids.firstIndex(of: grid)!))
+        var mismatches: [String] = []
+        for _ in 0..<6 {
+            let (width, height) = (random.int(10...18), random.int(8...14))
+            let walls = RandomMap.walls(grid: grid, width: width, height: height, random: &random)
+            var tokens: [JSONValue] = []
+            for index in 0..<6 {
+                var token: [String: JSONValue] = [
+                    "id": .string("t\(index)"), "asset": .string(VisionTableTests.art(UInt8(index + 1)).description),
+                    "x": .number(Double(random.int(0...(width - 1)))), "y": .number(Double(random.int(0...(height - 1)))), "number": .number(1),
+                ]
+                if index < 3 {
+                    token["owner"] = .string(["p1", "p2"][index % 2])
+                    token["sight"] = .object(random.int(0...2) == 0 ? [:] : ["range": .number(Double(random.int(1...9)))])
+                }
+                tokens.append(.object(token))
+            }
+            let kind: JSONValue =
+                if case .hex(let layout) = grid {
+                    .object(["type": .string("hex"), "orientation": .string(layout.orientation.rawValue), "offset": .string(layout.parity.rawValue)])
+                } else { .object([:]) }
+            var gridJSON: [String: JSONValue] = ["width": .number(Double(width)), "height": .number(Double(height))]
+            if case .object(let members) = kind { gridJSON.merge(members) { $1 } }
+            let map: JSONValue = .object([
+                "grid": .object(gridJSON), "vision": .object(["enabled": .bool(true)]), "tokens": .array(tokens),
+                "drawing": .object(["walls": .array(walls.map(JSONValue.object)), "strokes": .array([])]),
+            ])
+            var table = Table(map: map)
+            for step in 0..<12 {
+                let currentWalls = table.walls.items
+                let op: TableOp
+                switch random.int(0...4) {
+                case 0, 1: op = .move(token: "t\(random.int(0...5))", x: random.int(0...(width - 1)), y: random.int(0...(height - 1)))
+                case 2 where !currentWalls.isEmpty:
+                    let wall = currentWalls[random.int(0...(currentWalls.count - 1))]
+                    op = wall["door"] == .bool(true)
+                        ? .door(wall: wall["id"]!.stringValue!, open: wall["open"] != .bool(true)) : .removeWall(id: wall["id"]!.stringValue!)
+                case 3:
+                    var wall = RandomMap.loose(grid: grid, width: width, height: height, random: &random)
+                    wall["id"] = .string("n\(step)")
+                    op = .addWall(wall)
+                default: op = .set(token: "t\(random.int(0...2))", fields: ["sight": .object(["range": .number(Double(random.int(0...9)))])])
+                }
+                _ = try? table.apply(op, by: .host)
+                let oracle = Oracle(grid: grid, width: width, height: height, walls: table.walls.items)
+                var expected: [String: Set<Int>] = [:]
+                for token in table.tokens.items {
+                    guard let id = token["id"]?.stringValue, case .object(let sight)? = token["sight"] else { continue }
+                    let cell = Cell(x: Table.int(token["x"]), y: Table.int(token["y"]))
+                    let range: Int? = if case .number(let r)? = sight["range"] { Int(r) } else { nil }
+                    let seen = oracle.seen(from: cell, range: range)
+                    if table.tokenSeen[id] != seen, mismatches.count < 3 { mismatches.append("\(grid) step \(step) after \(op): \(id)") }
+                    expected[token["owner"]!.stringValue!, default: []].formUnion(seen)
+                }
+                for player in ["p1", "p2"] {
+                    let shown = Set(VisionTableTests.tokens(table.view(for: .participant(player))))
+                    let should = Set(table.tokens.items.filter { token in
+                        token["owner"]?.stringValue == player
+                            || expected[player, default: []].contains(Table.int(token["y"]) * width + Table.int(token["x"]))
+                    }.compactMap { $0["id"]?.stringValue })
+                    if shown != should, mismatches.count < 3 { mismatches.append("\(grid) step \(step): \(player) shown \(shown), should \(should)") }
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches)")
+    }
+}
