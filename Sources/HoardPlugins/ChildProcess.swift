@@ -147,6 +147,20 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
+    /// The child's exit status when it has ended (it is then waited for), nil while it runs; never blocks.
+    public func endedStatus() -> Int32? {
+        state.withLock {
+            if let exitStatus { return exitStatus }
+            var status: Int32 = 0
+            var waited: pid_t
+            repeat { waited = waitpid(pid, &status, WNOHANG) } while waited < 0 && errno == EINTR
+            guard waited == pid else { return nil }
+            let signal = status & 0x7F
+            exitStatus = signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+            return exitStatus
+        }
+    }
+
     /// Sends `signal` (SIGTERM by default) unless the child was already waited for, then waits for it.
     @discardableResult
     public func terminate(_ signal: Int32 = SIGTERM) -> Int32 {

@@ -43,7 +43,7 @@ struct S3CommandTests {
         let port = try await freePort()
         let server = try CLI.start(["serve", "--data-dir", data, "--port", "\(port)", "--log-level", "warning"] + options, environment: environment)
         defer { server.terminate() }
-        let answer = try await CLI.get(port: port, path: "/v1/blobs/\(digest)", token: token)
+        let answer = try await CLI.get(port: port, path: "/v1/blobs/\(digest)", token: token, from: server)
         #expect(answer.status == 200)
         #expect("sha256:" + CLI.sha256Hex(answer.body) == digest, "the bytes are the digest's")
         #expect(FileManager.default.fileExists(atPath: data + "/blob-cache/v1/sha256/\(digest.dropFirst(7).prefix(2))/\(digest.dropFirst(7))"))
@@ -89,20 +89,27 @@ extension CLI {
         try ChildProcess.start([binary] + arguments, environment: environment)
     }
 
-    /// A GET over loopback, retried for 90 s while nothing answers (a server starting, on a loaded machine).
-    static func get(port: Int, path: String, token: String) async throws -> (status: Int, body: [UInt8]) {
+    /// A GET over loopback, retried for up to 5 minutes while nothing answers (a server starting: with blobs in S3 it
+    /// first asks the S3 service, which the parallel S3 suites can keep busy for a minute and more on a loaded 2-core
+    /// machine, seen once in CI); a server that has ended is an error at once, with its exit status.
+    static func get(port: Int, path: String, token: String, from server: ChildProcess? = nil) async throws -> (status: Int, body: [UInt8]) {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        let deadline = Date().addingTimeInterval(90)
+        let deadline = Date().addingTimeInterval(300)
         while true {
             do {
                 let (data, response) = try await URLSession.shared.data(for: request)
                 return ((response as? HTTPURLResponse)?.statusCode ?? 0, Array(data))
             } catch where Date() < deadline {
+                if let status = server?.endedStatus() {
+                    throw ServerEnded(description: "the server ended (exit status \(status)) before it answered: \(error)")
+                }
                 try await Task.sleep(for: .milliseconds(200))
             }
         }
     }
+
+    struct ServerEnded: Error, CustomStringConvertible { var description: String }
 
     static func sha256Hex(_ bytes: [UInt8]) -> String { BlobHasher.digest(of: bytes).hex }
 }

@@ -20,7 +20,7 @@ struct ServedData {
         let server = try CLI.start(
             ["serve", "--data-dir", data, "--port", "\(port)", "--log-level", "warning"], environment: ProcessInfo.processInfo.environment)
         defer { _ = server.terminate() }
-        _ = try await CLI.get(port: port, path: "/healthz", token: token)
+        _ = try await CLI.get(port: port, path: "/healthz", token: token, from: server)
         try await body(ServedData(data: data, token: token, port: port))
     }
 }
