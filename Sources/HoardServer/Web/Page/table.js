@@ -73,7 +73,8 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
   // player's browser; faces drawn with the roller's dice picture (its smallest variant).
   const isMember = typeof me === 'string' && me.startsWith('host:');
   const kept = isMember
-    ? {get: () => request('/v1/refs/dice').then((ref) => ref.digest, () => null),
+    // Read from the list: a member who never chose has no `dice` ref, and a 404 would be an error in the console.
+    ? {get: () => request('/v1/refs').then(({refs}) => refs.find((ref) => ref.name === 'dice')?.digest ?? null, () => null),
       set: (digest) => request('/v1/refs/dice', digest ? {method: 'PUT', json: {digest}} : {method: 'DELETE'}).catch(() => {})}
     : {get: async () => localStorage.getItem('hoard.dice'),
       set: async (digest) => (digest ? localStorage.setItem('hoard.dice', digest) : localStorage.removeItem('hoard.dice'))};
