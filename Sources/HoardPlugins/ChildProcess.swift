@@ -140,8 +140,7 @@ public final class ChildProcess: @unchecked Sendable {
             if let exitStatus { return exitStatus }
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-            let signal = status & 0x7F
-            let ended = signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+            let ended = Self.exitStatus(of: status)
             exitStatus = ended
             return ended
         }
@@ -155,10 +154,15 @@ public final class ChildProcess: @unchecked Sendable {
             var waited: pid_t
             repeat { waited = waitpid(pid, &status, WNOHANG) } while waited < 0 && errno == EINTR
             guard waited == pid else { return nil }
-            let signal = status & 0x7F
-            exitStatus = signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+            exitStatus = Self.exitStatus(of: status)
             return exitStatus
         }
+    }
+
+    /// A `waitpid` status as an exit status: the child's own, or 128 + the signal's number when a signal ended it.
+    private static func exitStatus(of status: Int32) -> Int32 {
+        let signal = status & 0x7F
+        return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
     }
 
     /// Sends `signal` (SIGTERM by default) unless the child was already waited for, then waits for it.
