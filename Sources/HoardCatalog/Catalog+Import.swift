@@ -20,10 +20,13 @@ public struct ImportCommit: Sendable {
     public var totalBytes: Int64
     /// The pack's licence, readme and credits files (their blobs are among `blobs`).
     public var documents: [PackDocument]
+    /// The pictures left to make (generated LODs, previews, thumbnails), queued in the same transaction.
+    public var jobs: [JobSpec]
 
     /// Creates a commit.
     public init(group: String, pack: String, version: String, manifestDigest: Digest, blobs: [BlobRecord],
-                assets: [(descriptor: AssetDescriptor, digest: Digest)], totalBytes: Int64, documents: [PackDocument] = []) {
+                assets: [(descriptor: AssetDescriptor, digest: Digest)], totalBytes: Int64, documents: [PackDocument] = [],
+                jobs: [JobSpec] = []) {
         self.group = group
         self.pack = pack
         self.version = version
@@ -32,6 +35,7 @@ public struct ImportCommit: Sendable {
         self.assets = assets
         self.totalBytes = totalBytes
         self.documents = documents
+        self.jobs = jobs
     }
 }
 
@@ -146,6 +150,7 @@ extension SQLiteCatalog {
                     row.int(document.size)
                 }
             }
+            try Self.queue(commit.jobs, version: version.id ?? 0, now: now, db)
             pack.currentVersionId = version.id
             try pack.update(db)
             try barrier()

@@ -21,11 +21,16 @@ public struct AssetListing: Sendable, Hashable, Codable {
     /// In a listing page and a session's manifest: the generated preview (about 32 px a tile), when a generator made
     /// one. A client draws it first, before any variant arrives.
     public var preview: AssetDescriptor.Rendition?
+    /// In a listing page and a session's manifest: the generated pictures still being made (`@1x`, `@2x`, `@4x`,
+    /// `preview`, `thumbnail`; `renditions` when a generator cannot say which), absent when none is coming. Until
+    /// they come a client shows the smallest variant it has; a later listing (or an `assets` event) names them.
+    public var pending: [String]?
 
     /// A listed asset.
     public init(
         digest: Digest, kind: AssetKind, name: String, pack: String = "", footprint: Footprint, variants: [AssetDescriptor.Variant],
-        packVersion: String? = nil, thumbnail: AssetDescriptor.Rendition? = nil, preview: AssetDescriptor.Rendition? = nil
+        packVersion: String? = nil, thumbnail: AssetDescriptor.Rendition? = nil, preview: AssetDescriptor.Rendition? = nil,
+        pending: [String]? = nil
     ) {
         self.digest = digest
         self.kind = kind
@@ -36,5 +41,6 @@ public struct AssetListing: Sendable, Hashable, Codable {
         self.packVersion = packVersion
         self.thumbnail = thumbnail
         self.preview = preview
+        self.pending = pending
     }
 }

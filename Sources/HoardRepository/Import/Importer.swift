@@ -140,22 +140,10 @@ public struct Importer: Sendable {
         scan.pictures = rewritten.pictures
         scan.problems += rewritten.problems
         var problems = scan.problems
-        var plan = PackPlanner(registry: registry, limits: options.limits).plan(scan, problems: &problems)
-        let generation = PictureGeneration(
-            generators: registry.generators(for: plan.packFile), area: area, limits: options.limits, kinds: registry.kinds)
-        let generated: (plan: PackPlanner.Plan, problems: [Problem], count: Int)
-        do {
-            let planned = plan
-            generated = try await offloaded {
-                var plan = planned
-                let outcome = try generation.run(&plan)
-                return (plan, outcome.problems, outcome.generated)
-            }
-        } catch {
-            throw refuse(problems + [Problem(.storageFailure, "\(error)")])
-        }
-        plan = generated.plan
-        problems += generated.problems
+        let plan = PackPlanner(registry: registry, limits: options.limits).plan(scan, problems: &problems)
+        // Generated LODs, previews and thumbnails are not made here: each asset's are a job of the catalog's queue,
+        // committed with the pack and made later by a worker (RenditionWorkers), so the pack is usable at once.
+        let drafts = PictureGeneration.jobs(for: plan, generators: registry.generators(for: plan.packFile))
         for processor in registry.processors {
             do {
                 problems += try await processor.process(plan.assets, packFile: plan.packFile)
@@ -181,7 +169,7 @@ public struct Importer: Sendable {
 
         do {
             let (commit, held, outcome) = try await commitPack(
-                plan, area: area, packName: packName, group: options.group, isNewPackOnly: options.isNewPackOnly
+                plan, jobs: drafts, area: area, packName: packName, group: options.group, isNewPackOnly: options.isNewPackOnly
             ) {
                 progress?(ImportProgress(phase: $0, bytesRead: scan.archiveSize, totalBytes: scan.archiveSize, entries: scan.entries))
             }
@@ -196,7 +184,7 @@ public struct Importer: Sendable {
                 files: plan.assets.reduce(0) { $0 + $1.variants.count }, bytes: allBytes.values.reduce(0, +),
                 newBlobs: allBytes.count - held.count, newBytes: allBytes.values.reduce(0, +) - heldBytes,
                 existingBlobs: held.count, existingBytes: heldBytes,
-                rewrittenFiles: rewritten.rewritten, gpsFiles: rewritten.gpsPictures, generatedFiles: generated.count,
+                rewrittenFiles: rewritten.rewritten, gpsFiles: rewritten.gpsPictures, renditionJobs: commit.jobs.count,
                 litterFiles: scan.litterFiles, wrapperFolder: plan.wrapper, warnings: problems, seconds: Date().timeIntervalSince(started)))
         } catch let error as CatalogError {
             let code: ProblemCode = error.code == .conflict ? .packConflict : .storageFailure
@@ -211,8 +199,8 @@ public struct Importer: Sendable {
     /// with other content. Then the version is chosen again from the new state (at most 10 times), so concurrent
     /// imports without a version each get their own version, or `unchanged` when their content is the same.
     private func commitPack(
-        _ plan: PackPlanner.Plan, area: StagingArea, packName: String, group: String, isNewPackOnly: Bool,
-        phase: (ImportProgress.Phase) -> Void
+        _ plan: PackPlanner.Plan, jobs drafts: [PictureGeneration.Draft], area: StagingArea, packName: String, group: String,
+        isNewPackOnly: Bool, phase: (ImportProgress.Phase) -> Void
     ) async throws -> (ImportCommit, Set<Digest>, RecordOutcome) {
         var attempt = 1
         while true {
@@ -225,7 +213,11 @@ public struct Importer: Sendable {
                 throw CatalogError(
                     .conflict, "a pack named '\(state.name)' is already in group '\(state.group)'; upload it again to add a version of it")
             }
-            let prepared = try await offloaded { try PackWriter(plan: plan).prepare(packName: packName, group: group, state: state) }
+            let prepared = try await offloaded {
+                var prepared = try PackWriter(plan: plan).prepare(packName: packName, group: group, state: state)
+                prepared.commit.jobs = Self.jobs(drafts, of: prepared.commit.assets)
+                return prepared
+            }
             let held = try Self.blobs(Set(prepared.commit.blobs.map(\.digest)), heldBy: group, catalog)
             phase(.publishing)
             do {
@@ -241,6 +233,22 @@ public struct Importer: Sendable {
                 guard error.code == .conflict, plan.packFile.version == nil, attempt < 10 else { throw error }
                 attempt += 1
             }
+        }
+    }
+
+    /// The import's jobs, each linked to its asset's digest: the first screen's (in listing order, by kind then name)
+    /// first, then the rest.
+    static func jobs(_ drafts: [PictureGeneration.Draft], of assets: [(descriptor: AssetDescriptor, digest: Digest)]) -> [JobSpec] {
+        let order = assets.indices.sorted {
+            (assets[$0].descriptor.kind, assets[$0].descriptor.name, assets[$0].digest) < (assets[$1].descriptor.kind, assets[$1].descriptor.name, assets[$1].digest)
+        }
+        var rank: [Int: Int] = [:]
+        for (position, index) in order.enumerated() { rank[index] = position }
+        return drafts.sorted { rank[$0.asset] ?? 0 < rank[$1.asset] ?? 0 }.map { draft in
+            JobSpec(
+                source: draft.source, recipe: draft.recipe, request: draft.request, expects: draft.expects,
+                priority: (rank[draft.asset] ?? 0) < JobPriority.firstScreenAssets ? JobPriority.firstScreen : JobPriority.imported,
+                assets: [assets[draft.asset].digest])
         }
     }
 

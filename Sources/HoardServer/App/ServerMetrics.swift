@@ -59,6 +59,12 @@ public struct ServerMetrics: Sendable {
         latency.record(ContinuousClock.now - start)
     }
 
+    /// Rendition jobs this server finished, by outcome (`done`, `failed`, `retried`).
+    func renditionJobs(outcome: String) -> Counter {
+        registry.makeCounter(
+            descriptor: Self.name("rendition_jobs", unit: "total", "Rendition jobs this server took, by outcome."), labels: [("outcome", outcome)])
+    }
+
     func imports(outcome: String) -> Counter {
         registry.makeCounter(descriptor: Self.name("imports", unit: "total", "Pack imports by outcome."), labels: [("outcome", outcome)])
     }

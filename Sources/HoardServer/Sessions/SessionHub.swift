@@ -217,6 +217,19 @@ actor SessionHub {
         if live.recentOps[from]!.count > recentOpLimit { live.recentOps[from]!.removeFirst() }
     }
 
+    /// Assets got generated pictures (a rendition job finished, here or on another replica): each loaded session that
+    /// shows one forgets what it knew of their blobs and reads them again, so its participants may fetch the new ones.
+    func artChanged(_ assets: Set<Digest>) {
+        for (id, live) in sessions where !assets.isDisjoint(with: live.blobsOfArt.keys) {
+            for asset in assets { sessions[id]?.blobsOfArt[asset] = nil }
+            do {
+                try updateVisibleArt(id)
+            } catch {
+                logger.error("cannot read the new pictures of a session's art", metadata: ["session": "\(id)", "error": "\(error)"])
+            }
+        }
+    }
+
     /// Tells the access index which art each participant may fetch: what their view of the table shows (each
     /// asset with its variants and renditions) and the pictures they uploaded. Anything else the session once
     /// reached, such as the art of a token removed while hidden or of a replaced map, answers 404 to them.
