@@ -167,4 +167,21 @@ struct LODGeneratorTests {
         #expect(try hoard.catalog.assets().first?.preview == nil)
         #expect(try hoard.catalog.assets().first?.pending == nil, "a failed job is no longer coming")
     }
+
+    /// A server imports, renders and imports again on one catalog connection: the job's blob rows and the import's share
+    /// a prepared statement, which must start clean for the import (a regression: the second import lost its blob rows
+    /// and failed on a foreign key).
+    @Test func anImportAfterAJobWasRecordedInTheSameProcessRecordsEveryRow() async throws {
+        let directory = try TestPictures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let hoard = try Hoard(dataDirectory: directory + "/data", registry: try .standard())
+        try TestPictures.zip(at: directory + "/a.zip", [("tokens/ogre.png", TestPictures.png(width: 128, height: 128, seed: 98))])
+        try TestPictures.zip(at: directory + "/b.zip", [("tokens/brute.png", TestPictures.png(width: 64, height: 64, seed: 99))])
+        _ = try await hoard.importPack(at: directory + "/a.zip")
+        #expect(await hoard.makeRenditions(workers: 1).done == 1)
+        let second = try await hoard.importPack(at: directory + "/b.zip")
+        #expect(second.outcome == .imported)
+        #expect(try hoard.catalog.danglingReferences().isEmpty)
+        #expect(try await hoard.verify().isHealthy)
+    }
 }
