@@ -23,7 +23,7 @@ import Testing
                 async let received = LiveClient.exchange(
                     port: port, session: room.id, token: ann, send: rolls, until: 1000, stop: #""type":"revealed""#, timeout: .seconds(60),
                     paced: true)
-                #expect(try await Fixture.eventually { try fixture.hoard.catalog.diceRolls(session: room.id).count == 3 })
+                #expect(try await Fixture.eventually(seconds: 30) { try fixture.hoard.catalog.diceRolls(session: room.id).count == 3 })
                 let seal = try #require(try fixture.hoard.catalog.diceSeal(session: room.id))
                 let seed = seal.seed.description
                 // What the player may read over HTTP before the reveal: the commitment, no seed, no rolls.
