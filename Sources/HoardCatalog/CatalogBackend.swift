@@ -238,6 +238,10 @@ public protocol CatalogBackend: Sendable {
     func jobCounts(now: Date) throws(CatalogError) -> JobQueueCounts
 
     // MARK: The whole catalog
+    /// Whether the catalog has one writer at a time (SQLite): a write transaction that waits holds every other writer,
+    /// so writers keep theirs short (an import starts its rows once its publish is done). False when writers only
+    /// wait for the rows they touch (PostgreSQL).
+    var hasOneWriter: Bool { get }
     /// Writes a consistent copy of the whole catalog to a new SQLite file at `path`.
     func backup(to path: String) throws(CatalogError)
     /// Takes the lock that lets one garbage collection run at a time across every process sharing the catalog, or
@@ -287,6 +291,8 @@ public protocol CatalogLock: Sendable {
 extension CatalogBackend {
     /// The data directory's lock is enough.
     public func collectionLock() throws(CatalogError) -> CatalogLock? { nil }
+    /// Writers wait only for the rows they touch.
+    public var hasOneWriter: Bool { false }
     /// No other process logs session events.
     public var sessionEventFeed: (any SessionEventFeed)? { nil }
     /// No other process changes access.

@@ -46,6 +46,9 @@ public struct Importer: Sendable {
         /// Whether a pack of the same name already in the group refuses the import (`PACK_CONFLICT`, nothing stored)
         /// instead of receiving a new version: for an uploader who has not been asked whether to replace it.
         public var isNewPackOnly = false
+        /// The CPU priority of the import's reading, hashing and checking threads (a nice value, 0 to 19); nil keeps the
+        /// caller's. A server's imports run below its serving (``HoardServer``'s `importNiceness`).
+        public var niceness: Int32?
         /// The bundle's budgets when this archive is one of its packs.
         var budget: SharedBudget?
         /// Creates default options.
@@ -98,7 +101,7 @@ public struct Importer: Sendable {
             if let ahead { staged = { ahead.submit($0) } }
             let budget = options.budget
             let stop = options.isCancelled
-            scan = try await offloaded { [staged] in
+            scan = try await offloaded(niceness: options.niceness) { [staged] in
                 try ArchiveScan.read(path: path, limits: limits, into: area, progress: progress, staged: staged, shared: budget, stop: stop)
             }
             if scan.isBundle {
@@ -121,7 +124,7 @@ public struct Importer: Sendable {
                     limits: limits, bundleSize: scan.archiveSize, entries: scan.entries, decoded: scan.decodedBytes, names: ("the pack", "its token files"))
                 let reading = TokenFileReading(area: area, limits: limits, budget: shared, ownsBudget: budget == nil, staged: staged)
                 let files = scan.tokenFiles
-                let read = try await offloaded { try reading.read(files) }
+                let read = try await offloaded(niceness: options.niceness) { try reading.read(files) }
                 scan.pictures += read.pictures
                 scan.problems += read.problems
             }
@@ -129,7 +132,7 @@ public struct Importer: Sendable {
             let packFile = scan.packFileBytes.flatMap { try? PackFile.parse($0).get() } ?? PackFile()
             let rewriting = PictureRewriting(rewriters: registry.rewriters(for: packFile), area: area, limits: limits)
             let pictures = scan.pictures
-            rewritten = try await offloaded {
+            rewritten = try await offloaded(niceness: options.niceness) {
                 try ahead?.outcome(of: pictures, rewriters: rewriting.rewriters) ?? rewriting.run(pictures)
             }
         } catch let error as ArchiveError {
@@ -226,7 +229,11 @@ public struct Importer: Sendable {
                     pictures, thenStaging: { try PackWriter.stageDocuments(of: prepared, in: area) }, in: area,
                     published: { phase(.committing) },
                     record: .alongsidePublish { [catalog, commit = prepared.commit] afterPublish in
-                        try catalog.record(commit, committingAfter: afterPublish)
+                        // One writer (SQLite): a transaction waiting for the publish would hold every other writer — the
+                        // live table's events — for the publish's whole length (seconds). There it starts after it.
+                        guard catalog.hasOneWriter else { return try catalog.record(commit, committingAfter: afterPublish) }
+                        try afterPublish()
+                        return try catalog.record(commit, committingAfter: {})
                     })
                 return (prepared.commit, held, outcome)
             } catch let error as CatalogError {

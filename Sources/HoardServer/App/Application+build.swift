@@ -30,7 +30,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
 
     let hub = SessionHub(
         catalog: hoard.catalog, storage: StoredTables(hoard: hoard), access: access, logger: logger, grabLease: configuration.grabLease,
-        awayGrace: configuration.awayGrace)
+        awayGrace: configuration.awayGrace, appendTimed: { [histogram = metrics.eventAppend] in histogram.record($0) })
     // A participant removed, a session ended or a session made through another server sharing the catalog: its sockets
     // close here too, and its table is loaded here so that its players may fetch its art through this server.
     access.onSessionChanges { changes in Task { await hub.follow(changes) } }
@@ -142,7 +142,9 @@ func buildRouter(
     SessionRoutes(
         hoard: hoard, access: access, hub: hub, reader: reader, manifests: manifests, limits: limiter,
         maxParticipants: configuration.maxParticipants).register(on: endpoints)
-    LiveRoutes(hoard: hoard, access: access, hub: hub, closeDeadline: configuration.liveCloseDeadline).register(on: endpoints)
+    var live = LiveRoutes(hoard: hoard, access: access, hub: hub, closeDeadline: configuration.liveCloseDeadline)
+    live.opTimed = { [histogram = metrics.liveOp] in histogram.record($0) }
+    live.register(on: endpoints)
     UploadRoutes(hoard: hoard, access: access, reader: reader, limits: limiter, configuration: configuration, hub: hub).register(on: endpoints)
     RefRoutes(hoard: hoard, access: access).register(on: endpoints)
     ShareRoutes(hoard: hoard, access: access, reader: reader).register(on: endpoints)

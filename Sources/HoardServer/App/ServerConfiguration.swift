@@ -108,6 +108,9 @@ public struct ServerConfiguration: Sendable {
     public var renderLease: Duration = .seconds(60)
     /// The render workers' nice value (0 to 19): generation yields the CPU to serving.
     public var renderNiceness: Int32 = 10
+    /// The nice value of a pack upload's import threads (reading, hashing, checking): an import yields the CPU to the
+    /// live tables and blob reads; nil runs it at the server's own priority.
+    public var importNiceness: Int32? = 5
 
     /// A configuration for a data directory, every other value at its default.
     public init(dataDirectory: String) {

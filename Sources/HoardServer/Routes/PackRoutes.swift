@@ -183,6 +183,7 @@ struct PackRoutes: Sendable {
         options.archiveName = query["fileName"].map { String($0.prefix(255)) }
         options.namesFromFileName = options.archiveName != nil
         options.isNewPackOnly = query["newPackOnly"] == "true"
+        options.niceness = configuration.importNiceness
         let limit = configuration.maxPackUpload
         if let declared = request.headers[.contentLength].flatMap(Int64.init), declared > limit {
             throw APIError.tooLarge("the archive is \(declared) bytes; the limit is \(limit)")

@@ -99,6 +99,9 @@ actor SessionHub {
 
     let catalog: Catalog
     let logger: Logger
+    /// Told how long each event's catalog write took (`hoard_session_event_append_duration_seconds`): what the table's
+    /// ops wait for besides the table itself.
+    nonisolated let appendTimed: (@Sendable (Duration) -> Void)?
     let storage: any TableStorage
     let access: AccessIndex
     var sessions: [String: Live] = [:]
@@ -110,8 +113,9 @@ actor SessionHub {
 
     init(
         catalog: Catalog, storage: any TableStorage, access: AccessIndex, logger: Logger, replica: String = UUID().uuidString.lowercased(),
-        grabLease: Duration = .seconds(15), awayGrace: Duration = .seconds(60)
+        grabLease: Duration = .seconds(15), awayGrace: Duration = .seconds(60), appendTimed: (@Sendable (Duration) -> Void)? = nil
     ) {
+        self.appendTimed = appendTimed
         self.awayGrace = awayGrace
         self.catalog = catalog
         self.storage = storage
