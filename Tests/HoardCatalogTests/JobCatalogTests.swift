@@ -58,8 +58,8 @@ func anImportQueuesOneJobPerPictureAndRecipeWhateverPacksHoldIt(_ kind: CatalogB
 @Test(arguments: CatalogBackendKind.allCases)
 func aJobIsLeasedToOneWorkerAndItsPicturesGoToEveryAssetThatNeedsThem(_ kind: CatalogBackendKind) throws {
     let catalog = try kind.makeCatalog()
-    try catalog.record(goblinsWithJobs().commit)
-    try catalog.record(goblinsWithJobs(group: "others").commit)
+    _ = try catalog.record(goblinsWithJobs().commit)
+    _ = try catalog.record(goblinsWithJobs(group: "others").commit)
     let table = try #require(try catalog.group(named: "dragons")?.id)
     let session = try TableFixture.makeSession("room", code: "ROOM-CODE", groupId: table, in: catalog)
     let ogre = goblinsWithJobs().assetDigests[0]
@@ -99,7 +99,7 @@ func aJobWhoseLeaseRanOutIsTakenAgainAndTheLateFinisherIsRefused(_ kind: Catalog
     let catalog = try kind.makeCatalog()
     var fixture = goblinsWithJobs()
     fixture.commit.jobs.removeLast()
-    try catalog.record(fixture.commit)
+    _ = try catalog.record(fixture.commit)
     let now = Date()
     let first = try #require(try lease(catalog, "w1", at: now, for: 5))
     #expect(try lease(catalog, "w2", at: now.addingTimeInterval(4)) == nil)
@@ -116,7 +116,7 @@ func aJobWhoseLeaseRanOutIsTakenAgainAndTheLateFinisherIsRefused(_ kind: Catalog
 @Test(arguments: CatalogBackendKind.allCases)
 func aFailedJobIsRetriedAfterItsDelayOrFailsForGoodAsAProblemOfItsPacks(_ kind: CatalogBackendKind) throws {
     let catalog = try kind.makeCatalog()
-    try catalog.record(goblinsWithJobs().commit)
+    _ = try catalog.record(goblinsWithJobs().commit)
     let now = Date()
     let job = try #require(try lease(catalog, at: now))
     #expect(try catalog.failJob(job, problem: Problem(.storageFailure, "disk full"), retryAt: now.addingTimeInterval(30), now: now))
@@ -149,14 +149,14 @@ func aFailedJobIsRetriedAfterItsDelayOrFailsForGoodAsAProblemOfItsPacks(_ kind: 
 @Test(arguments: CatalogBackendKind.allCases)
 func cancelledJobsAreLeftUntilRetriedOrImportedAgain(_ kind: CatalogBackendKind) throws {
     let catalog = try kind.makeCatalog()
-    try catalog.record(goblinsWithJobs().commit)
+    _ = try catalog.record(goblinsWithJobs().commit)
     #expect(try catalog.cancelJobs(pack: "goblins", group: "dragons") == 2)
     #expect(try catalog.packs().first?.renditions == RenditionProgress(total: 2, done: 0, failed: 0, cancelled: 2))
     #expect(try lease(catalog) == nil)
     #expect(try catalog.assetPage(AssetQuery(pack: "goblins")).assets.allSatisfy { $0.pending == nil })
     #expect(throws: CatalogError.self) { try catalog.cancelJobs(pack: "nothing", group: nil) }
     // Another pack of the same pictures wants them: they are queued again, for both packs.
-    try catalog.record(goblinsWithJobs(group: "others").commit)
+    _ = try catalog.record(goblinsWithJobs(group: "others").commit)
     #expect(try catalog.packs().map { $0.renditions } == Array(repeating: RenditionProgress(total: 2, done: 0, failed: 0, cancelled: 0), count: 2))
     #expect(try lease(catalog) != nil)
 }
@@ -166,9 +166,9 @@ func jobsRunFirstScreenFirstNewestImportFirstThenInListingOrder(_ kind: CatalogB
     let catalog = try kind.makeCatalog()
     var old = goblinsWithJobs(pack: "backlog", labelPrefix: "old")
     old.commit.jobs = old.commit.jobs.map { var job = $0; job.priority = JobPriority.imported; return job }
-    try catalog.record(old.commit)
-    try catalog.record(goblinsWithJobs(pack: "first", labelPrefix: "first").commit)
-    try catalog.record(goblinsWithJobs(pack: "newest", labelPrefix: "newest").commit)
+    _ = try catalog.record(old.commit)
+    _ = try catalog.record(goblinsWithJobs(pack: "first", labelPrefix: "first").commit)
+    _ = try catalog.record(goblinsWithJobs(pack: "newest", labelPrefix: "newest").commit)
     var order: [String] = []
     while let job = try lease(catalog) { order.append(job.source.description) }
     let expected = ["newest", "first", "old"].flatMap { prefix in
@@ -181,8 +181,8 @@ func jobsRunFirstScreenFirstNewestImportFirstThenInListingOrder(_ kind: CatalogB
 func aWorkerOfOnePackTakesOnlyThatPacksJobs(_ kind: CatalogBackendKind) throws {
     let catalog = try kind.makeCatalog()
     let mine = goblinsWithJobs(pack: "mine", labelPrefix: "mine")
-    try catalog.record(mine.commit)
-    try catalog.record(goblinsWithJobs(pack: "theirs", labelPrefix: "theirs").commit)
+    _ = try catalog.record(mine.commit)
+    _ = try catalog.record(goblinsWithJobs(pack: "theirs", labelPrefix: "theirs").commit)
     var taken = 0
     while let job = try lease(catalog, scope: .manifests([mine.commit.manifestDigest])) {
         #expect(job.source.description.hasPrefix("sha256:"))
@@ -197,7 +197,7 @@ func aWorkerOfOnePackTakesOnlyThatPacksJobs(_ kind: CatalogBackendKind) throws {
 @Test(arguments: CatalogBackendKind.allCases)
 func workersSharingOneQueueNeverTakeAJobTwice(_ kind: CatalogBackendKind) throws {
     let catalog = try kind.makeCatalog()
-    for n in 0..<30 { try catalog.record(goblinsWithJobs(pack: "pack\(n)", labelPrefix: "p\(n)").commit) }
+    for n in 0..<30 { _ = try catalog.record(goblinsWithJobs(pack: "pack\(n)", labelPrefix: "p\(n)").commit) }
     let finished = Mutex<[Int64]>([])
     let held = Mutex<Set<Int64>>([])
     let overlaps = Mutex(0)
@@ -226,7 +226,7 @@ func workersSharingOneQueueNeverTakeAJobTwice(_ kind: CatalogBackendKind) throws
 @Test(arguments: CatalogBackendKind.allCases)
 func garbageCollectionTakesTheJobsAndPicturesOfDeletedPacks(_ kind: CatalogBackendKind) throws {
     let catalog = try kind.makeCatalog()
-    try catalog.record(goblinsWithJobs().commit)
+    _ = try catalog.record(goblinsWithJobs().commit)
     let job = try #require(try lease(catalog))
     let made = outputs(for: job)
     _ = try catalog.completeJob(job, outputs: made, now: Date())
