@@ -1,6 +1,7 @@
 import Foundation
 import HoardCatalog
 import HoardCore
+import HoardPostgres
 import Synchronization
 import Testing
 
@@ -39,6 +40,7 @@ private func lease(_ catalog: Catalog, _ worker: String = "w1", at now: Date = D
 @Test(arguments: CatalogBackendKind.allCases)
 func anImportQueuesOneJobPerPictureAndRecipeWhateverPacksHoldIt(_ kind: CatalogBackendKind) throws {
     let catalog = try kind.makeCatalog()
+    defer { (catalog as? PostgresCatalog)?.close() }
     #expect(try catalog.record(goblinsWithJobs().commit) == .recorded)
     #expect(try catalog.jobCounts(now: Date()) == JobQueueCounts(queued: 2, running: 0, done: 0, failed: 0, cancelled: 0))
     #expect(try catalog.packs().first?.renditions == RenditionProgress(total: 2, done: 0, failed: 0, cancelled: 0))
@@ -58,6 +60,7 @@ func anImportQueuesOneJobPerPictureAndRecipeWhateverPacksHoldIt(_ kind: CatalogB
 @Test(arguments: CatalogBackendKind.allCases)
 func aJobIsLeasedToOneWorkerAndItsPicturesGoToEveryAssetThatNeedsThem(_ kind: CatalogBackendKind) throws {
     let catalog = try kind.makeCatalog()
+    defer { (catalog as? PostgresCatalog)?.close() }
     _ = try catalog.record(goblinsWithJobs().commit)
     _ = try catalog.record(goblinsWithJobs(group: "others").commit)
     let table = try #require(try catalog.group(named: "dragons")?.id)
@@ -97,6 +100,7 @@ func aJobIsLeasedToOneWorkerAndItsPicturesGoToEveryAssetThatNeedsThem(_ kind: Ca
 @Test(arguments: CatalogBackendKind.allCases)
 func aJobWhoseLeaseRanOutIsTakenAgainAndTheLateFinisherIsRefused(_ kind: CatalogBackendKind) throws {
     let catalog = try kind.makeCatalog()
+    defer { (catalog as? PostgresCatalog)?.close() }
     var fixture = goblinsWithJobs()
     fixture.commit.jobs.removeLast()
     _ = try catalog.record(fixture.commit)
@@ -116,6 +120,7 @@ func aJobWhoseLeaseRanOutIsTakenAgainAndTheLateFinisherIsRefused(_ kind: Catalog
 @Test(arguments: CatalogBackendKind.allCases)
 func aFailedJobIsRetriedAfterItsDelayOrFailsForGoodAsAProblemOfItsPacks(_ kind: CatalogBackendKind) throws {
     let catalog = try kind.makeCatalog()
+    defer { (catalog as? PostgresCatalog)?.close() }
     _ = try catalog.record(goblinsWithJobs().commit)
     let now = Date()
     let job = try #require(try lease(catalog, at: now))
@@ -149,6 +154,7 @@ func aFailedJobIsRetriedAfterItsDelayOrFailsForGoodAsAProblemOfItsPacks(_ kind: 
 @Test(arguments: CatalogBackendKind.allCases)
 func cancelledJobsAreLeftUntilRetriedOrImportedAgain(_ kind: CatalogBackendKind) throws {
     let catalog = try kind.makeCatalog()
+    defer { (catalog as? PostgresCatalog)?.close() }
     _ = try catalog.record(goblinsWithJobs().commit)
     #expect(try catalog.cancelJobs(pack: "goblins", group: "dragons") == 2)
     #expect(try catalog.packs().first?.renditions == RenditionProgress(total: 2, done: 0, failed: 0, cancelled: 2))
@@ -164,6 +170,7 @@ func cancelledJobsAreLeftUntilRetriedOrImportedAgain(_ kind: CatalogBackendKind)
 @Test(arguments: CatalogBackendKind.allCases)
 func jobsRunFirstScreenFirstNewestImportFirstThenInListingOrder(_ kind: CatalogBackendKind) throws {
     let catalog = try kind.makeCatalog()
+    defer { (catalog as? PostgresCatalog)?.close() }
     var old = goblinsWithJobs(pack: "backlog", labelPrefix: "old")
     old.commit.jobs = old.commit.jobs.map { var job = $0; job.priority = JobPriority.imported; return job }
     _ = try catalog.record(old.commit)
@@ -180,6 +187,7 @@ func jobsRunFirstScreenFirstNewestImportFirstThenInListingOrder(_ kind: CatalogB
 @Test(arguments: CatalogBackendKind.allCases)
 func aWorkerOfOnePackTakesOnlyThatPacksJobs(_ kind: CatalogBackendKind) throws {
     let catalog = try kind.makeCatalog()
+    defer { (catalog as? PostgresCatalog)?.close() }
     let mine = goblinsWithJobs(pack: "mine", labelPrefix: "mine")
     _ = try catalog.record(mine.commit)
     _ = try catalog.record(goblinsWithJobs(pack: "theirs", labelPrefix: "theirs").commit)
@@ -197,6 +205,7 @@ func aWorkerOfOnePackTakesOnlyThatPacksJobs(_ kind: CatalogBackendKind) throws {
 @Test(arguments: CatalogBackendKind.allCases)
 func workersSharingOneQueueNeverTakeAJobTwice(_ kind: CatalogBackendKind) throws {
     let catalog = try kind.makeCatalog()
+    defer { (catalog as? PostgresCatalog)?.close() }
     for n in 0..<30 { _ = try catalog.record(goblinsWithJobs(pack: "pack\(n)", labelPrefix: "p\(n)").commit) }
     let finished = Mutex<[Int64]>([])
     let held = Mutex<Set<Int64>>([])
@@ -226,6 +235,7 @@ func workersSharingOneQueueNeverTakeAJobTwice(_ kind: CatalogBackendKind) throws
 @Test(arguments: CatalogBackendKind.allCases)
 func garbageCollectionTakesTheJobsAndPicturesOfDeletedPacks(_ kind: CatalogBackendKind) throws {
     let catalog = try kind.makeCatalog()
+    defer { (catalog as? PostgresCatalog)?.close() }
     _ = try catalog.record(goblinsWithJobs().commit)
     let job = try #require(try lease(catalog))
     let made = outputs(for: job)

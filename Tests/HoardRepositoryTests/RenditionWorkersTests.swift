@@ -56,6 +56,12 @@ enum QueueBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 }
 
+/// Closes the catalogs of `hoards` (a PostgreSQL catalog holds its connections until then) and removes `path`.
+private func remove(_ hoards: [Hoard], _ path: String) {
+    for hoard in hoards { (hoard.catalog as? PostgresCatalog)?.close() }
+    try? FileManager.default.removeItem(atPath: path)
+}
+
 /// Imports a pack of `count` distinct tokens through `hoard`; its report.
 private func importTokens(_ count: Int, into hoard: Hoard, in path: String, seed: Int = 0) async throws -> ImportReport {
     let entries = (0..<count).map { ("tokens/t\($0).png", Fixtures.png(width: 64, height: 64, seed: seed * 10_000 + $0)) }
@@ -72,7 +78,7 @@ struct RenditionWorkersTests {
     func twoPoolsSharingOneQueueMakeEachJobOnce(_ backend: QueueBackend) async throws {
         let generator = CountingGenerator()
         let (hoards, path) = try backend.hoards(generator)
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { remove(hoards, path) }
         let report = try await importTokens(40, into: hoards[0], in: path)
         #expect(report.renditionJobs == 40)
         async let first = hoards[0].makeRenditions(workers: 2)
@@ -93,7 +99,7 @@ struct RenditionWorkersTests {
     func aJobWhoseWorkerDiedIsTakenAgainWhenItsLeaseRunsOut(_ backend: QueueBackend) async throws {
         let generator = CountingGenerator()
         let (hoards, path) = try backend.hoards(generator)
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { remove(hoards, path) }
         _ = try await importTokens(3, into: hoards[0], in: path)
         let now = Date()
         let dead = try #require(try hoards[0].catalog.leaseJob(
@@ -112,7 +118,7 @@ struct RenditionWorkersTests {
     @Test func aJobTakenTooManyTimesFailsForGood() async throws {
         let generator = CountingGenerator()
         let (hoards, path) = try QueueBackend.sqlite.hoards(generator)
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { remove(hoards, path) }
         let report = try await importTokens(1, into: hoards[0], in: path)
         for take in 0..<5 {
             // Each take's lease ran out at once: its taker died.
@@ -131,7 +137,7 @@ struct RenditionWorkersTests {
     @Test func workersRunAtTheirLowerPriority() async throws {
         let generator = CountingGenerator()
         let (hoards, path) = try QueueBackend.sqlite.hoards(generator)
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { remove(hoards, path) }
         _ = try await importTokens(4, into: hoards[0], in: path)
         var configuration = RenditionWorkers.Configuration()
         configuration.workers = 2
@@ -149,7 +155,7 @@ struct RenditionWorkersTests {
     @Test func aNewImportsPicturesGoBeforeABacklog() async throws {
         let generator = CountingGenerator()
         let (hoards, path) = try QueueBackend.sqlite.hoards(generator)
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { remove(hoards, path) }
         _ = try await importTokens(300, into: hoards[0], in: path, seed: 1)
         let newer = try await importTokens(20, into: hoards[0], in: path, seed: 2)
         let catalog = hoards[0].catalog
