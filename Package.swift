@@ -109,7 +109,7 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
-        .target(name: "HoardRepository", dependencies: ["HoardCore", "HoardArchive", "HoardStore", "HoardCatalog"]),
+        .target(name: "HoardRepository", dependencies: ["HoardCore", "HoardArchive", "HoardStore", "HoardCatalog", "CHoardSystem"]),
         .target(
             name: "HoardServer",
             dependencies: [

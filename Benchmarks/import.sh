@@ -7,6 +7,8 @@
 #              hashing made as durable as hoard's import is
 #   hoard:     hoard import pack.zip (durable: data synced before the catalog commit), with preview and thumbnail
 #              generation off: the reference makes no pictures (Benchmarks/thumbnails.sh measures generation)
+# Then Benchmarks/usable.py: the pack uploaded into hoard serve, time to usable (listed and served) and to complete (its
+# generated pictures made), default plugins against generation off.
 # Usage: Benchmarks/import.sh [--files N] [--mb M] [--big-mb G] [--runs R] [--consecutive [--reverse]]
 #   (--consecutive: each command's runs back to back, reference first, or hoard first with --reverse; the default
 #   interleaves them round by round, which keeps the disk's drift from landing on one command)
@@ -76,6 +78,11 @@ peak() { # prints peak RSS in MB of a hoard import of $1
   echo $(( $(cat "$WORK/rss") / 1024 ))
 }
 echo "peak memory, $MB MB pack: $(peak "$PACK") MB (target < 64 MB)"
+
+# Time to usable and to complete (issue 38): the same pack uploaded into a running server, with the default plugins
+# (its generated pictures made afterwards by the render workers) and with generation off.
+echo "== time to usable and to complete: POST /v1/packs into hoard serve, default plugins and generation off"
+python3 Benchmarks/usable.py "$HOARD" "$PACK" --rounds "$RUNS" --out "$OUT/usable.json"
 
 if [ "$BIG_MB" -gt 0 ]; then
   BIG="$OUT/bench-big-${BIG_MB}mb.zip"

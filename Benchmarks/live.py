@@ -6,12 +6,17 @@ Every op's opId carries its sender's send time; every participant records (recei
 event. Prints p50/p99/max delivery latency, lost and reordered events (each participant checks its sequence numbers
 are consecutive and counts the ops it got), the server's peak memory, and the join's time (POST join + GET session,
 the answer checked to hold the last move). With --during-import, PACK is uploaded over HTTP into the same server a third
-of the way in (issue 38's "table during an import"). With --roll FORMULA the host rolls dice instead of moving a token
-(issue 41: each roll is drawn, logged and sent as a `rolled` event to everyone). Loopback only; bounded in time.
+of the way in (issue 38's "table during an import"); with --queued, PACK is imported with `--later` before the server
+starts, so its render workers make PACK's pictures all through the measurement (generation alone). With --roll FORMULA
+the host rolls dice instead of moving a token (issue 41: each roll is drawn, logged and sent as a `rolled` event to
+everyone). A server this script starts also serves /metrics on a port of its own: the server's own share of the
+latency is printed from it (how long each event's catalog write took, `hoard_session_event_append_duration_seconds`,
+over the measurement), so a tail can be told apart from the clients'. Loopback only; bounded in time.
 The participants are spread over --workers processes: one Python process decoding 10,000 WebSocket messages a
 second saturates its core and measures its own queue instead of the server (p99 80-330 ms with one, on 2 cores).
 Usage: python3 Benchmarks/live.py HOARD_BINARY [--participants 200] [--rate 50] [--movers 20] [--seconds 10]
-                                               [--workers 2] [--join-ops 10000] [--during-import PACK] [--roll 4d6kh3]
+                                               [--workers 2] [--join-ops 10000] [--during-import PACK]
+                                               [--generation-off] [--queued PACK] [--roll 4d6kh3]
        python3 Benchmarks/live.py --servers URL,URL… --token TOKEN [options]
          against running replicas (scripts/cluster.sh): the host on the first, the participants spread over all
          (participant i on server i mod n); TOKEN hosts (a member or an operator). No memory figure.
@@ -23,6 +28,37 @@ import urllib.error, urllib.parse, urllib.request
 import websockets
 
 from benchlib import call, free_port, peak_rss_mb, stop, wait_healthy
+
+
+def append_histogram(metrics, name="hoard_session_event_append_duration_seconds"):
+    """The cumulative buckets of histogram `name` at `metrics` (a /metrics URL): {bound seconds: count}."""
+    if not metrics:
+        return None
+    text = urllib.request.urlopen(metrics, timeout=10).read().decode()
+    buckets = {}
+    for line in text.splitlines():
+        if line.startswith(name + "_bucket{"):
+            bound = line.split('le="', 1)[1].split('"', 1)[0]
+            buckets[float("inf") if bound == "+Inf" else float(bound)] = float(line.rsplit(" ", 1)[1])
+    return buckets
+
+
+def append_summary(before, after, what="event appends"):
+    """The appends between two snapshots: how many, the bucket bounds of their median and p99, how many over 10 and
+    50 ms."""
+    if before is None or after is None:
+        return ""
+    bounds = sorted(after)
+    counts = [after[b] - before.get(b, 0) for b in bounds]
+    total = counts[-1] if counts else 0
+    if not total:
+        return f"server: no {what}"
+    def quantile(q):
+        return next((b for b, c in zip(bounds, counts) if c >= q * total), bounds[-1])
+    over = lambda seconds: total - max((c for b, c in zip(bounds, counts) if b <= seconds), default=0)
+    ms = lambda b: "inf" if b == float("inf") else f"{b * 1000:g}"
+    return (f"server: {total:.0f} {what}, p50 <= {ms(quantile(0.5))} ms, p99 <= {ms(quantile(0.99))} ms, "
+            f"{over(0.010):.0f} over 10 ms, {over(0.050):.0f} over 50 ms")
 
 
 def op_message(kind_fields, sender, n):
@@ -158,6 +194,8 @@ async def fan_out(args, bases, host, art):
                 echoes += 1
         reader = asyncio.create_task(read_echoes())
         start = time.time() + 0.2
+        appends_before = append_histogram(args.metrics)
+        ops_before = append_histogram(args.metrics, "hoard_live_op_duration_seconds")
         for pipe in pipes:
             pipe.send(start)
         upload = None
@@ -168,6 +206,10 @@ async def fan_out(args, bases, host, art):
             fields = {"kind": "roll", "formula": args.roll} if args.roll else {"kind": "move", "token": "h", "x": n % 20, "y": 0}
             await ws.send(op_message(fields, "h", n))
         latencies, lost, errors = await asyncio.to_thread(gather_reports, pipes, workers, args.seconds + 90)
+        appends = append_summary(appends_before, append_histogram(args.metrics))
+        if args.metrics:
+            appends += "\n  " + append_summary(ops_before, append_histogram(args.metrics, "hoard_live_op_duration_seconds"),
+                                              "ops from message to every socket's queue")
         reader.cancel()
         imported = await upload if upload else None
     count = len(latencies)
@@ -179,7 +221,7 @@ async def fan_out(args, bases, host, art):
     print(f"{args.participants} participants, host {what} at {args.rate:g} ops/s and {args.movers} players at 1 op/s for "
           f"{args.seconds:g} s{during}: {count} deliveries (expected {total}); latency p50 {pct(0.5):.1f} ms, "
           f"p99 {pct(0.99):.1f} ms, max {latencies[-1] * 1000:.1f} ms; lost or reordered: {lost + total - count}; "
-          f"errors: {errors}; host echoes read: {echoes}")
+          f"errors: {errors}; host echoes read: {echoes}" + (f"\n  {appends}" if appends else ""))
     return count == total and lost == 0 and errors == 0 and (not args.during_import or imported.startswith("20"))
 
 
@@ -271,9 +313,20 @@ async def run(args):
         subprocess.run([args.hoard, "group", "create", "bench", "--data-dir", data], check=True, capture_output=True)
         host = subprocess.run([args.hoard, "token", "create", "--group", "bench", "--name", "gm", "--data-dir", data],
                               check=True, capture_output=True, text=True).stdout.strip()
-        server = subprocess.Popen([args.hoard, "serve", "--data-dir", data, "--port", str(port), "--log-level", "warning", "--joins-per-session", "1000"])
+        if args.queued:
+            # Queued, not made: the server's render workers make its pictures all through the measurement.
+            subprocess.run([args.hoard, "import", args.queued, "--later", "--group", "bench", "--data-dir", data], check=True,
+                           capture_output=True)
+        metrics_port = free_port()
+        args.metrics = f"http://127.0.0.1:{metrics_port}/metrics"
+        server = subprocess.Popen([args.hoard, "serve", "--data-dir", data, "--port", str(port), "--log-level", "warning",
+                                   "--joins-per-session", "1000", "--metrics-address", f"127.0.0.1:{metrics_port}",
+                                   *(["--plugin", "hoard.generate-lods=off"] if args.generation_off else [])])
         wait_healthy(base)
         ok = await measure(args, [base], host)
+        if args.queued:
+            progress = [p.get("renditions") for p in call(base, "GET", "/v1/packs", None, host)["packs"]]
+            print(f"queued pictures at the end (render workers): {progress}")
         print(f"server peak RSS {peak_rss_mb(server.pid):.0f} MB")
         return 0 if ok else 1
     finally:
@@ -294,7 +347,12 @@ def main():
     parser.add_argument("--roll", metavar="FORMULA", help="the host rolls FORMULA (a `roll` op) instead of moving a token")
     parser.add_argument("--during-import", metavar="PACK",
                         help="upload PACK over HTTP into the same server a third of the way into the measurement")
+    parser.add_argument("--queued", metavar="PACK",
+                        help="import PACK with --later before the server starts: its render workers make the pictures meanwhile")
+    parser.add_argument("--generation-off", action="store_true",
+                        help="start the server with --plugin hoard.generate-lods=off (an import then queues no pictures)")
     args = parser.parse_args()
+    args.metrics = None
     if bool(args.hoard) == bool(args.servers) or bool(args.servers) != bool(args.token):
         parser.error("give HOARD_BINARY, or --servers with --token")
     sys.exit(asyncio.run(run(args)))

@@ -200,6 +200,9 @@ bounded 600 tools/schemathesis.sh "$hoard"
 stage "lane 2: crash safety: SIGKILL the server 50 times under load, then verify"
 bounded 600 python3 Harness/crash.py "$hoard" --kills 50 --max-seconds 300
 
+stage "lane 2: rendition jobs: SIGKILL the server 20 times while it makes an import's pictures, then verify"
+bounded 300 python3 Harness/renditions.py "$hoard" --kills 20 --pictures 120
+
 stage "lane 2: fault injection: full disk, read-only data directory, busy catalog"
 bounded 300 python3 Harness/fault.py "$hoard"   # full disk and read-only only where it may mount a tmpfs (root)
 

@@ -7,6 +7,13 @@
 #include <malloc.h>
 #endif
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#elif defined(__APPLE__)
+#include <pthread.h>
+#include <sys/qos.h>
+#endif
 #include "hoard_system.h"
 
 int hoard_syncfs(int fd) {
@@ -14,6 +21,22 @@ int hoard_syncfs(int fd) {
     return syncfs(fd);
 #else
     return fsync(fd);
+#endif
+}
+
+int hoard_lower_thread_priority(int niceness) {
+#if defined(__linux__)
+    // On Linux a nice value is a thread's own (PRIO_PROCESS with a thread id); threads it starts inherit it.
+    pid_t thread = (pid_t)syscall(SYS_gettid);
+    int current = getpriority(PRIO_PROCESS, (id_t)thread);
+    if (current >= niceness) return 0;
+    return setpriority(PRIO_PROCESS, (id_t)thread, niceness);
+#elif defined(__APPLE__)
+    (void)niceness;
+    return pthread_set_qos_class_self_np(QOS_CLASS_UTILITY, 0) == 0 ? 0 : -1;
+#else
+    (void)niceness;
+    return 0;
 #endif
 }
 

@@ -157,6 +157,9 @@ public struct AccessChange: Sendable, Hashable {
         case session
         /// A session reaches one more blob: `key` is the session's id, a space and the digest.
         case reach
+        /// An asset got generated pictures (a rendition job finished): `key` is its digest. Sessions that show it let
+        /// their participants fetch the new pictures.
+        case art
         /// Something the index cannot apply piecemeal (a group renamed): rebuild.
         case reset
     }

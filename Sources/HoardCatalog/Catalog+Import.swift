@@ -22,11 +22,13 @@ public struct ImportCommit: Sendable {
     public var documents: [PackDocument]
     /// The grid its art was made for (`packVersion.grid`, null when square).
     public var grid: PackGrid
+    /// The pictures left to make (generated LODs, previews, thumbnails), queued in the same transaction.
+    public var jobs: [JobSpec]
 
     /// Creates a commit.
     public init(group: String, pack: String, version: String, manifestDigest: Digest, blobs: [BlobRecord],
                 assets: [(descriptor: AssetDescriptor, digest: Digest)], totalBytes: Int64, documents: [PackDocument] = [],
-                grid: PackGrid = .square) {
+                grid: PackGrid = .square, jobs: [JobSpec] = []) {
         self.group = group
         self.pack = pack
         self.version = version
@@ -36,6 +38,7 @@ public struct ImportCommit: Sendable {
         self.totalBytes = totalBytes
         self.documents = documents
         self.grid = grid
+        self.jobs = jobs
     }
 }
 
@@ -151,6 +154,7 @@ extension SQLiteCatalog {
                     row.int(document.size)
                 }
             }
+            try Self.queue(commit.jobs, version: version.id ?? 0, now: now, db)
             pack.currentVersionId = version.id
             try pack.update(db)
             try barrier()

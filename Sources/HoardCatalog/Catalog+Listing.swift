@@ -148,7 +148,7 @@ extension SQLiteCatalog {
             }
             return AssetPage(
                 rows: rows, total: total, hasMore: hasMore, variants: try Self.variants(of: Set(rows.map(\.digest)), db),
-                renditions: try Self.renditions(of: Set(rows.map(\.digest)), db))
+                renditions: try Self.renditions(of: Set(rows.map(\.digest)), db), pending: try Self.pendingRoles(of: Set(rows.map(\.digest)), db))
         }
     }
 

@@ -24,11 +24,13 @@ public struct PackSummary: Sendable, Hashable, Codable {
     public var totalBytes: Int64
     /// When the current version was imported.
     public var importedAt: Date?
+    /// How far the current version's generated pictures are (absent when it has none to make).
+    public var renditions: RenditionProgress?
 
     /// A pack's summary (for every backend).
     public init(
         name: String, group: String, groupId: Int64 = 0, isPublic: Bool, version: String?, versionCount: Int, manifestDigest: Digest?,
-        assetCount: Int, totalBytes: Int64, importedAt: Date?
+        assetCount: Int, totalBytes: Int64, importedAt: Date?, renditions: RenditionProgress? = nil
     ) {
         self.name = name
         self.group = group
@@ -40,10 +42,11 @@ public struct PackSummary: Sendable, Hashable, Codable {
         self.assetCount = assetCount
         self.totalBytes = totalBytes
         self.importedAt = importedAt
+        self.renditions = renditions
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, group, isPublic, version, versionCount, manifestDigest, assetCount, totalBytes, importedAt
+        case name, group, isPublic, version, versionCount, manifestDigest, assetCount, totalBytes, importedAt, renditions
     }
 }
 
@@ -53,15 +56,20 @@ extension SQLiteCatalog {
         try read { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT p.name, g.name AS groupName, p.groupId, p.isPublic, v.version, v.manifestDigest, v.assetCount, v.totalBytes,
-                       v.importedAt, (SELECT COUNT(*) FROM packVersion WHERE packId = p.id) AS versionCount
+                       v.importedAt, (SELECT COUNT(*) FROM packVersion WHERE packId = p.id) AS versionCount,
+                       j.total, j.done, j.failed, j.cancelled
                 FROM pack p JOIN "group" g ON g.id = p.groupId LEFT JOIN packVersion v ON v.id = p.currentVersionId
+                LEFT JOIN packVersionJobs j ON j.packVersionId = p.currentVersionId
                 ORDER BY p.name
                 """)
             return rows.map { row in
                 PackSummary(
                     name: row["name"], group: row["groupName"], groupId: row["groupId"], isPublic: row["isPublic"], version: row["version"],
                     versionCount: row["versionCount"], manifestDigest: row["manifestDigest"], assetCount: row["assetCount"] ?? 0,
-                    totalBytes: row["totalBytes"] ?? 0, importedAt: row["importedAt"])
+                    totalBytes: row["totalBytes"] ?? 0, importedAt: row["importedAt"],
+                    renditions: (row["total"] as Int?).map {
+                        RenditionProgress(total: $0, done: row["done"], failed: row["failed"], cancelled: row["cancelled"])
+                    })
             }
         }
     }
@@ -87,14 +95,18 @@ extension SQLiteCatalog {
             if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
             sql += " ORDER BY p.name, a.kind, a.name, a.digest"
             let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
-            let variants = try Self.variants(of: Set(rows.compactMap { Digest.fromDatabaseValue($0["digest"]) }), db)
+            let digests = Set(rows.compactMap { Digest.fromDatabaseValue($0["digest"]) })
+            let variants = try Self.variants(of: digests, db)
+            let renditions = try Self.renditions(of: digests, db)
+            let pending = try Self.pendingRoles(of: digests, db)
             return rows.compactMap { row -> AssetListing? in
                 guard let digest = Digest.fromDatabaseValue(row["digest"]),
                       let footprint = Footprint(width: row["footprintWidth"], height: row["footprintHeight"])
                 else { return nil }
                 return AssetListing(
                     digest: digest, kind: AssetKind(rawValue: row["kind"]), name: row["name"], pack: row["pack"],
-                    footprint: footprint, variants: variants[digest] ?? [])
+                    footprint: footprint, variants: variants[digest] ?? [], thumbnail: renditions[digest]?["thumbnail"],
+                    preview: renditions[digest]?["preview"], pending: pending[digest])
             }
         }
     }
@@ -176,6 +188,8 @@ extension SQLiteCatalog {
                 UNION SELECT digest FROM upload WHERE digest NOT IN (SELECT digest FROM blob)
                 UNION SELECT digest FROM sessionBlob WHERE digest NOT IN (SELECT digest FROM blob)
                 UNION SELECT digest FROM savedMap WHERE digest NOT IN (SELECT digest FROM blob)
+                UNION SELECT sourceDigest FROM job WHERE sourceDigest NOT IN (SELECT digest FROM blob)
+                UNION SELECT blobDigest FROM jobOutput WHERE blobDigest NOT IN (SELECT digest FROM blob)
                 """)
         }
     }
@@ -189,6 +203,8 @@ extension SQLiteCatalog {
                 AND digest NOT IN (SELECT digest FROM sessionBlob) AND digest NOT IN (SELECT digest FROM savedMapBlob)
                 AND digest NOT IN (SELECT digest FROM ref) AND digest NOT IN (SELECT digest FROM share)
                 """)
+            // A job no asset needs any more (its packs deleted) goes, with what it made.
+            try db.execute(sql: "DELETE FROM job WHERE id NOT IN (SELECT jobId FROM jobAsset)")
             let unreferenced = try Digest.fetchAll(db, sql: """
                 SELECT digest FROM blob WHERE digest NOT IN (SELECT manifestDigest FROM packVersion)
                 AND digest NOT IN (SELECT digest FROM asset) AND digest NOT IN (SELECT blobDigest FROM variant)
@@ -197,7 +213,8 @@ extension SQLiteCatalog {
                 AND digest NOT IN (SELECT digest FROM savedMapBlob) AND digest NOT IN (SELECT digest FROM privateUpload)
                 AND digest NOT IN (SELECT digest FROM ref) AND digest NOT IN (SELECT digest FROM share)
                 AND digest NOT IN (SELECT pictureDigest FROM share) AND digest NOT IN (SELECT blobDigest FROM rendition)
-                AND digest NOT IN (SELECT blobDigest FROM packDocument)
+                AND digest NOT IN (SELECT blobDigest FROM packDocument) AND digest NOT IN (SELECT sourceDigest FROM job)
+                AND digest NOT IN (SELECT blobDigest FROM jobOutput)
                 """)
             for digest in unreferenced { try db.execute(sql: "DELETE FROM blob WHERE digest = ?", arguments: [digest]) }
             return unreferenced

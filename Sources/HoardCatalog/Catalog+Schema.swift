@@ -259,6 +259,54 @@ extension SQLiteCatalog {
             // The grid a pack version's art was made for: null when square, else `hex-flat` or `hex-pointy`.
             try db.alter(table: "packVersion") { t in t.add(column: "grid", .text) }
         }
+        migrator.registerMigration("v18-jobs") { db in
+            // The rendition queue: generated LODs, previews and thumbnails are made after the import commits, one job
+            // per source picture and recipe, leased by workers (``JobSpec``).
+            try db.create(table: "job") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("sourceDigest", .text).notNull().references("blob")
+                t.column("recipe", .text).notNull()
+                t.column("request", .text).notNull()
+                t.column("expects", .text).notNull()
+                t.column("state", .text).notNull()
+                t.column("priority", .integer).notNull()
+                t.column("batch", .integer).notNull()
+                t.column("position", .integer).notNull()
+                t.column("attempts", .integer).notNull()
+                t.column("availableAt", .integer).notNull()
+                t.column("worker", .text).indexed()
+                t.column("leaseToken", .text)
+                t.column("problem", .text)
+                t.column("createdAt", .datetime).notNull()
+                t.column("finishedAt", .datetime)
+                t.uniqueKey(["sourceDigest", "recipe"])
+            }
+            // The queue's order: the next job is the first pending row whose lease is free.
+            try db.execute(sql: "CREATE INDEX job_queue ON job (state, priority DESC, batch DESC, position, id)")
+            try db.create(table: "jobAsset") { t in
+                t.column("jobId", .integer).notNull().references("job", onDelete: .cascade)
+                t.column("packVersionId", .integer).notNull().indexed().references("packVersion", onDelete: .cascade)
+                t.column("assetDigest", .text).notNull().indexed().references("asset", onDelete: .cascade)
+                t.primaryKey(["jobId", "packVersionId", "assetDigest"])
+            }
+            try db.create(table: "jobOutput") { t in
+                t.column("jobId", .integer).notNull().references("job", onDelete: .cascade)
+                t.column("role", .text).notNull()
+                t.column("scale", .integer)
+                t.column("blobDigest", .text).notNull().indexed().references("blob")
+                t.column("width", .integer).notNull()
+                t.column("height", .integer).notNull()
+                t.primaryKey(["jobId", "role"])
+            }
+            // Per version: its assets with a job, and how many of those are done, failed, cancelled (pending: the rest).
+            try db.create(table: "packVersionJobs") { t in
+                t.primaryKey("packVersionId", .integer).references("packVersion", onDelete: .cascade)
+                t.column("total", .integer).notNull()
+                t.column("done", .integer).notNull()
+                t.column("failed", .integer).notNull()
+                t.column("cancelled", .integer).notNull()
+            }
+        }
         return migrator
     }
 }

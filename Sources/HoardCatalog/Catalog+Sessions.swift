@@ -181,7 +181,7 @@ public struct ResolvedReferences: Sendable {
     public init(
         _ references: Set<Digest>, assets: [Digest: (kind: String, name: String, footprint: Footprint?)], blobs: [Digest: BlobRecord],
         variants: [Digest: [AssetDescriptor.Variant]], renditions: [Digest: [String: AssetDescriptor.Rendition]],
-        packs: [Digest: (name: String, version: String)]
+        packs: [Digest: (name: String, version: String)], pending: [Digest: [String]] = [:]
     ) {
         self.init(assets: [], blobs: [], missing: [], reachable: references)
         reachable.formUnion(renditions.values.flatMap { $0.values.map(\.digest) })
@@ -192,7 +192,7 @@ public struct ResolvedReferences: Sendable {
                 self.assets.append(AssetListing(
                     digest: digest, kind: AssetKind(rawValue: asset.kind), name: asset.name, pack: packs[digest]?.name ?? "",
                     footprint: footprint, variants: assetVariants, packVersion: packs[digest]?.version,
-                    preview: renditions[digest]?["preview"]))
+                    preview: renditions[digest]?["preview"], pending: pending[digest]))
             } else if let blob = blobs[digest] {
                 self.blobs.append(blob)
             } else {
@@ -230,7 +230,8 @@ extension SQLiteCatalog {
         let packs = try group.map { try packsHolding(Set(assets.keys), group: $0, db) } ?? [:]
         return ResolvedReferences(
             references, assets: assets.mapValues { ($0.kind, $0.name, Footprint(width: $0.footprintWidth, height: $0.footprintHeight)) },
-            blobs: blobs, variants: variantsByAsset, renditions: renditions, packs: packs)
+            blobs: blobs, variants: variantsByAsset, renditions: renditions, packs: packs,
+            pending: try pendingRoles(of: Set(assets.keys), db))
     }
 
     /// For each asset, a pack that holds it and the version: the group's own packs first, then public ones; current

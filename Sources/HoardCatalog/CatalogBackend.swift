@@ -216,7 +216,32 @@ public protocol CatalogBackend: Sendable {
     /// Deletes a session; false when there was none.
     @discardableResult func deleteSession(id: String) throws(CatalogError) -> Bool
 
+    // MARK: Rendition jobs (``JobSpec``; queued by ``record(_:committingAfter:)``)
+    /// Takes the next job free at `now` for `worker`, leased until `until` under `token`; nil when there is none.
+    /// On PostgreSQL a job row another transaction is taking is skipped (`FOR UPDATE SKIP LOCKED`): two replicas never
+    /// take the same job while its lease runs.
+    func leaseJob(worker: String, token: String, now: Date, until: Date, scope: JobScope) throws(CatalogError) -> JobLease?
+    /// Extends the leases `worker` holds to `until`; returns how many.
+    @discardableResult func renewJobLeases(worker: String, until: Date) throws(CatalogError) -> Int
+    /// Records a leased job's pictures and gives them to its assets; nil (nothing written) when the lease was lost,
+    /// else the assets that got them.
+    func completeJob(_ lease: JobLease, outputs: [JobOutput], now: Date) throws(CatalogError) -> [Digest]?
+    /// Gives a leased job back, to be retried from `retryAt`, or failed for good (nil); false when the lease was lost.
+    @discardableResult func failJob(_ lease: JobLease, problem: Problem, retryAt: Date?, now: Date) throws(CatalogError) -> Bool
+    /// Cancels the pending jobs of a pack's current version; returns how many.
+    func cancelJobs(pack: String, group: String?) throws(CatalogError) -> Int
+    /// Queues the failed and cancelled jobs of a pack's current version again; returns how many.
+    func retryJobs(pack: String, group: String?, now: Date) throws(CatalogError) -> Int
+    /// The failed jobs of a pack's current version, by asset.
+    func jobProblems(pack: String, group: String?) throws(CatalogError) -> [JobProblem]
+    /// The whole queue's counts.
+    func jobCounts(now: Date) throws(CatalogError) -> JobQueueCounts
+
     // MARK: The whole catalog
+    /// Whether the catalog has one writer at a time (SQLite): a write transaction that waits holds every other writer,
+    /// so writers keep theirs short (an import starts its rows once its publish is done). False when writers only
+    /// wait for the rows they touch (PostgreSQL).
+    var hasOneWriter: Bool { get }
     /// Writes a consistent copy of the whole catalog to a new SQLite file at `path`.
     func backup(to path: String) throws(CatalogError)
     /// Takes the lock that lets one garbage collection run at a time across every process sharing the catalog, or
@@ -266,6 +291,8 @@ public protocol CatalogLock: Sendable {
 extension CatalogBackend {
     /// The data directory's lock is enough.
     public func collectionLock() throws(CatalogError) -> CatalogLock? { nil }
+    /// Writers wait only for the rows they touch.
+    public var hasOneWriter: Bool { false }
     /// No other process logs session events.
     public var sessionEventFeed: (any SessionEventFeed)? { nil }
     /// No other process changes access.

@@ -95,14 +95,15 @@ extension AssetPage {
     /// last row when more follow.
     package init(
         rows: [ListedRow], total: Int, hasMore: Bool, variants: [Digest: [AssetDescriptor.Variant]],
-        renditions: [Digest: [String: AssetDescriptor.Rendition]]
+        renditions: [Digest: [String: AssetDescriptor.Rendition]], pending: [Digest: [String]] = [:]
     ) {
         let assets = rows.compactMap { row -> AssetListing? in
             guard let footprint = Footprint(width: row.width, height: row.height) else { return nil }
             return AssetListing(
                 digest: row.digest, kind: AssetKind(rawValue: row.kind), name: row.name, pack: row.pack, footprint: footprint,
                 variants: variants[row.digest] ?? [], thumbnail: renditions[row.digest]?["thumbnail"],
-                preview: renditions[row.digest]?["preview"], grid: row.grid.flatMap(PackGrid.init))
+                preview: renditions[row.digest]?["preview"], grid: row.grid.flatMap(PackGrid.init),
+                pending: pending[row.digest])
         }
         let next = hasMore ? rows.last.map { AssetCursor(pack: $0.pack, kind: $0.kind, name: $0.name, digest: $0.digest) } : nil
         self.init(assets: assets, total: total, next: next)

@@ -17,6 +17,11 @@ struct RowInserter {
     init(_ db: Database, _ sql: String) throws {
         database = db
         statement = try db.cachedStatement(sql: sql).sqliteStatement
+        // GRDB leaves a statement it ran stepped to its end, not reset: SQLite refuses bindings to it (SQLITE_MISUSE), and
+        // the next step would run it again with its old values. A statement the rest of the catalog also runs (the blob
+        // rows a rendition job records) starts clean here.
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
     }
 
     /// Binds one row's values in parameter order through `bind`, then runs the insert.

@@ -85,6 +85,9 @@ public struct SQLiteCatalog: CatalogBackend {
         }
     }
 
+    /// One writer at a time: SQLite's.
+    public var hasOneWriter: Bool { true }
+
     /// The group with this name, created if it does not exist.
     @discardableResult
     public func ensureGroup(named name: String) throws(CatalogError) -> GroupRecord {

@@ -45,9 +45,14 @@ extension ManifestAsset {
     /// The lowest-scale variant (the smaller blob on a tie). Nil for an asset without variants.
     public var smallestVariant: AssetDescriptor.Variant? { variants.min(by: Self.lessSharp) }
 
-    /// The picture to draw first: the preview when there is one, else the smallest variant. Nil for an asset without
-    /// pictures.
+    /// The picture to draw first: the preview when there is one, else the smallest variant — also while the server is
+    /// still making the preview (``isPictureComing``): a later read of the session or listing names it. Nil for an asset
+    /// without pictures.
     public var firstPicture: AssetPicture? { pictures.first }
+
+    /// Whether the server is still making some of the asset's generated pictures (``AssetListing/pending``): its
+    /// preview, thumbnail or lower LODs. Read the session (or the listing) again later to pick them up.
+    public var isPictureComing: Bool { pending != nil }
 
     /// The picture to draw at `pixelsPerTile` device pixels a tile: the least sharp picture at least that sharp,
     /// else the sharpest there is. With nil, the default resolution: the @1x variant, the art as its author drew it

@@ -76,6 +76,19 @@ public struct PackListing: Sendable, Hashable, Codable {
     public var version: String?
     public var assetCount: Int
     public var totalBytes: Int64
+    /// How far the current version's generated pictures (thumbnails, previews, lower LODs) are: the server makes them
+    /// after the import, and the pack is usable meanwhile. Nil when it has none to make.
+    public var renditions: Renditions?
+
+    /// Counts of the assets whose generated pictures a job makes.
+    public struct Renditions: Sendable, Hashable, Codable {
+        public var total: Int
+        public var done: Int
+        public var failed: Int
+        public var cancelled: Int
+        /// Still being made: their assets show their smallest variant until then.
+        public var pending: Int
+    }
 }
 
 /// What to search for in `GET /v1/assets`: every field narrows the answer; nil leaves it open.

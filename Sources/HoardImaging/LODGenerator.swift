@@ -28,10 +28,9 @@ public struct LODGenerator: PictureGenerator {
     /// Creates the generator.
     public init() {}
 
-    /// The missing lower LODs, the preview and the thumbnail. Throws an `UNREADABLE_IMAGE` warning when libvips cannot
-    /// decode the source or warns while decoding it (the asset is then imported without generated pictures).
-    public func generate(_ request: GenerationRequest, source: UnsafeRawBufferPointer) throws(Problem) -> [GeneratedPicture] {
-        guard request.source.mediaType.isStillDecodable else { return [] }
+    /// What a request is turned into: a role, a box and a type per picture, in the order they are made.
+    private func targets(_ request: GenerationRequest) -> [(role: GeneratedPicture.Role, width: Int, height: Int, type: MediaType)]? {
+        guard request.source.mediaType.isStillDecodable else { return nil }
         let base = request.baseSize
         let shipped = Set(request.asset.variants.map(\.scale))
         // A moving picture gets no lower LODs (they would be still); its preview and thumbnail are its first frame.
@@ -42,6 +41,25 @@ public struct LODGenerator: PictureGenerator {
         let ratio = Double(Self.previewTilePixels) / Double(request.tilePixels)
         targets.append((.preview, Self.side(base.width, ratio), Self.side(base.height, ratio), .webp))
         targets.append((.thumbnail, Self.thumbnailSide, Self.thumbnailSide, .webp))
+        return targets
+    }
+
+    /// The recipe version: raise it when what a target list gives changes (encoder settings, the shrink), so a
+    /// regeneration makes new jobs.
+    public static let recipeVersion = 1
+
+    /// Its output depends on the source's bytes and the targets alone (boxes and types, in order: each is shrunk from
+    /// the next larger), so two assets of one picture with the same targets share a job whatever their names.
+    public func recipe(for request: GenerationRequest) -> GenerationRecipe? {
+        guard let targets = targets(request) else { return nil }
+        let boxes = targets.map { "\($0.role.name)=\($0.width)x\($0.height):\($0.type.rawValue)" }
+        return GenerationRecipe(key: "\(id)/\(Self.recipeVersion) " + boxes.joined(separator: ","), roles: targets.map(\.role))
+    }
+
+    /// The missing lower LODs, the preview and the thumbnail. Throws an `UNREADABLE_IMAGE` warning when libvips cannot
+    /// decode the source or warns while decoding it (the asset then has no generated pictures).
+    public func generate(_ request: GenerationRequest, source: UnsafeRawBufferPointer) throws(Problem) -> [GeneratedPicture] {
+        guard let targets = targets(request) else { return [] }
         let outputs: [VipsScaler.Output]
         do {
             outputs = try VipsScaler.shrink(

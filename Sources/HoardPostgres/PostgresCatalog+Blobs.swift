@@ -36,6 +36,8 @@ extension PostgresCatalog {
                 UNION SELECT digest FROM upload WHERE digest NOT IN (SELECT digest FROM blob)
                 UNION SELECT digest FROM "sessionBlob" WHERE digest NOT IN (SELECT digest FROM blob)
                 UNION SELECT digest FROM "savedMap" WHERE digest NOT IN (SELECT digest FROM blob)
+                UNION SELECT "sourceDigest" FROM job WHERE "sourceDigest" NOT IN (SELECT digest FROM blob)
+                UNION SELECT "blobDigest" FROM "jobOutput" WHERE "blobDigest" NOT IN (SELECT digest FROM blob)
                 """#, as: Digest.self)
         }
     }
@@ -50,6 +52,8 @@ extension PostgresCatalog {
                 AND digest NOT IN (SELECT digest FROM "sessionBlob") AND digest NOT IN (SELECT digest FROM "savedMapBlob")
                 AND digest NOT IN (SELECT digest FROM ref) AND digest NOT IN (SELECT digest FROM share)
                 """#)
+            // A job no asset needs any more (its packs deleted) goes, with what it made.
+            try tx.execute(#"DELETE FROM job WHERE id NOT IN (SELECT "jobId" FROM "jobAsset")"#)
             return try tx.values(#"""
                 WITH gone AS (
                     DELETE FROM blob WHERE digest NOT IN (SELECT "manifestDigest" FROM "packVersion")
@@ -59,7 +63,8 @@ extension PostgresCatalog {
                     AND digest NOT IN (SELECT digest FROM "savedMapBlob") AND digest NOT IN (SELECT digest FROM "privateUpload")
                     AND digest NOT IN (SELECT digest FROM ref) AND digest NOT IN (SELECT digest FROM share)
                     AND digest NOT IN (SELECT "pictureDigest" FROM share) AND digest NOT IN (SELECT "blobDigest" FROM rendition)
-                    AND digest NOT IN (SELECT "blobDigest" FROM "packDocument")
+                    AND digest NOT IN (SELECT "blobDigest" FROM "packDocument") AND digest NOT IN (SELECT "sourceDigest" FROM job)
+                    AND digest NOT IN (SELECT "blobDigest" FROM "jobOutput")
                     RETURNING digest)
                 SELECT digest FROM gone ORDER BY digest COLLATE "C"
                 """#, as: Digest.self)

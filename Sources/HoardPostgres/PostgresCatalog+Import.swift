@@ -57,6 +57,7 @@ extension PostgresCatalog {
                         \#(documents.map(\.mediaType))::text[], \#(documents.map(\.size))::bigint[])
                     """#)
             }
+            try Self.queue(commit.jobs, version: versionId, now: now, tx)
             // SQLite's record rewrites every column of the pack's row, which logs a `pack` access change: so does this.
             try tx.execute(#"""
                 UPDATE pack SET "currentVersionId" = \#(versionId), "isPublic" = "isPublic", "groupId" = "groupId"

@@ -28,12 +28,16 @@ extension PostgresCatalog {
                 ORDER BY \#(Self.packOrder), a.kind, a.name, a.digest
                 """#
             let rows = try tx.rows(statement, as: (String, String, String, Int, Int, String).self)
-            let variants = try Self.variants(of: Set(rows.compactMap { Digest($0.0) }), tx)
+            let digests = Set(rows.compactMap { Digest($0.0) })
+            let variants = try Self.variants(of: digests, tx)
+            let renditions = try Self.renditions(of: digests, tx)
+            let pending = try Self.pendingRoles(of: digests, tx)
             return rows.compactMap { digest, kind, name, width, height, pack -> AssetListing? in
                 guard let digest = Digest(digest), let footprint = Footprint(width: width, height: height) else { return nil }
                 return AssetListing(
                     digest: digest, kind: AssetKind(rawValue: kind), name: name, pack: pack, footprint: footprint,
-                    variants: variants[digest] ?? [])
+                    variants: variants[digest] ?? [], thumbnail: renditions[digest]?["thumbnail"], preview: renditions[digest]?["preview"],
+                    pending: pending[digest])
             }
         }
     }
@@ -57,7 +61,7 @@ extension PostgresCatalog {
             let digests = Set(rows.map(\.digest))
             return AssetPage(
                 rows: rows, total: total, hasMore: hasMore, variants: try Self.variants(of: digests, tx),
-                renditions: try Self.renditions(of: digests, tx))
+                renditions: try Self.renditions(of: digests, tx), pending: try Self.pendingRoles(of: digests, tx))
         }
     }
 

@@ -47,15 +47,17 @@ extension PostgresCatalog {
         try read("cannot list the packs") { tx in
             try tx.rows(#"""
                 SELECT p.name, g.name, p."groupId", p."isPublic", v.version, v."manifestDigest", v."assetCount", v."totalBytes",
-                       v."importedAt", (SELECT count(*) FROM "packVersion" WHERE "packId" = p.id)
+                       v."importedAt", (SELECT count(*) FROM "packVersion" WHERE "packId" = p.id), j.total, j.done, j.failed, j.cancelled
                 FROM pack p JOIN "group" g ON g.id = p."groupId" LEFT JOIN "packVersion" v ON v.id = p."currentVersionId"
+                LEFT JOIN "packVersionJobs" j ON j."packVersionId" = p."currentVersionId"
                 ORDER BY \#(unescaped: Self.packOrder), p.id
-                """#, as: (String, String, Int64, Bool, String?, String?, Int?, Int64?, Date?, Int).self
-            ).map { name, group, groupId, isPublic, version, manifest, assetCount, totalBytes, importedAt, versionCount in
+                """#, as: (String, String, Int64, Bool, String?, String?, Int?, Int64?, Date?, Int, Int?, Int?, Int?, Int?).self
+            ).map { name, group, groupId, isPublic, version, manifest, assetCount, totalBytes, importedAt, versionCount, total, done, failed, cancelled in
                 PackSummary(
                     name: name, group: group, groupId: groupId, isPublic: isPublic, version: version, versionCount: versionCount,
                     manifestDigest: manifest.flatMap(Digest.init), assetCount: assetCount ?? 0, totalBytes: totalBytes ?? 0,
-                    importedAt: importedAt)
+                    importedAt: importedAt,
+                    renditions: total.map { RenditionProgress(total: $0, done: done ?? 0, failed: failed ?? 0, cancelled: cancelled ?? 0) })
             }
         }
     }

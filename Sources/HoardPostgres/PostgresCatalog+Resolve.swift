@@ -23,7 +23,8 @@ extension PostgresCatalog {
             return ResolvedReferences(
                 references, assets: assets, blobs: blobs, variants: try Self.variants(of: Set(assets.keys), tx),
                 renditions: try Self.renditions(of: Set(assets.keys), tx),
-                packs: try group.map { try Self.packsHolding(Set(assets.keys), group: $0, tx) } ?? [:])
+                packs: try group.map { try Self.packsHolding(Set(assets.keys), group: $0, tx) } ?? [:],
+                pending: try Self.pendingRoles(of: Set(assets.keys), tx))
         }
     }
 

@@ -23,7 +23,7 @@ struct HoardCommand: AsyncParsableCommand {
         subcommands: [
             ImportCommand.self, PluginsCommand.self, PacksCommand.self, AssetsCommand.self, DeleteCommand.self, VerifyCommand.self, GCCommand.self,
             ServeCommand.self, GroupCommand.self, TokenCommand.self, BackupCommand.self, RestoreCommand.self, JoinCommand.self, SessionCommand.self,
-            MigrateCatalogCommand.self, ServersCommand.self, MapCommand.self, RollsCommand.self,
+            MigrateCatalogCommand.self, ServersCommand.self, MapCommand.self, RollsCommand.self, JobsCommand.self,
         ]
     )
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CHoardSystem
 import Foundation
+import HoardCatalog
 import HoardCore
 import HoardRepository
 
@@ -14,6 +15,9 @@ struct ImportCommand: AsyncParsableCommand {
             A bundle (an archive of zip or Dungeondraft archives, as art stores sell them) imports each inner archive as \
             its own pack, within the bundle's limits, with a report for each; a refused inner archive refuses only itself. \
             A MapTool token file (.rptok), alone or in a pack, is a token named and sized as MapTool shows it.
+            A pack is usable (listed, served, in maps) as soon as it is committed; its generated pictures (missing LODs, \
+            previews, thumbnails) are rendition jobs, which this command then makes on every core before it returns, \
+            unless --later leaves them to `hoard serve` (or `hoard jobs run`). Interrupted, it leaves the rest queued.
             Exit status: 0 when every archive was imported (or was already there), 1 when any was refused.
             """
     )
@@ -36,6 +40,9 @@ struct ImportCommand: AsyncParsableCommand {
 
     @Flag(help: "Print the reports as JSON on standard output.")
     var json = false
+
+    @Flag(help: "Leave the generated pictures (LODs, previews, thumbnails) to `hoard serve` or `hoard jobs run` instead of making them now.")
+    var later = false
 
     func validate() throws {
         if name != nil, archives.count > 1 { throw ValidationError("--name needs exactly one archive") }
@@ -81,7 +88,37 @@ struct ImportCommand: AsyncParsableCommand {
                 }
             }
         }
+        let manifests = results.compactMap { $0.report.flatMap { $0.renditionJobs > 0 ? $0.manifestDigest : nil } }
+        if !manifests.isEmpty {
+            if later {
+                if !json { Terminal.out("Generated pictures are queued: `hoard serve` makes them (see `hoard jobs`).") }
+            } else {
+                try await makeRenditions(hoard, manifests: manifests)
+            }
+        }
         if json { try Terminal.out(JSONOutput.encode(results)) }
         if failed { throw ExitCode(1) }
+    }
+}
+
+extension ImportCommand {
+    /// Makes the imported packs' queued pictures on every core, with a progress bar; says what failed and what is left.
+    func makeRenditions(_ hoard: Hoard, manifests: [Digest]) async throws {
+        let total = Int64(try hoard.catalog.packs().filter { pack in pack.manifestDigest.map(manifests.contains) == true }
+            .reduce(0) { $0 + ($1.renditions?.pending ?? 0) })
+        let bar = ProgressBar(label: "pictures")
+        let started = Date()
+        let run = await hoard.makeRenditions(scope: .manifests(manifests)) { run in
+            bar.update(done: Int64(run.done + run.failed), total: max(total, Int64(run.done + run.failed)), unit: .count)
+        }
+        bar.finish()
+        guard !json else { return }
+        Terminal.out("Made the generated pictures of \(run.done) asset\(run.done == 1 ? "" : "s") in "
+            + String(format: "%.2f s", Date().timeIntervalSince(started)))
+        if run.failed > 0 {
+            Terminal.out("  \(run.failed) could not be made (`hoard jobs --pack NAME` lists them):")
+            for line in ReportText.grouped(run.problems).prefix(20) { Terminal.out("    \(line)") }
+        }
+        if run.retried > 0 { Terminal.out("  \(run.retried) left queued after a failure, retried by `hoard serve` or `hoard jobs run`") }
     }
 }

@@ -69,6 +69,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The certificate's private key (PEM).", valueName: "PEM")) var tlsKey: String?
     @Option(help: "Seconds between checks of --tls-cert and --tls-key for a renewed certificate (0: reload on SIGHUP only).")
     var tlsCheckInterval: Double = 60
+    @Option(
+        help: ArgumentHelp(
+            "Threads that make imports' generated pictures (LODs, previews, thumbnails) in the background (default: one fewer than the cores, at least one; 0: none).",
+            discussion: "They run at a lower CPU priority than serving. With 0 another process sharing the catalog makes them (hoard jobs run, another replica)."))
+    var renderWorkers: Int?
+    @Option(help: "Seconds a picture being made stays leased to this server if it dies: another worker takes it again after that.")
+    var renderLease: Double = 60
 
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("unknown log level '\(logLevel)'") }
@@ -89,6 +96,11 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxPackUpload = Int64(maxPackMB) << 20
         configuration.logLevel = level
         configuration.networkThreads = threads
+        guard (renderWorkers ?? 0) >= 0, renderLease >= 1, renderLease <= 86_400 else {
+            throw ValidationError("--render-workers takes 0 or more, --render-lease seconds from 1 to 86400")
+        }
+        configuration.renderWorkers = renderWorkers
+        configuration.renderLease = .milliseconds(Int64(renderLease * 1000))
         configuration.hasBlobFastPath = blobFastPath
         if let metricsAddress {
             guard let colon = metricsAddress.lastIndex(of: ":"), let port = Int(metricsAddress[metricsAddress.index(after: colon)...]),

@@ -116,6 +116,9 @@ enum ReportText {
             lines.append("  metadata removed from \(report.rewrittenFiles) file\(report.rewrittenFiles == 1 ? "" : "s"); "
                 + "\(report.gpsFiles) carried a GPS position")
         }
+        if report.renditionJobs > 0 {
+            lines.append("  generated pictures (LODs, previews, thumbnails) of \(report.renditionJobs) asset\(report.renditionJobs == 1 ? "" : "s") queued")
+        }
         lines.append("  manifest \(report.manifestDigest)")
         if !report.warnings.isEmpty {
             lines.append("  \(report.warnings.count) warning\(report.warnings.count == 1 ? "" : "s"):")

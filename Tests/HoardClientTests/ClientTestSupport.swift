@@ -35,9 +35,12 @@ struct ServerFixture: Sendable {
         _ = try hoard.catalog.createGroup(named: "table")
         let token = try hoard.createToken(group: "table", label: "host", isAdmin: false)
         var configuration = ServerConfiguration(dataDirectory: path)
+        configuration.registry = try .standard()
         configuration.port = 0
         configuration.logLevel = .error
         configuration.refreshInterval = .milliseconds(50)
+        // The tests make the generated pictures themselves (importPack), when they choose: no worker races them.
+        configuration.renderWorkers = 0
         configure(&configuration)
         let app = try await buildApplication(configuration)
         try await app.test(.live) { client in
@@ -69,10 +72,13 @@ struct ServerFixture: Sendable {
     }
 
     /// Imports a sample pack from Packs/ into the group.
-    func importPack(_ name: String) async throws {
+    /// Imports a sample pack into the group and, unless `makingPictures` is false, makes its generated pictures as
+    /// `hoard import` does (else they stay queued).
+    func importPack(_ name: String, makingPictures: Bool = true) async throws {
         var options = Importer.Options()
         options.group = "table"
         _ = try await hoard.importPack(at: Self.root.appendingPathComponent("Packs/\(name).zip").path, options: options)
+        if makingPictures { _ = await hoard.makeRenditions() }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HoardCatalog
 import HoardCore
 import HoardImaging
 import HoardRepository
@@ -69,21 +70,41 @@ struct LODGeneratorTests {
         }
     }
 
-    @Test func importedAssetsCarryTheirPreviewThumbnailAndGeneratedLODs() async throws {
-        let (report, hoard, directory) = try await importPack([("tokens/ogre@4x.png", TestPictures.png(width: 1024, height: 1024))])
+    @Test func anImportQueuesThePicturesAndTheJobMakesTodaysInlineOutputByteForByte() async throws {
+        let picture = TestPictures.png(width: 1024, height: 1024)
+        let (report, hoard, directory) = try await importPack([("tokens/ogre@4x.png", picture)])
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        #expect(report.generatedFiles == 4)  // @1x, @2x, preview, thumbnail
+        #expect(report.renditionJobs == 1)
+        // Usable at once: listed with its shipped variant, the rest said to be coming.
+        let listed = try #require(try hoard.catalog.assets().first)
+        #expect(listed.variants.map(\.scale) == [4])
+        #expect(listed.pending == ["@1x", "@2x", "preview", "thumbnail"])
+        #expect(listed.preview == nil && listed.thumbnail == nil)
         let descriptor = try await onlyDescriptor(hoard)
-        #expect(descriptor.variants.map(\.scale) == [1, 2, 4])
-        #expect(descriptor.variants.map(\.generated) == [true, true, nil])
-        let preview = try #require(descriptor.preview)
-        let thumbnail = try #require(descriptor.thumbnail)
+        #expect(descriptor.variants.map(\.scale) == [4] && descriptor.preview == nil, "the descriptor names the shipped art only")
+
+        #expect(await hoard.makeRenditions() == RenditionRun(done: 1))
+        let made = try #require(try hoard.catalog.assets().first)
+        #expect(made.pending == nil)
+        #expect(made.variants.map(\.scale) == [1, 2, 4])
+        #expect(made.variants.map(\.generated) == [true, true, nil])
+        let preview = try #require(made.preview)
+        let thumbnail = try #require(made.thumbnail)
         #expect([preview.width, preview.height, thumbnail.width, thumbnail.height] == [32, 32, 256, 256] as [Int])
-        for digest in [preview.digest, thumbnail.digest] + descriptor.variants.map(\.digest) {
-            #expect(try await hoard.store.info(digest) != nil)
+        // What the inline generation of earlier Hoards stored for this picture, byte for byte.
+        let inline = try generate(picture, scale: 4)
+        let stored: [GeneratedPicture.Role: Digest] = [
+            .variant(scale: 1): made.variants[0].digest, .variant(scale: 2): made.variants[1].digest, .preview: preview.digest,
+            .thumbnail: thumbnail.digest,
+        ]
+        #expect(inline.count == 4)
+        for picture in inline {
+            let digest = try #require(stored[picture.role])
+            #expect(try await hoard.store.read(digest, range: nil) == picture.bytes, "\(picture.role) is today's inline output")
         }
         let collected = try await hoard.collectGarbage(grace: 0)
         #expect(try await hoard.store.info(preview.digest) != nil, "a live asset's renditions survive garbage collection: \(collected)")
+        #expect(try await hoard.verify().isHealthy)
     }
 
     @Test func theSamePackImportedTwiceGivesTheSameManifest() async throws {
@@ -92,7 +113,31 @@ struct LODGeneratorTests {
         let (second, _, two) = try await importPack(entries)
         defer { for path in [one, two] { try? FileManager.default.removeItem(atPath: path) } }
         #expect(first.manifestDigest == second.manifestDigest)
-        #expect(first.generatedFiles == 2)
+        #expect(first.renditionJobs == 1)
+    }
+
+    @Test func aPictureTwoPacksHoldIsRenderedOnceForBoth() async throws {
+        let picture = TestPictures.png(width: 512, height: 512, seed: 11)
+        let directory = try TestPictures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try TestPictures.zip(at: directory + "/a.zip", [("tokens/ogre.png", picture)])
+        try TestPictures.zip(at: directory + "/b.zip", [("tokens/brute.png", picture)])
+        let hoard = try Hoard(dataDirectory: directory + "/data", registry: try .standard())
+        _ = try await hoard.importPack(at: directory + "/a.zip")
+        var options = Importer.Options()
+        options.group = "others"
+        _ = try await hoard.importPack(at: directory + "/b.zip", options: options)
+        #expect(try hoard.catalog.jobCounts(now: Date()).queued == 1, "one job for the picture, whatever the asset's name or group")
+        #expect(await hoard.makeRenditions().done == 1)
+        let assets = try hoard.catalog.assets()
+        #expect(assets.count == 2)
+        #expect(Set(assets.compactMap(\.thumbnail?.digest)).count == 1)
+        // A later import of the same picture gets the pictures at once, in its own commit.
+        try TestPictures.zip(at: directory + "/c.zip", [("tokens/grunt.png", picture)])
+        options.group = "latecomers"
+        let late = try await hoard.importPack(at: directory + "/c.zip", options: options)
+        #expect(try hoard.catalog.assets(pack: late.pack).first?.thumbnail != nil)
+        #expect(try hoard.catalog.packs().first { $0.group == "latecomers" }?.renditions == RenditionProgress(total: 1, done: 1, failed: 0, cancelled: 0))
     }
 
     @Test func aPackTurnsGenerationOffInPackJSON() async throws {
@@ -100,18 +145,43 @@ struct LODGeneratorTests {
             ("pack.json", Array(#"{"plugins": {"hoard.generate-lods": false}}"#.utf8)), ("tokens/ogre@2x.png", TestPictures.png(width: 512, height: 512)),
         ])
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        #expect(report.generatedFiles == 0)
-        #expect(try await onlyDescriptor(hoard).preview == nil)
+        #expect(report.renditionJobs == 0)
+        #expect(try hoard.catalog.packs().first?.renditions == nil)
+        #expect(try hoard.catalog.assets().first?.pending == nil)
     }
 
-    @Test func anUndecodablePictureIsImportedWithoutGeneratedPicturesAndAWarningThatNamesIt() async throws {
+    @Test func anUndecodablePictureIsImportedAndItsJobFailsWithAProblemThatNamesIt() async throws {
         var broken = TestPictures.png(width: 256, height: 256)
         broken[44] ^= 0xFF
         let (report, hoard, directory) = try await importPack([("tokens/broken.png", broken)])
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        #expect(report.generatedFiles == 0)
-        #expect(report.warnings.map(\.code) == [.unreadableImage])
-        #expect(report.warnings.first?.entry == "tokens/broken.png")
-        #expect(try await onlyDescriptor(hoard).preview == nil)
+        #expect(report.renditionJobs == 1)
+        #expect(report.warnings.isEmpty)
+        let run = await hoard.makeRenditions()
+        #expect(run.failed == 1 && run.done == 0)
+        #expect(run.problems.map(\.code) == [.unreadableImage])
+        #expect(run.problems.first?.entry == "tokens/broken.png")
+        let problems = try hoard.catalog.jobProblems(pack: report.pack, group: nil)
+        #expect(problems.map(\.asset) == ["broken"] && problems.map(\.code) == ["UNREADABLE_IMAGE"])
+        #expect(try hoard.catalog.packs().first?.renditions?.failed == 1)
+        #expect(try hoard.catalog.assets().first?.preview == nil)
+        #expect(try hoard.catalog.assets().first?.pending == nil, "a failed job is no longer coming")
+    }
+
+    /// A server imports, renders and imports again on one catalog connection: the job's blob rows and the import's share
+    /// a prepared statement, which must start clean for the import (a regression: the second import lost its blob rows
+    /// and failed on a foreign key).
+    @Test func anImportAfterAJobWasRecordedInTheSameProcessRecordsEveryRow() async throws {
+        let directory = try TestPictures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let hoard = try Hoard(dataDirectory: directory + "/data", registry: try .standard())
+        try TestPictures.zip(at: directory + "/a.zip", [("tokens/ogre.png", TestPictures.png(width: 128, height: 128, seed: 98))])
+        try TestPictures.zip(at: directory + "/b.zip", [("tokens/brute.png", TestPictures.png(width: 64, height: 64, seed: 99))])
+        _ = try await hoard.importPack(at: directory + "/a.zip")
+        #expect(await hoard.makeRenditions(workers: 1).done == 1)
+        let second = try await hoard.importPack(at: directory + "/b.zip")
+        #expect(second.outcome == .imported)
+        #expect(try hoard.catalog.danglingReferences().isEmpty)
+        #expect(try await hoard.verify().isHealthy)
     }
 }

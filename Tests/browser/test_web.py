@@ -263,6 +263,10 @@ def main():
         check.that("Imported “dungeon-basics”" in report.text, "the import report names the imported pack")
         check.that("Assets" in report.text and "new" in report.text, "the report shows assets and stored bytes")
         check.that(driver.execute_script("return window.importShown") is True, "the server's import is followed once the archive is sent")
+        # The pack is usable at once; its thumbnails and previews are made in the background, and the report follows them.
+        wait.until(lambda d: "made for" in d.find_element(By.CSS_SELECTOR, "#report .renditions").text)
+        check.that("of 18 assets" in driver.find_element(By.CSS_SELECTOR, "#report .renditions").text,
+                   "the report follows the pack's thumbnails, made in the background, until they are done")
         check.that(driver.find_element(By.ID, "pack-name").get_attribute("value") == ""
                    and "No file chosen" in driver.find_element(By.CSS_SELECTOR, ".chosen").text
                    and driver.find_element(By.ID, "pack-file").get_attribute("value") == "", "the form is cleared after the upload")
@@ -339,9 +343,10 @@ def main():
         told = wait.until(lambda d: "“" in d.find_element(By.ID, "filed-as").text and d.find_element(By.ID, "filed-as").text)
         check.that("“My Monsters”" in told and "folder" in told, f"the page predicts the wrapper folder's name ({told!r})")
         driver.find_element(By.ID, "upload-button").click()
-        report = visible("#report.ok")
-        check.that("Imported “My Monsters”" in report.text and "No warnings" in report.text,
-                   f"it is filed under that name, and 72 px art without tilePixels imports without warnings ({report.text[:200]!r})")
+        # The last report stays until the page has asked the server about the name: wait for this upload's.
+        told = wait.until(lambda d: next((r.text for r in d.find_elements(By.CSS_SELECTOR, "#report.ok") if "My Monsters" in r.text), None))
+        check.that("Imported “My Monsters”" in told and "No warnings" in told,
+                   f"it is filed under that name, and 72 px art without tilePixels imports without warnings ({told[:200]!r})")
         # A tar's listing is not read before upload; the server still refuses to add a version unasked, and the page asks.
         import tarfile
         tarred = work / "monsters-again.tar"
@@ -401,6 +406,7 @@ def main():
         check.that(True, f"a footprint filter ({label}) shows only assets of that footprint, in the pack chosen")
         shot("07b-filters")
         # Thumbnails sized for the screen: the listing names each asset's generated thumbnail with its pixel size...
+        wait.until(lambda d: all(a.get("thumbnail") for a in server.call("GET", "/v1/assets?pack=dungeon-basics&limit=1000")["assets"]))
         listed = server.call("GET", "/v1/assets?pack=dungeon-basics&limit=1000")["assets"]
         check.that(all(a.get("thumbnail") and max(a["thumbnail"]["width"], a["thumbnail"]["height"]) <= 256 and a["thumbnail"]["size"] > 0
                        for a in listed), "the listing names every asset's generated thumbnail with its pixel size")

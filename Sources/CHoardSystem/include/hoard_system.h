@@ -19,6 +19,11 @@ void hoard_fix_mmap_threshold(int bytes);
 /// eight per core), each keeping its freed space. Does nothing elsewhere.
 void hoard_limit_malloc_arenas(int count);
 
+/// Lowers the calling thread's CPU priority to `niceness` (0 to 19: higher yields more) unless it is lower already:
+/// Linux's per-thread nice value, which threads it then starts inherit; Apple's utility QoS class. A thread at nice 10
+/// gets about a tenth of a core that a nice-0 thread also wants. Returns 0, or -1 with errno set.
+int hoard_lower_thread_priority(int niceness);
+
 /// For `hoard_spawn`'s `input`, `output` and `errors`: the child gets this process's own descriptor.
 #define HOARD_SPAWN_INHERIT (-1)
 /// For `hoard_spawn`'s `input`, `output` and `errors`: the child gets /dev/null.

@@ -23,12 +23,17 @@ public struct AssetListing: Sendable, Hashable, Codable {
     public var preview: AssetDescriptor.Rendition?
     /// In a listing page: the grid its pack's art was made for, when not square (`pack.json`'s `grid`).
     public var grid: PackGrid?
+    /// In a listing page and a session's manifest: the generated pictures still being made (`@1x`, `@2x`, `@4x`,
+    /// `preview`, `thumbnail`; `renditions` when a generator cannot say which), absent when none is coming. Until
+    /// they come a client shows the smallest variant it has; a later listing (or an `assets` event) names them.
+    public var pending: [String]?
 
     /// A listed asset.
     public init(
         digest: Digest, kind: AssetKind, name: String, pack: String = "", footprint: Footprint, variants: [AssetDescriptor.Variant],
         packVersion: String? = nil, thumbnail: AssetDescriptor.Rendition? = nil, preview: AssetDescriptor.Rendition? = nil,
-        grid: PackGrid? = nil
+        grid: PackGrid? = nil,
+        pending: [String]? = nil
     ) {
         self.digest = digest
         self.kind = kind
@@ -40,5 +45,6 @@ public struct AssetListing: Sendable, Hashable, Codable {
         self.thumbnail = thumbnail
         self.preview = preview
         self.grid = grid
+        self.pending = pending
     }
 }

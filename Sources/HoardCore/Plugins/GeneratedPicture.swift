@@ -8,6 +8,28 @@ public struct GeneratedPicture: Sendable, Hashable {
         case preview
         /// A picture for lists on the web page, at most 256 px a side.
         case thumbnail
+
+        /// Its name in the catalog and on the wire: `@1x` … `@8x`, `preview`, `thumbnail`.
+        public var name: String {
+            switch self {
+            case .variant(let scale): "@\(scale)x"
+            case .preview: "preview"
+            case .thumbnail: "thumbnail"
+            }
+        }
+
+        /// The role a name names; nil for an unknown name.
+        public init?(name: String) {
+            switch name {
+            case "preview": self = .preview
+            case "thumbnail": self = .thumbnail
+            default:
+                guard name.hasPrefix("@"), name.hasSuffix("x"), let scale = Int(name.dropFirst().dropLast()),
+                      AssetNaming.allowedScales.contains(scale)
+                else { return nil }
+                self = .variant(scale: scale)
+            }
+        }
     }
 
     /// What the picture is for.

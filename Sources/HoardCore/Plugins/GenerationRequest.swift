@@ -1,5 +1,5 @@
 /// What a generator is asked to derive pictures for.
-public struct GenerationRequest: Sendable, Hashable {
+public struct GenerationRequest: Sendable, Hashable, Codable {
     /// The asset as planned, with the variants the pack ships.
     public var asset: PlannedAsset
     /// The variant whose bytes are handed over: the largest one.

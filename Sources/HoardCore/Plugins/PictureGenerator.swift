@@ -1,9 +1,10 @@
 /// A generator, as a plugin: makes derived pictures of an asset (lower LODs, a preview, a thumbnail) from its
 /// largest variant. It returns bytes; Hoard checks them (type, pixel size, allowed scale) and stores them.
 ///
-/// Generators run once per planned asset, after naming and variant checks, in registration order. They MUST be
-/// deterministic — the same source gives the same bytes — so that re-importing a pack stores nothing new, and MUST
-/// NOT touch the store or the catalog.
+/// Generators run once per planned asset, in registration order, in a rendition job after the pack's import committed
+/// (HoardRepository's `RenditionJobs`): the job's key is the source picture's digest and the generators' recipes,
+/// so a picture two packs hold is rendered once. They MUST be deterministic — the same source and recipe give the same
+/// bytes — so that a job run twice stores nothing new, and MUST NOT touch the store or the catalog.
 public protocol PictureGenerator: Sendable {
     /// A unique, stable identifier, e.g. `hoard.generate-lods`; `pack.json` `plugins` turns it on or off by this id.
     var id: String { get }
@@ -12,4 +13,32 @@ public protocol PictureGenerator: Sendable {
     /// The derived pictures of `request.asset`, made from `source` (the whole file of `request.source`).
     /// Throws a `Problem` (without an entry; the caller names the source file) when the source cannot be decoded.
     func generate(_ request: GenerationRequest, source: UnsafeRawBufferPointer) throws(Problem) -> [GeneratedPicture]
+    /// What ``generate(_:source:)`` would make of `request`, as a recipe: nil when it makes nothing (no job is queued
+    /// for it). Equal recipes of the same source MUST give the same pictures; a change to what the generator makes
+    /// MUST change its recipes (a version in them), so that new jobs are made rather than old results reused.
+    func recipe(for request: GenerationRequest) -> GenerationRecipe?
+}
+
+/// What a generator will make of one request, before it runs: a key that, with the source's digest, names the job,
+/// and the roles of the pictures it expects to make (what the listing says is still coming).
+public struct GenerationRecipe: Sendable, Hashable {
+    /// Equal for equal work: whatever of the request the output depends on besides the source's bytes.
+    public var key: String
+    /// The pictures expected (empty when the generator cannot say).
+    public var roles: [GeneratedPicture.Role]
+
+    /// Creates a recipe.
+    public init(key: String, roles: [GeneratedPicture.Role]) {
+        self.key = key
+        self.roles = roles
+    }
+}
+
+extension PictureGenerator {
+    /// The generator's id and the digest of the whole request (kind, name, footprint, every shipped variant, pixels
+    /// per tile): a generator whose output depends on less may say so with a narrower recipe, and share more work.
+    public func recipe(for request: GenerationRequest) -> GenerationRecipe? {
+        let bytes = (try? CanonicalJSON.encode(request)) ?? []
+        return GenerationRecipe(key: "\(id) \(BlobHasher.digest(of: bytes))", roles: [])
+    }
 }

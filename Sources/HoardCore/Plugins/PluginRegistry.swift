@@ -11,7 +11,7 @@ public protocol AssetProcessor: Sendable {
 }
 
 /// An asset as planned by an import, before its descriptor is written: what processors see.
-public struct PlannedAsset: Sendable, Hashable {
+public struct PlannedAsset: Sendable, Hashable, Codable {
     /// The naming the conventions gave it.
     public var kind: AssetKind
     /// Its name.

@@ -36,8 +36,9 @@ public struct ImportReport: Sendable, Codable, Hashable {
     public var rewrittenFiles: Int
     /// Pictures whose removed metadata held a GPS position.
     public var gpsFiles: Int
-    /// Pictures generators made (missing LODs, previews, thumbnails).
-    public var generatedFiles: Int
+    /// Assets whose generated pictures (missing LODs, a preview, a thumbnail) are jobs of the rendition queue, made after
+    /// the commit (`hoard jobs`); 0 when no generator applies.
+    public var renditionJobs: Int
     /// Files operating systems and archivers add (`__MACOSX/`, `._*`, `.DS_Store`, `Thumbs.db`, `desktop.ini`),
     /// skipped without a warning.
     public var litterFiles: Int

@@ -46,6 +46,9 @@ public struct Importer: Sendable {
         /// Whether a pack of the same name already in the group refuses the import (`PACK_CONFLICT`, nothing stored)
         /// instead of receiving a new version: for an uploader who has not been asked whether to replace it.
         public var isNewPackOnly = false
+        /// The CPU priority of the import's reading, hashing and checking threads (a nice value, 0 to 19); nil keeps the
+        /// caller's. A server's imports run below its serving (``HoardServer``'s `importNiceness`).
+        public var niceness: Int32?
         /// The bundle's budgets when this archive is one of its packs.
         var budget: SharedBudget?
         /// Creates default options.
@@ -98,7 +101,7 @@ public struct Importer: Sendable {
             if let ahead { staged = { ahead.submit($0) } }
             let budget = options.budget
             let stop = options.isCancelled
-            scan = try await offloaded { [staged] in
+            scan = try await offloaded(niceness: options.niceness) { [staged] in
                 try ArchiveScan.read(path: path, limits: limits, into: area, progress: progress, staged: staged, shared: budget, stop: stop)
             }
             if scan.isBundle {
@@ -121,7 +124,7 @@ public struct Importer: Sendable {
                     limits: limits, bundleSize: scan.archiveSize, entries: scan.entries, decoded: scan.decodedBytes, names: ("the pack", "its token files"))
                 let reading = TokenFileReading(area: area, limits: limits, budget: shared, ownsBudget: budget == nil, staged: staged)
                 let files = scan.tokenFiles
-                let read = try await offloaded { try reading.read(files) }
+                let read = try await offloaded(niceness: options.niceness) { try reading.read(files) }
                 scan.pictures += read.pictures
                 scan.problems += read.problems
             }
@@ -129,7 +132,7 @@ public struct Importer: Sendable {
             let packFile = scan.packFileBytes.flatMap { try? PackFile.parse($0).get() } ?? PackFile()
             let rewriting = PictureRewriting(rewriters: registry.rewriters(for: packFile), area: area, limits: limits)
             let pictures = scan.pictures
-            rewritten = try await offloaded {
+            rewritten = try await offloaded(niceness: options.niceness) {
                 try ahead?.outcome(of: pictures, rewriters: rewriting.rewriters) ?? rewriting.run(pictures)
             }
         } catch let error as ArchiveError {
@@ -140,22 +143,10 @@ public struct Importer: Sendable {
         scan.pictures = rewritten.pictures
         scan.problems += rewritten.problems
         var problems = scan.problems
-        var plan = PackPlanner(registry: registry, limits: options.limits).plan(scan, problems: &problems)
-        let generation = PictureGeneration(
-            generators: registry.generators(for: plan.packFile), area: area, limits: options.limits, kinds: registry.kinds)
-        let generated: (plan: PackPlanner.Plan, problems: [Problem], count: Int)
-        do {
-            let planned = plan
-            generated = try await offloaded {
-                var plan = planned
-                let outcome = try generation.run(&plan)
-                return (plan, outcome.problems, outcome.generated)
-            }
-        } catch {
-            throw refuse(problems + [Problem(.storageFailure, "\(error)")])
-        }
-        plan = generated.plan
-        problems += generated.problems
+        let plan = PackPlanner(registry: registry, limits: options.limits).plan(scan, problems: &problems)
+        // Generated LODs, previews and thumbnails are not made here: each asset's are a job of the catalog's queue,
+        // committed with the pack and made later by a worker (RenditionWorkers), so the pack is usable at once.
+        let drafts = PictureGeneration.jobs(for: plan, generators: registry.generators(for: plan.packFile))
         for processor in registry.processors {
             do {
                 problems += try await processor.process(plan.assets, packFile: plan.packFile)
@@ -181,7 +172,7 @@ public struct Importer: Sendable {
 
         do {
             let (commit, held, outcome) = try await commitPack(
-                plan, area: area, packName: packName, group: options.group, isNewPackOnly: options.isNewPackOnly
+                plan, jobs: drafts, area: area, packName: packName, group: options.group, isNewPackOnly: options.isNewPackOnly
             ) {
                 progress?(ImportProgress(phase: $0, bytesRead: scan.archiveSize, totalBytes: scan.archiveSize, entries: scan.entries))
             }
@@ -196,7 +187,7 @@ public struct Importer: Sendable {
                 files: plan.assets.reduce(0) { $0 + $1.variants.count }, bytes: allBytes.values.reduce(0, +),
                 newBlobs: allBytes.count - held.count, newBytes: allBytes.values.reduce(0, +) - heldBytes,
                 existingBlobs: held.count, existingBytes: heldBytes,
-                rewrittenFiles: rewritten.rewritten, gpsFiles: rewritten.gpsPictures, generatedFiles: generated.count,
+                rewrittenFiles: rewritten.rewritten, gpsFiles: rewritten.gpsPictures, renditionJobs: commit.jobs.count,
                 litterFiles: scan.litterFiles, wrapperFolder: plan.wrapper, warnings: problems, seconds: Date().timeIntervalSince(started)))
         } catch let error as CatalogError {
             let code: ProblemCode = error.code == .conflict ? .packConflict : .storageFailure
@@ -211,8 +202,8 @@ public struct Importer: Sendable {
     /// with other content. Then the version is chosen again from the new state (at most 10 times), so concurrent
     /// imports without a version each get their own version, or `unchanged` when their content is the same.
     private func commitPack(
-        _ plan: PackPlanner.Plan, area: StagingArea, packName: String, group: String, isNewPackOnly: Bool,
-        phase: (ImportProgress.Phase) -> Void
+        _ plan: PackPlanner.Plan, jobs drafts: [PictureGeneration.Draft], area: StagingArea, packName: String, group: String,
+        isNewPackOnly: Bool, phase: (ImportProgress.Phase) -> Void
     ) async throws -> (ImportCommit, Set<Digest>, RecordOutcome) {
         var attempt = 1
         while true {
@@ -225,7 +216,11 @@ public struct Importer: Sendable {
                 throw CatalogError(
                     .conflict, "a pack named '\(state.name)' is already in group '\(state.group)'; upload it again to add a version of it")
             }
-            let prepared = try await offloaded { try PackWriter(plan: plan).prepare(packName: packName, group: group, state: state) }
+            let prepared = try await offloaded {
+                var prepared = try PackWriter(plan: plan).prepare(packName: packName, group: group, state: state)
+                prepared.commit.jobs = Self.jobs(drafts, of: prepared.commit.assets)
+                return prepared
+            }
             let held = try Self.blobs(Set(prepared.commit.blobs.map(\.digest)), heldBy: group, catalog)
             phase(.publishing)
             do {
@@ -234,13 +229,33 @@ public struct Importer: Sendable {
                     pictures, thenStaging: { try PackWriter.stageDocuments(of: prepared, in: area) }, in: area,
                     published: { phase(.committing) },
                     record: .alongsidePublish { [catalog, commit = prepared.commit] afterPublish in
-                        try catalog.record(commit, committingAfter: afterPublish)
+                        // One writer (SQLite): a transaction waiting for the publish would hold every other writer — the
+                        // live table's events — for the publish's whole length (seconds). There it starts after it.
+                        guard catalog.hasOneWriter else { return try catalog.record(commit, committingAfter: afterPublish) }
+                        try afterPublish()
+                        return try catalog.record(commit, committingAfter: {})
                     })
                 return (prepared.commit, held, outcome)
             } catch let error as CatalogError {
                 guard error.code == .conflict, plan.packFile.version == nil, attempt < 10 else { throw error }
                 attempt += 1
             }
+        }
+    }
+
+    /// The import's jobs, each linked to its asset's digest: the first screen's (in listing order, by kind then name)
+    /// first, then the rest.
+    static func jobs(_ drafts: [PictureGeneration.Draft], of assets: [(descriptor: AssetDescriptor, digest: Digest)]) -> [JobSpec] {
+        let order = assets.indices.sorted {
+            (assets[$0].descriptor.kind, assets[$0].descriptor.name, assets[$0].digest) < (assets[$1].descriptor.kind, assets[$1].descriptor.name, assets[$1].digest)
+        }
+        var rank: [Int: Int] = [:]
+        for (position, index) in order.enumerated() { rank[index] = position }
+        return drafts.sorted { rank[$0.asset] ?? 0 < rank[$1.asset] ?? 0 }.map { draft in
+            JobSpec(
+                source: draft.source, recipe: draft.recipe, request: draft.request, expects: draft.expects,
+                priority: (rank[draft.asset] ?? 0) < JobPriority.firstScreenAssets ? JobPriority.firstScreen : JobPriority.imported,
+                assets: [assets[draft.asset].digest])
         }
     }
 

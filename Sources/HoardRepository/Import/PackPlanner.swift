@@ -7,8 +7,6 @@ struct AssetPlan: Sendable {
     var name: String
     var footprint: Footprint
     var pictures: [(scale: Int, picture: StagedPicture)]
-    /// Generated previews and thumbnails, stored with the pictures.
-    var renditions: [StagedPicture] = []
 }
 
 /// The second pass of an import: pack.json, naming, grouping variants and checking them. Pure: no I/O.

@@ -41,7 +41,7 @@ struct PackWriter {
             return (descriptor, bytes.count, BlobHasher.digest(of: bytes))
         }
         for ((planned, asset), (descriptor, size, digest)) in zip(zip(plan.assets, plan.plans), descriptors) {
-            for picture in asset.pictures.map(\.picture) + asset.renditions {
+            for picture in asset.pictures.map(\.picture) {
                 pictures.append(picture.blob)
                 records.append(BlobRecord(digest: picture.blob.digest, size: picture.blob.size, mediaType: picture.info.mediaType.rawValue))
                 pictureBytes += picture.blob.size

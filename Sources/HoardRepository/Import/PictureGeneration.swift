@@ -1,74 +1,110 @@
-import Dispatch
 import Foundation
+import HoardCatalog
 import HoardCore
-import HoardStore
 
-/// Step 6a of an import: the generators that apply to the pack make derived pictures of every planned asset from
-/// its largest variant (memory-mapped). Hoard checks each one — its header must show the type it claims within the
-/// limits and no larger than the source; a LOD must be a missing allowed scale that passes the variant rules with
-/// the shipped ones — then stages it and adds it to the plan: LODs as variants marked `generated`, previews and
-/// thumbnails as the descriptor's renditions. Assets run in parallel; a generator's refusal is a per-file problem.
-struct PictureGeneration: Sendable {
-    let generators: [any PictureGenerator]
-    let area: StagingArea
-    let limits: ImportLimits
-    let kinds: [any AssetKindDefinition]
+/// What a rendition job asks a worker to do, as the catalog keeps it (``JobSpec/request``): the generators to run, in
+/// order, on one asset's largest variant, with the request they are given, and the entry that names the source in
+/// problems.
+public struct RenditionJobRequest: Sendable, Hashable, Codable {
+    /// The generators' ids, in registration order.
+    public var generators: [String]
+    /// The asset (as its import planned it), its largest variant and the pack's pixels per tile.
+    public var request: GenerationRequest
+    /// The source's path in its archive.
+    public var entry: String
 
-    /// What generation added to one asset.
-    private struct Additions {
-        var variants: [(scale: Int, picture: StagedPicture)] = []
-        var preview: (AssetDescriptor.Rendition, StagedPicture)?
-        var thumbnail: (AssetDescriptor.Rendition, StagedPicture)?
-        var count: Int { variants.count + (preview == nil ? 0 : 1) + (thumbnail == nil ? 0 : 1) }
+    /// A request.
+    public init(generators: [String], request: GenerationRequest, entry: String) {
+        self.generators = generators
+        self.request = request
+        self.entry = entry
+    }
+}
+
+/// Derived pictures, in two halves. An import asks for them (``jobs(for:generators:)``): for every planned asset the
+/// generators that apply to the pack say, with their recipes, what they would make of its largest variant, and that is
+/// one job of the queue, keyed by the source's digest and the recipes. A worker makes them later
+/// (``make(_:source:generators:limits:kinds:)``): each picture a generator returns is checked — its header must show
+/// the type it claims within the limits and no larger than the source; a LOD must be a missing allowed scale that
+/// passes the variant rules with the shipped ones — and a generator's refusal, or a picture that fails, fails the job
+/// with one problem that names the source.
+enum PictureGeneration {
+    /// One job an import queues, before it is linked to its asset's digest (known once the descriptor is encoded).
+    struct Draft: Sendable {
+        /// The planned asset it renders.
+        var asset: Int
+        var source: Digest
+        var recipe: String
+        var request: String
+        var expects: [String]
     }
 
-    /// Adds the generated pictures to `plan`; returns the problems and how many pictures were added. Throws only
-    /// when staging fails.
-    func run(_ plan: inout PackPlanner.Plan) throws -> (problems: [Problem], generated: Int) {
-        guard !generators.isEmpty, !plan.assets.isEmpty else { return ([], 0) }
-        let snapshot = plan
-        let results = try concurrentMap(snapshot.assets.count) { index in
-            try additions(for: snapshot.assets[index], snapshot.plans[index], tilePixels: snapshot.packFile.effectiveTilePixels)
-        }
-        var problems: [Problem] = []
-        var generated = 0
-        for (index, result) in results.enumerated() {
-            switch result {
-            case .success(let additions):
-                generated += additions.count
-                apply(additions, to: &plan, at: index)
-            case .failure(let problem):
-                problems.append(problem)
+    /// The jobs of a plan's assets, one per asset that some generator has a recipe for; in the plan's order.
+    static func jobs(for plan: PackPlanner.Plan, generators: [any PictureGenerator]) -> [Draft] {
+        guard !generators.isEmpty else { return [] }
+        var drafts: [Draft] = []
+        for (index, (asset, assetPlan)) in zip(plan.assets, plan.plans).enumerated() {
+            // Generators make pictures from pictures: a sound is no source for any of them (nor sent to a plugin's).
+            guard let top = assetPlan.pictures.max(by: { $0.scale < $1.scale }),
+                  let source = asset.variants.first(where: { $0.scale == top.scale }), !source.mediaType.isAudio
+            else { continue }
+            let request = GenerationRequest(asset: asset, source: source, tilePixels: plan.packFile.effectiveTilePixels)
+            var ids: [String] = []
+            var keys: [String] = []
+            var roles: [String] = []
+            for generator in generators {
+                guard let recipe = generator.recipe(for: request) else { continue }
+                ids.append(generator.id)
+                keys.append(recipe.key)
+                for role in recipe.roles.isEmpty ? ["renditions"] : recipe.roles.map(\.name) where !roles.contains(role) {
+                    roles.append(role)
+                }
             }
+            guard !ids.isEmpty,
+                  let bytes = try? CanonicalJSON.encode(RenditionJobRequest(generators: ids, request: request, entry: top.picture.path.description))
+            else { continue }
+            drafts.append(Draft(
+                asset: index, source: source.digest, recipe: keys.joined(separator: " | "), request: String(decoding: bytes, as: UTF8.self),
+                expects: roles))
         }
-        return (problems, generated)
+        return drafts
     }
 
-    /// Runs every generator on one asset and checks what they made.
-    private func additions(
-        for asset: PlannedAsset, _ assetPlan: AssetPlan, tilePixels: Int
-    ) throws -> Result<Additions, Problem> {
-        // Generators make pictures from pictures: a sound is no source for any of them (nor sent to a plugin's).
-        guard let top = assetPlan.pictures.max(by: { $0.scale < $1.scale }),
-            let source = asset.variants.first(where: { $0.scale == top.scale }), !source.mediaType.isAudio
-        else { return .success(Additions()) }
-        let entry = top.picture.path.description
-        func refuse(_ generator: any PictureGenerator, _ message: String) -> Result<Additions, Problem> {
+    /// A picture a job made and Hoard checked.
+    struct Made: Sendable {
+        var role: GeneratedPicture.Role
+        var bytes: [UInt8]
+        var info: ImageInfo
+    }
+
+    /// Runs a job's generators on its source's bytes, in order, and checks what they make; the pictures, or the one
+    /// problem that fails the job (a generator's refusal, or a picture Hoard refuses).
+    static func make(
+        _ job: RenditionJobRequest, source bytes: UnsafeRawBufferPointer, generators: [any PictureGenerator], limits: ImportLimits,
+        kinds: [any AssetKindDefinition]
+    ) -> Result<[Made], Problem> {
+        let request = job.request
+        let asset = request.asset
+        let source = request.source
+        let entry = job.entry
+        func refuse(_ generator: any PictureGenerator, _ message: String) -> Result<[Made], Problem> {
             .failure(Problem(.pluginFailure, "the generator \(generator.id) \(message); nothing it made was kept", entry: entry))
         }
-        var additions = Additions()
+        var made: [Made] = []
         var scales = Set(asset.variants.map(\.scale))
-        let request = GenerationRequest(asset: asset, source: source, tilePixels: tilePixels)
-        for generator in generators {
-            let outcome = try top.picture.blob.withMappedBytes { buffer in
-                Result { () throws(Problem) -> [GeneratedPicture] in try generator.generate(request, source: buffer) }
+        for id in job.generators {
+            guard let generator = generators.first(where: { $0.id == id }) else {
+                return .failure(Problem(
+                    .pluginFailure, "the generator \(id) is not installed in this Hoard; install it (hoard plugins) and retry the job",
+                    entry: entry))
             }
-            let made: [GeneratedPicture]
+            let outcome = Result { () throws(Problem) -> [GeneratedPicture] in try generator.generate(request, source: bytes) }
+            let pictures: [GeneratedPicture]
             switch outcome {
-            case .success(let pictures): made = pictures
+            case .success(let found): pictures = found
             case .failure(let error): return .failure(Problem(error.code, error.message, entry: entry, severity: error.severity))
             }
-            for picture in made {
+            for picture in pictures {
                 let info: ImageInfo
                 switch ArchiveScan.checkHeader(picture.bytes, isComplete: true, claimed: picture.mediaType, limits: limits) {
                 case .success(let found): info = found
@@ -77,46 +113,27 @@ struct PictureGeneration: Sendable {
                 guard info.width <= source.width, info.height <= source.height else {
                     return refuse(generator, "made a \(info.width)×\(info.height) picture from a \(source.width)×\(source.height) source")
                 }
-                let staged = StagedPicture(path: top.picture.path, blob: try area.stage(picture.bytes), info: info)
-                let rendition = AssetDescriptor.Rendition(
-                    digest: staged.blob.digest, width: info.width, height: info.height, size: staged.blob.size, mediaType: info.mediaType)
-                switch picture.role {
-                case .variant(let scale):
+                if case .variant(let scale) = picture.role {
                     guard AssetNaming.allowedScales.contains(scale), scales.insert(scale).inserted else {
                         return refuse(generator, "made a variant at scale \(scale), which is not a missing LOD scale")
                     }
-                    additions.variants.append((scale, staged))
-                case .preview: additions.preview = (rendition, staged)
-                case .thumbnail: additions.thumbnail = (rendition, staged)
                 }
+                made.removeAll { $0.role == picture.role }
+                made.append(Made(role: picture.role, bytes: picture.bytes, info: info))
             }
         }
-        if !additions.variants.isEmpty, let definition = ConventionContext(packFile: PackFile(), kinds: kinds).definition(of: asset.kind) {
-            let all = assetPlan.pictures + additions.variants
-            let candidates = all.map { VariantRules.Candidate(entry: entry, scale: $0.scale, info: $0.picture.info) }
-            let found = VariantRules.check(candidates, footprint: asset.footprint, kind: definition, tilePixels: tilePixels)
+        let lods = made.compactMap { picture -> (Int, ImageInfo)? in
+            guard case .variant(let scale) = picture.role else { return nil }
+            return (scale, picture.info)
+        }
+        if !lods.isEmpty, let definition = ConventionContext(packFile: PackFile(), kinds: kinds).definition(of: asset.kind) {
+            let shipped = asset.variants.map { ($0.scale, ImageInfo(mediaType: $0.mediaType, width: $0.width, height: $0.height)) }
+            let candidates = (shipped + lods).map { VariantRules.Candidate(entry: entry, scale: $0.0, info: $0.1) }
+            let found = VariantRules.check(candidates, footprint: asset.footprint, kind: definition, tilePixels: request.tilePixels)
             if let error = found.first(where: { $0.severity == .error }) {
                 return .failure(Problem(.pluginFailure, "a generated LOD does not match the shipped ones: \(error.message)", entry: entry))
             }
         }
-        return .success(additions)
-    }
-
-    /// Puts one asset's generated pictures into the plan.
-    private func apply(_ additions: Additions, to plan: inout PackPlanner.Plan, at index: Int) {
-        plan.plans[index].pictures += additions.variants
-        plan.plans[index].pictures.sort { $0.scale < $1.scale }
-        plan.plans[index].renditions = [additions.preview?.1, additions.thumbnail?.1].compactMap { $0 }
-        let generated = additions.variants.map { scale, picture in
-            var variant = PackPlanner.variant(scale: scale, picture)
-            variant.generated = true
-            return (variant, picture.path.description)
-        }
-        let shipped = zip(plan.assets[index].variants, plan.assets[index].entries).map { ($0, $1) }
-        let merged = (shipped + generated).sorted { $0.0.scale < $1.0.scale }
-        plan.assets[index].variants = merged.map(\.0)
-        plan.assets[index].entries = merged.map(\.1)
-        plan.assets[index].preview = additions.preview?.0
-        plan.assets[index].thumbnail = additions.thumbnail?.0
+        return .success(made)
     }
 }

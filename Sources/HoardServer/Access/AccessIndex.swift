@@ -172,6 +172,7 @@ public final class AccessIndex: Sendable {
         var evicted: [Digest] = []
         var reached: [String: Set<Digest>] = [:]
         var endedSessions: [String] = []
+        var artChanged: Set<Digest> = []
         for change in changes {
             switch change.kind {
             case .pack:
@@ -191,12 +192,15 @@ public final class AccessIndex: Sendable {
                 reached[parts[0], default: []].insert(digest)
             case .session:
                 endedSessions.append(change.key)
+            case .art:
+                if let digest = Digest(change.key) { artChanged.insert(digest) }
             case .reset:
                 try rebuild()
                 return
             }
         }
         var changes: [SessionChange] = endedSessions.map { .ended($0) } + reached.keys.map { .reaches($0) }
+        if !artChanged.isEmpty { changes.append(.artChanged(artChanged)) }
         var revoked: [String] = []
         var roleChanged: [String] = []
         state.withLockedValue { state in
@@ -241,6 +245,9 @@ public final class AccessIndex: Sendable {
         case ended(String)
         /// A session reaches more blobs (it was created, or its table shows new art).
         case reaches(String)
+        /// These assets got generated pictures (a rendition job finished): sessions that show them let their
+        /// participants fetch those too.
+        case artChanged(Set<Digest>)
     }
 
     /// Tells `handler` of every session change the change log brings, so this server's live sockets and the art it

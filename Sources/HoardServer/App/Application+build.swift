@@ -30,7 +30,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
 
     let hub = SessionHub(
         catalog: hoard.catalog, storage: StoredTables(hoard: hoard), access: access, logger: logger, grabLease: configuration.grabLease,
-        awayGrace: configuration.awayGrace, clock: configuration.clock)
+        awayGrace: configuration.awayGrace, clock: configuration.clock,
+        appendTimed: { [histogram = metrics.eventAppend] in histogram.record($0) })
     // A participant removed, a session ended or a session made through another server sharing the catalog: its sockets
     // close here too, and its table is loaded here so that its players may fetch its art through this server.
     access.onSessionChanges { changes in Task { await hub.follow(changes) } }
@@ -38,10 +39,12 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     // request on (a participant who reconnects after a restart is not told 404 for their table's art meanwhile).
     await hub.loadAll()
     let identity = ServerIdentity(configuration: configuration)
+    // The rendition queue's workers: imports commit at once and leave their generated pictures to them.
+    let renditions = RenditionService(hoard: hoard, configuration: configuration, access: access, metrics: metrics, logger: logger)
     let announcer = configuration.isLAN && configuration.announcesByDNSSD ? LANAnnouncer(identity: identity, logger: logger) : nil
     let (router, _) = buildRouter(
         hoard: hoard, access: access, metrics: metrics, reader: reader, limiter: limiter, hub: hub, configuration: configuration,
-        identity: identity)
+        identity: identity, renditions: renditions)
     // Replicas sharing the catalog apply each other's session events as they commit.
     let follower = hoard.catalog.sessionEventFeed.map { SessionFollowService(feed: $0, hub: hub) as any Service }
     let leases = LeaseService(catalog: hoard.catalog, hub: hub, logger: logger, interval: configuration.grabRenewal)
@@ -78,7 +81,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         server: server,
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: serverName, backlog: configuration.backlog),
-        services: [refresher, leases] + (follower.map { [$0] } ?? []) + metricsService(configuration, metrics: metrics, logger: logger)
+        services: [refresher, leases, renditions] + (follower.map { [$0] } ?? []) + metricsService(configuration, metrics: metrics, logger: logger)
             + (reloader.map { [$0] } ?? []) + (announcer.map { [$0] } ?? []),
         onServerRunning: { channel in
             identity.port = channel.localAddress?.port ?? configuration.port
@@ -114,7 +117,7 @@ private func metricsService(_ configuration: ServerConfiguration, metrics: Serve
 /// The router with every middleware and route, and the list of operations it serves.
 func buildRouter(
     hoard: Hoard, access: AccessIndex, metrics: ServerMetrics, reader: BlobReader, limiter: RateLimiter, hub: SessionHub,
-    configuration: ServerConfiguration, identity: ServerIdentity
+    configuration: ServerConfiguration, identity: ServerIdentity, renditions: RenditionService? = nil
 ) -> (Router<HoardRequestContext>, [Endpoints.Operation]) {
     let router = Router(context: HoardRequestContext.self)
     let endpoints = Endpoints(router: router)
@@ -131,14 +134,18 @@ func buildRouter(
         return metrics.response()
     }
     WebRoutes().register(on: endpoints)
-    PackRoutes(hoard: hoard, access: access, limits: limiter, metrics: metrics, configuration: configuration).register(on: endpoints)
+    PackRoutes(
+        hoard: hoard, access: access, limits: limiter, metrics: metrics, configuration: configuration, renditions: renditions
+    ).register(on: endpoints)
     AssetRoutes(hoard: hoard, access: access, reader: reader).register(on: endpoints)
     BlobRoutes(hoard: hoard, access: access, reader: reader, limits: limiter, configuration: configuration).register(on: endpoints)
     let manifests = BlobCache(capacity: configuration.cacheBytes / 4, maxEntry: configuration.cacheBytes / 16)
     SessionRoutes(
         hoard: hoard, access: access, hub: hub, reader: reader, manifests: manifests, limits: limiter,
         maxParticipants: configuration.maxParticipants).register(on: endpoints)
-    LiveRoutes(hoard: hoard, access: access, hub: hub, closeDeadline: configuration.liveCloseDeadline).register(on: endpoints)
+    var live = LiveRoutes(hoard: hoard, access: access, hub: hub, closeDeadline: configuration.liveCloseDeadline)
+    live.opTimed = { [histogram = metrics.liveOp] in histogram.record($0) }
+    live.register(on: endpoints)
     UploadRoutes(hoard: hoard, access: access, reader: reader, limits: limiter, configuration: configuration, hub: hub).register(on: endpoints)
     RefRoutes(hoard: hoard, access: access).register(on: endpoints)
     ShareRoutes(hoard: hoard, access: access, reader: reader).register(on: endpoints)

@@ -102,6 +102,17 @@ public struct ServerConfiguration: Sendable {
     public var certificateCheckInterval: Duration? = .seconds(60)
     /// What cleans uploaded pictures before they are stored (the metadata-stripping hook).
     public var uploadSanitizer: any UploadSanitizer = RewrittenUpload()
+    /// Threads that make the rendition queue's pictures (generated LODs, previews, thumbnails), at a lower CPU priority:
+    /// nil for one fewer than the cores (at least one), 0 for none (another process sharing the catalog makes them).
+    public var renderWorkers: Int?
+    /// How long a rendition job stays leased to a worker that stopped renewing it (one that died): it is taken again
+    /// after that. Renewed every third of it.
+    public var renderLease: Duration = .seconds(60)
+    /// The render workers' nice value (0 to 19): generation yields the CPU to serving.
+    public var renderNiceness: Int32 = 10
+    /// The nice value of a pack upload's import threads (reading, hashing, checking): an import yields the CPU to the
+    /// live tables and blob reads; nil runs it at the server's own priority.
+    public var importNiceness: Int32? = 5
 
     /// A configuration for a data directory, every other value at its default.
     public init(dataDirectory: String) {

@@ -11,6 +11,10 @@ public struct ServerMetrics: Sendable {
     /// Blob responses ``BlobFastPath`` answered on the network thread.
     let fastPathAnswers: Counter
     let latency: DurationHistogram
+    /// How long a session event's catalog write took (the live table's ops wait for it).
+    let eventAppend: DurationHistogram
+    /// How long an op took from its message to its event queued on every socket.
+    let liveOp: DurationHistogram
     /// Counters of the statuses blob reads answer with, by status, made once so the hot path makes nothing.
     private let gets: [Int: Counter]
     private let heads: [Int: Counter]
@@ -36,6 +40,16 @@ public struct ServerMetrics: Sendable {
             descriptor: Self.name("http_request_duration", unit: "seconds", "Time to produce a response head."),
             buckets: [.microseconds(100), .microseconds(500), .milliseconds(1), .milliseconds(5), .milliseconds(25), .milliseconds(100),
                       .milliseconds(500), .seconds(2), .seconds(10)])
+        eventAppend = registry.makeDurationHistogram(
+            descriptor: Self.name("session_event_append_duration", unit: "seconds", "Time to log one session event in the catalog."),
+            buckets: [.microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
+                      .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+                      .seconds(5)])
+        liveOp = registry.makeDurationHistogram(
+            descriptor: Self.name("live_op_duration", unit: "seconds", "Time from an op's message to its event queued on every socket."),
+            buckets: [.microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
+                      .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+                      .seconds(5)])
         let statuses = [200, 206, 304, 404]
         gets = Dictionary(uniqueKeysWithValues: statuses.map { [registry] in ($0, Self.makeRequests(registry, method: "GET", status: $0)) })
         heads = Dictionary(uniqueKeysWithValues: statuses.map { [registry] in ($0, Self.makeRequests(registry, method: "HEAD", status: $0)) })
@@ -57,6 +71,12 @@ public struct ServerMetrics: Sendable {
     func record(method: String, status: Int, since start: ContinuousClock.Instant) {
         requests(method: method, status: status).increment()
         latency.record(ContinuousClock.now - start)
+    }
+
+    /// Rendition jobs this server finished, by outcome (`done`, `failed`, `retried`).
+    func renditionJobs(outcome: String) -> Counter {
+        registry.makeCounter(
+            descriptor: Self.name("rendition_jobs", unit: "total", "Rendition jobs this server took, by outcome."), labels: [("outcome", outcome)])
     }
 
     func imports(outcome: String) -> Counter {

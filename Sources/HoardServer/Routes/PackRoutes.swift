@@ -13,6 +13,8 @@ struct PackRoutes: Sendable {
     let limits: RateLimiter
     let metrics: ServerMetrics
     let configuration: ServerConfiguration
+    /// The render workers, woken when an upload queued jobs.
+    let renditions: RenditionService?
     /// Imports in flight that the uploader asked to follow.
     let imports = ImportBoard()
 
@@ -103,9 +105,10 @@ struct PackRoutes: Sendable {
         if let digest = summary.manifestDigest, let bytes = try await hoard.read(digest) {
             manifest = try? JSONDecoder().decode(PackManifest.self, from: Data(bytes))
         }
+        let problems = (summary.renditions?.failed ?? 0) > 0 ? try hoard.catalog.jobProblems(pack: summary.name, group: summary.group) : []
         return PackDetail(
             summary: summary, documents: try hoard.catalog.documents(ofPack: summary.name, group: summary.group), author: manifest?.author,
-            license: manifest?.license)
+            license: manifest?.license, renditionProblems: problems)
     }
 
     /// One of the pack's documents (its licence, readme or credits), with its media type.
@@ -180,6 +183,7 @@ struct PackRoutes: Sendable {
         options.archiveName = query["fileName"].map { String($0.prefix(255)) }
         options.namesFromFileName = options.archiveName != nil
         options.isNewPackOnly = query["newPackOnly"] == "true"
+        options.niceness = configuration.importNiceness
         let limit = configuration.maxPackUpload
         if let declared = request.headers[.contentLength].flatMap(Int64.init), declared > limit {
             throw APIError.tooLarge("the archive is \(declared) bytes; the limit is \(limit)")
@@ -218,6 +222,8 @@ struct PackRoutes: Sendable {
         } catch {
             throw refusal(error, context)
         }
+        // Its generated pictures were queued with it: the render workers start on them now.
+        if outcome.reports.contains(where: { $0.renditionJobs > 0 }) { renditions?.wake() }
         try await access.catchUp()
         switch outcome {
         case .pack(let report):

@@ -31,6 +31,9 @@ struct LiveRoutes: Sendable {
     let sessionRates = LiveRates(rate: LiveRoutes.sessionRate, burst: 2 * LiveRoutes.sessionRate)
     /// Members' sockets by their token, so that a revoked token's close at once (``LiveSockets``).
     let sockets = LiveSockets()
+    /// Told how long each op took from its decoded message to every socket's queue holding its event
+    /// (`hoard_live_op_duration_seconds`): the server's own share of an op's delivery, waits for the session included.
+    var opTimed: (@Sendable (Duration) -> Void)?
 
     /// Largest message a client may send: room for a stroke of ``TableOp/maxPoints`` points written at full precision.
     static let maxMessage = 1 << 20
@@ -223,6 +226,8 @@ struct LiveRoutes: Sendable {
                 // Its token revoked while the op was on its way: refused, not applied.
                 guard !sockets.isRevoked(connection) else { return }
                 let catalog = hoard.catalog
+                let started = ContinuousClock.now
+                defer { opTimed?(ContinuousClock.now - started) }
                 let outcome = try await hub.apply(
                     session: session.id, op: op, opId: opId, from: participantId, as: isHost ? .host : .participant(participantId),
                     manifest: { digests in try SessionRoutes.manifestFields(try catalog.resolve(Set(digests), group: session.groupId)) },

@@ -38,7 +38,9 @@ extension SessionHub {
             stored = String(decoding: try CanonicalJSON.encode(JSONValue.array(entries)), as: UTF8.self)
         }
         do {
+            let started = ContinuousClock.now
             try catalog.appendEvent(session: id, seq: seq, body: text, views: stored, grab: grab, isRoll: isRoll)
+            appendTimed?(ContinuousClock.now - started)
         } catch {
             if error.code == .conflict { throw SequenceTaken() }
             throw error

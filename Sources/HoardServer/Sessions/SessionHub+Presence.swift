@@ -148,6 +148,7 @@ extension SessionHub {
             case .removed(let participant, let session): remove(participant: participant, session: session)
             case .ended(let session): end(session: session)
             case .reaches(let session): if sessions[session] == nil { _ = try? await load(session) }
+            case .artChanged(let assets): artChanged(assets)
             }
         }
     }

@@ -104,6 +104,9 @@ actor SessionHub {
 
     let catalog: Catalog
     let logger: Logger
+    /// Told how long each event's catalog write took (`hoard_session_event_append_duration_seconds`): what the table's
+    /// ops wait for besides the table itself.
+    nonisolated let appendTimed: (@Sendable (Duration) -> Void)?
     let storage: any TableStorage
     let access: AccessIndex
     var sessions: [String: Live] = [:]
@@ -115,8 +118,10 @@ actor SessionHub {
 
     init(
         catalog: Catalog, storage: any TableStorage, access: AccessIndex, logger: Logger, replica: String = UUID().uuidString.lowercased(),
-        grabLease: Duration = .seconds(15), awayGrace: Duration = .seconds(60), clock: @escaping @Sendable () -> Date = { Date() }
+        grabLease: Duration = .seconds(15), awayGrace: Duration = .seconds(60), clock: @escaping @Sendable () -> Date = { Date() },
+        appendTimed: (@Sendable (Duration) -> Void)? = nil
     ) {
+        self.appendTimed = appendTimed
         self.awayGrace = awayGrace
         self.clock = clock
         self.catalog = catalog
@@ -221,6 +226,19 @@ actor SessionHub {
     static func remember(_ opId: String, _ from: String, in live: inout Live) {
         live.recentOps[from, default: []].append(opId)
         if live.recentOps[from]!.count > recentOpLimit { live.recentOps[from]!.removeFirst() }
+    }
+
+    /// Assets got generated pictures (a rendition job finished, here or on another replica): each loaded session that
+    /// shows one forgets what it knew of their blobs and reads them again, so its participants may fetch the new ones.
+    func artChanged(_ assets: Set<Digest>) {
+        for (id, live) in sessions where !assets.isDisjoint(with: live.blobsOfArt.keys) {
+            for asset in assets { sessions[id]?.blobsOfArt[asset] = nil }
+            do {
+                try updateVisibleArt(id)
+            } catch {
+                logger.error("cannot read the new pictures of a session's art", metadata: ["session": "\(id)", "error": "\(error)"])
+            }
+        }
     }
 
     /// Tells the access index which art each participant may fetch: what their view of the table shows (each

@@ -299,7 +299,8 @@ struct SessionRoutes: Sendable {
         let document = try JSONValue(parsing: Data(map.readableBytesView))
         let resolved = try hoard.catalog.resolve(document.referencedDigests, group: group)
         let encoded = ByteBuffer(bytes: try JSONBody.encoder.encode(Self.manifest(resolved)))
-        manifests.put(key, encoded)
+        // A manifest whose pictures are still being made changes when they are: it is made again until then.
+        if !resolved.assets.contains(where: { $0.pending != nil }) { manifests.put(key, encoded) }
         return encoded
     }
 

@@ -88,7 +88,10 @@ export async function showAsset(main, digest) {
   const descriptor = await api(`/v1/assets/${digest}`);
   const listing = await api('/v1/assets' + query({q: descriptor.name, limit: 1000}));
   const packs = [...new Set(listing.assets.filter((a) => a.digest === digest).map((a) => a.pack))];
-  const variants = [...descriptor.variants].sort((a, b) => a.scale - b.scale);
+  // The listing has what was made after the import (generated LODs, the thumbnail); the descriptor the shipped art.
+  const listed = listing.assets.find((a) => a.digest === digest);
+  const shown = listed ?? descriptor;
+  const variants = [...shown.variants].sort((a, b) => a.scale - b.scale);
   const largest = variants[variants.length - 1];
   // Animated GIF, APNG and WebP move in an <img>; a WebM video plays, muted and looping, in a <video>.
   const isSound = largest?.mediaType?.startsWith('audio/');
@@ -129,6 +132,7 @@ export async function showAsset(main, digest) {
         h('h1', {class: 'asset-name'}, descriptor.name),
         h('p', {}, h('span', {class: `kind ${descriptor.kind}`}, descriptor.kind), ' ',
           `${descriptor.footprint.width}×${descriptor.footprint.height} tiles`),
+        listed?.pending ? h('p', {class: 'muted', id: 'pictures-coming'}, 'Its thumbnail and smaller versions are being made.') : null,
         h('h3', {}, 'Footprint'), canvas,
         h('h3', {}, 'In packs'),
         packs.length ? h('ul', {class: 'packs-list'}, packs.map((pack) => h('li', {}, h('a', {href: '#/' + query({pack})}, pack))))
@@ -149,9 +153,9 @@ export async function showAsset(main, digest) {
         h('td', {dataset: {label: 'Digest'}}, h('code', {class: 'digest full'}, variant.digest), copyButton(variant.digest)),
         h('td', {}, downloadButton(descriptor.name, variant)))))))));
 
-  drawFootprint(canvas, descriptor);
+  drawFootprint(canvas, shown);
   // Smallest first, so something shows at once; then the largest.
-  const first = thumbnailDigest(descriptor);
+  const first = thumbnailDigest(shown);
   if (first && preview.tagName === 'IMG') pictureURL(first).then((url) => { if (!preview.src) preview.src = url; }, () => {});
   if (largest) pictureURL(largest.digest).then((url) => { preview.src = url; }, () => {});
 }

@@ -3,6 +3,7 @@
 // opened.
 import {api, batchedPictureURL, pictureFor, pictures, pictureURL, query} from './api.js';
 import {bytes, h, plural, replace, toast} from './dom.js';
+import {renditionProgress} from './renditions.js';
 
 const KINDS = ['token', 'object', 'texture', 'wall', 'background', 'dice', 'audio'];
 const PAGE = 250;
@@ -97,7 +98,8 @@ function largest(asset) {
 /** A tile for one asset: a link to its page, draggable out of the page (its picture's URL) or onto a map preview. */
 export function assetCard(asset) {
   const footprint = `${asset.footprint.width}×${asset.footprint.height}`;
-  const tile = h('a', {class: 'tile', href: `#/asset/${asset.digest}`, dataset: {digest: asset.digest, name: asset.name},
+  // Its thumbnail may still be coming (`pending`): the smallest variant shows until a later listing names it.
+  const tile = h('a', {class: 'tile', href: `#/asset/${asset.digest}`, dataset: {digest: asset.digest, name: asset.name, pending: asset.pending ? '' : undefined},
     title: `${asset.name} · ${asset.kind} ${footprint} · ${asset.pack}`},
     thumbnail(asset),
     h('span', {class: 'name'}, asset.name),
@@ -177,6 +179,8 @@ function packCard(pack) {
     h('p', {class: 'muted'},
       `version ${pack.version ?? '–'} · ${plural(pack.assetCount, 'asset')} · ${bytes(pack.totalBytes)} · group `,
       h('strong', {}, pack.group), ' · ', pack.isPublic ? 'public' : 'private to its group'),
+    pack.renditions && (pack.renditions.pending > 0 || pack.renditions.failed > 0)
+      ? renditionProgress(pack.name, pack.group, pack.renditions) : null,
     h('p', {class: 'pack-actions'}, visibility, ' ', remove), confirmBox);
   visibility.addEventListener('click', async () => {
     try {
@@ -389,6 +393,24 @@ function buildView(main, packs, initial) {
     loadIfNearEnd();
   }
 
+  /** Tiles shown while their thumbnails were being made get them once a listing names them (read every few seconds). */
+  async function pickUpPictures() {
+    const waiting = new Map([...grid.querySelectorAll('.tile[data-pending]')].map((tile) => [tile.dataset.digest, tile]));
+    if (!waiting.size || !listing || listing.loading) return;
+    const current = listing;
+    const page = await api('/v1/assets' + query({...filtersOf(state), limit: Math.min(1000, Math.max(PAGE, current.assets.length))})).catch(() => null);
+    if (!page || listing !== current) return;
+    for (const asset of page.assets) {
+      const tile = waiting.get(asset.digest);
+      if (!tile || asset.pending) continue;
+      const index = current.assets.findIndex((a) => a.digest === asset.digest);
+      if (index >= 0) current.assets[index] = asset;
+      tile.querySelector('.picture')?.replaceWith(thumbnail(asset));
+      delete tile.dataset.pending;
+    }
+  }
+  const picking = setInterval(() => { if (section.isConnected) pickUpPictures(); }, 3000);
+
   more.addEventListener('click', () => loadMore());
   // Infinite scrolling: the next page is asked for well before the end of the grid shows.
   const nearEnd = new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) loadMore(); }, {rootMargin: `${NEAR_END}px`});
@@ -402,6 +424,7 @@ function buildView(main, packs, initial) {
     if (kept && !kept.packs) kept.packs = packs;
     window.removeEventListener('scroll', onScroll);
     window.removeEventListener('hashchange', onLeave);
+    clearInterval(picking);
     nearEnd.disconnect();
   };
   window.addEventListener('scroll', onScroll, {passive: true});

@@ -3,6 +3,7 @@
 import {api, uploadPack, importProgress} from './api.js';
 import {bytes, h, plural, replace} from './dom.js';
 import {forgetBrowse} from './browse.js';
+import {renditionProgress} from './renditions.js';
 
 /** Plain words for the import report's problem codes; the server's message follows. */
 const WORDS = {
@@ -110,6 +111,7 @@ function report(status, body) {
         h('dt', {}, 'Time'), h('dd', {}, `${body.seconds.toFixed(2)} s`)),
       body.warnings.length ? [h('h3', {}, plural(body.warnings.length, 'warning')), problemList(body.warnings)]
         : h('p', {class: 'muted'}, 'No warnings.'),
+      body.renditionJobs > 0 ? renditionProgress(body.pack, body.group, null) : null,
       h('p', {}, h('a', {class: 'button primary', href: '#/?pack=' + encodeURIComponent(body.pack)}, 'Browse the pack')));
   }
   const error = body?.error ?? {code: `HTTP_${status}`, message: `the server answered ${status}`};
@@ -264,7 +266,7 @@ export async function showUpload(main) {
         setBar(importProgressBar, importBar, now.phase === 'reading' ? percent : now.phase === 'receiving' ? 0 : 100);
         const read = entries > 0 ? `${now.entries} of ${entries} entries read` : `${now.entries} entries read, ${percent}% of the archive`;
         status.textContent = now.phase === 'reading' && entries > 0 && now.entries >= entries
-          ? `The server has read all ${entries} entries and is checking the pictures and making thumbnails…`
+          ? `The server has read all ${entries} entries and is checking the pictures…`
           : `The server is ${PHASES[now.phase] ?? now.phase}: ${read}…`;
       }, 400);
     };
