@@ -4,15 +4,25 @@ extension Table {
     /// to date: the participants whose seen or explored tiles changed are sent their whole view again, after the art it
     /// newly shows them, and the others what the op alone shows them.
     public mutating func apply(_ op: TableOp, by actor: Actor) throws(TableError) -> Change {
+        let heardBefore = mayChangeHearers(op) ? hearers() : nil
+        var change = try applySeen(op, by: actor)
+        if let heardBefore { hear(since: heardBefore, into: &change) }
+        return change
+    }
+
+    /// ``apply(_:by:)`` but for who hears what.
+    private mutating func applySeen(_ op: TableOp, by actor: Actor) throws(TableError) -> Change {
         let isVisionOp = if case .vision = op { true } else { false }
-        guard isVisionOn || isVisionOp else { return try applyRules(op, by: actor) }
+        guard isVisionOn || isVisionOp else {
+            let change = try applyRules(op, by: actor)
+            updateWalls(after: op)
+            return change
+        }
         let before = artAudiences()
         let touched = tokensAffected(by: op)
         let viewersBefore = Set(touched.flatMap { tokens[$0].map(TokenSight.viewers(of:)) ?? [] })
         var change = try applyRules(op, by: actor)
-        if case .addWall(let wall) = op { sightMap.set(wall["id"]?.stringValue ?? "", to: wall) }
-        if case .removeWall(let id) = op { sightMap.set(id, to: nil) }
-        if case .door(let id, _) = op { sightMap.set(id, to: walls[id]) }
+        updateWalls(after: op)
         let changed = updateSight(of: isVisionOp ? nil : touched.union(tokensAffected(by: op)), viewersBefore: viewersBefore)
         let isPaint = if case .paint = op { true } else { false }
         guard !changed.isEmpty || isPaint || isVisionOp else { return change }
@@ -30,6 +40,13 @@ extension Table {
         }
         change.changesVisibility = true
         return change
+    }
+
+    /// Keeps ``sightMap`` to the walls after a wall or door op, vision on or off (walls stop sound either way).
+    private mutating func updateWalls(after op: TableOp) {
+        if case .addWall(let wall) = op { sightMap.set(wall["id"]?.stringValue ?? "", to: wall) }
+        if case .removeWall(let id) = op { sightMap.set(id, to: nil) }
+        if case .door(let id, _) = op { sightMap.set(id, to: walls[id]) }
     }
 
     /// Whether players see only what their tokens see (and what the fog reveals).
