@@ -57,6 +57,18 @@ import HoardTestSupport
         #expect(table.audience(ofEntity: "door")!.contains("ana"), "and so do the walls she saw")
     }
 
+    @Test func aDoorOpenedWhileVisionIsOffIsOpenOnceVisionIsOn() throws {
+        var table = try Self.table()
+        _ = try table.apply(.vision(.enabled(false)), by: .host)
+        _ = try table.apply(.door(wall: "door", open: true), by: .host)
+        _ = try table.apply(.vision(.enabled(true)), by: .host)
+        #expect(Self.tokens(table.view(for: .participant("ana"))) == ["hero", "ogre"], "Ana sees through the open door")
+        _ = try table.apply(.vision(.enabled(false)), by: .host)
+        _ = try table.apply(.addWall(["id": "curtain", "from": .array([.number(7), .number(0)]), "to": .array([.number(7), .number(12)])]), by: .host)
+        _ = try table.apply(.vision(.enabled(true)), by: .host)
+        #expect(Self.tokens(table.view(for: .participant("ana"))) == ["hero"], "a wall built while vision was off stops her sight")
+    }
+
     @Test func exploredTilesSurviveAFoldAndTheHostForgetsThem() throws {
         var table = try Self.table()
         _ = try table.apply(.door(wall: "door", open: true), by: .host)
