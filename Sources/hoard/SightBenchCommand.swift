@@ -46,23 +46,23 @@ struct SightBenchCommand: ParsableCommand {
                 y: min(side - 1, max(0, cell.y + Int.random(in: -range...range, using: &random))))
             let hearBefore = Self.threadTime()
             heard += map.sees(sound, from: cell) ? 1 : 0
-            if index >= 100 { hearTimes.append((Self.threadTime() - hearBefore) * 1e3) }
+            if index >= 100 { hearTimes.append((Self.threadTime() - hearBefore) * 1e6) }
             // The first hundred warm the caches and are not counted.
             if index >= 100 {
                 times.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3)
                 cpuTimes.append(cpu * 1e3)
             }
         }
-        func percentiles(_ values: [Double]) -> String {
+        func percentiles(_ values: [Double], unit: String = "ms") -> String {
             let sorted = values.sorted()
             func at(_ p: Double) -> String { String(format: "%.3f", sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) }
-            return "p50 \(at(0.5)) ms, p99 \(at(0.99)) ms, max \(at(1)) ms"
+            return "p50 \(at(0.5)) \(unit), p99 \(at(0.99)) \(unit), max \(at(1)) \(unit)"
         }
         Terminal.out(
             "\(grid) \(side)×\(side), \(map.blockingSegments.count) blocking wall segments, range \(range), \(moves) moves "
                 + "(\(tiles / (moves + 100)) tiles seen a move on average): on the thread's CPU clock \(percentiles(cpuTimes)); "
                 + "wall clock \(percentiles(times)); a sound within range heard \(heard * 100 / (moves + 100)) % of the time, on the CPU "
-                + "clock \(percentiles(hearTimes))")
+                + "clock \(percentiles(hearTimes, unit: "µs"))")
     }
 
     /// Seconds of CPU this thread used: what the move cost on one core, without the time other processes of a shared
