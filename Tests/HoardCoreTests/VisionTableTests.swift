@@ -64,7 +64,7 @@ import HoardTestSupport
         _ = try table.apply(.vision(.enabled(true)), by: .host)
         #expect(Self.tokens(table.view(for: .participant("ana"))) == ["hero", "ogre"], "Ana sees through the open door")
         _ = try table.apply(.vision(.enabled(false)), by: .host)
-        _ = try table.apply(.addWall(["id": "curtain", "from": .array([.number(7), .number(0)]), "to": .array([.number(7), .number(12)])]), by: .host)
+        _ = try table.apply(.addWall(["id": .string("curtain"), "from": .array([.number(7), .number(0)]), "to": .array([.number(7), .number(12)])]), by: .host)
         _ = try table.apply(.vision(.enabled(true)), by: .host)
         #expect(Self.tokens(table.view(for: .participant("ana"))) == ["hero"], "a wall built while vision was off stops her sight")
     }
