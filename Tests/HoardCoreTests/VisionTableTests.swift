@@ -204,9 +204,10 @@ import HoardTestSupport
                         VisionTableTests.normalized(patched, width: width, height: height, participant: player),
                         VisionTableTests.normalized(table.view(for: .participant(player)), width: width, height: height, participant: player)
                     )
-                    if got != should, mismatches.count < 3 { 
+                    if got != should, mismatches.count < 3 {
                         let keys = ["tokens", "objects", "drawing", "background", "vision"].filter { got[$0] != should[$0] }
-                        mismatches.append("\(grid) step \(step) after \(op): \(player) patched \(keys.map { "\($0): \(got[$0].map(Self.text) ?? "-") should \(should[$0].map(Self.text) ?? "-")" })")
+                        let differences = keys.map { "\($0): \(got[$0].map(Self.text) ?? "-") should \(should[$0].map(Self.text) ?? "-")" }
+                        mismatches.append("\(grid) step \(step) after \(op): \(player) patched \(differences)")
                     }
                     viewChanges += 1
                 }
