@@ -1,8 +1,9 @@
 // Vision: what each participant's tokens see (``SightMap``), what they explored, and who is sent what when it changes.
 extension Table {
     /// Applies an op for `actor` (``applyRules(_:by:)`` says what each op may do); with vision on, then brings sight up
-    /// to date: the participants whose seen or explored tiles changed are sent their whole view again, after the art it
-    /// newly shows them, and the others what the op alone shows them.
+    /// to date: the participants whose seen or explored tiles changed are sent what their view gained and lost (a
+    /// `view` op; after a `paint` or `vision` op, everyone their whole view again), after the art it newly shows them,
+    /// and the others what the op alone shows them.
     public mutating func apply(_ op: TableOp, by actor: Actor) throws(TableError) -> Change {
         let heardBefore = mayChangeHearers(op) ? hearers() : nil
         var change = try applySeen(op, by: actor)
@@ -18,6 +19,7 @@ extension Table {
             updateWalls(after: op)
             return change
         }
+        let old = self
         let before = artAudiences()
         let touched = tokensAffected(by: op)
         let viewersBefore = Set(touched.flatMap { tokens[$0].map(TokenSight.viewers(of:)) ?? [] })
@@ -32,7 +34,13 @@ extension Table {
             let rest = view.audience.subtracting(whole)
             return rest.isEmpty ? nil : View(audience: rest, op: view.op)
         }
-        views.append(View(audience: whole, op: nil))
+        if isPaint || isVisionOp {
+            views.append(View(audience: whole, op: nil))
+        } else {
+            for participant in changed.sorted() {
+                views.append(View(audience: .only([participant]), op: .view(viewChange(from: old, for: participant))))
+            }
+        }
         change.views = views
         change.art += appearingArt(since: before).compactMap { art in
             let audience = art.audience.intersection(whole)

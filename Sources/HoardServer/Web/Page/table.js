@@ -293,8 +293,8 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
       if (event.op?.kind === 'message') addMessage(event.from, event.op);
       else if (event.op?.kind === 'seen') toast(`${(event.op.by ?? []).map(nameOf).join(', ')} saw your token`);
       else {
-        applyOp(state.map, event.op);
-        if (event.op?.kind === 'add' || event.op?.kind === 'reveal') loadSmallest().then(sharpen);
+        applyOp(state.map, event.op, me);
+        if (['add', 'reveal', 'view'].includes(event.op?.kind)) loadSmallest().then(sharpen);
       }
       mapChanged();
       break;
