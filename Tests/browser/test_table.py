@@ -289,6 +289,12 @@ def main():
         host.driver.find_element(By.ID, "dice-high-scores").click()
         scores = host.until(lambda: host.driver.find_element(By.ID, "dice-scores").text or None, "the high scores")
         check.that("d20" in scores and "Pia" in scores and "Quinn" in scores, f"the host's page shows the high scores per die ({scores[:120]!r})")
+        # So does a player's page (issue 41): the same list, each record saying what holds it; her browser keeps the
+        # player key her join answered, which her next join sends so that her record continues.
+        pia.driver.find_element(By.ID, "dice-high-scores").click()
+        theirs = pia.until(lambda: pia.driver.find_element(By.ID, "dice-scores").text or None, "the player's high scores")
+        check.that(theirs == scores and "Pia (player)" in theirs, f"a player's page shows the group's high scores ({theirs[:120]!r})")
+        check.that((pia.js("return localStorage.getItem('hoard.player')") or "").startswith("hoard_k_"), "her browser keeps her player key")
         quinn.shot("05-dice-verified")
         for player in (pia, quinn):
             player.js("window.scrollTo(0, 0)")
