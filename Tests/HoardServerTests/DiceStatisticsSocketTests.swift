@@ -73,7 +73,8 @@ import Testing
                 // A key that is not one the server makes is refused, and nobody joins.
                 for bad in ["player:" + String(repeating: "0", count: 32), key + "x", key.uppercased(), ""] {
                     let refused = try await client.json(.post, "/v1/sessions/join", body: ["code": second.code, "name": "Ann", "playerKey": bad])
-                    #expect(refused.status == .badRequest && ((refused.json["error"] as? [String: Any])?["message"] as? String)?.contains("playerKey") == true, "\(bad): \(refused)")
+                    let message = (refused.json["error"] as? [String: Any])?["message"] as? String
+                    #expect(refused.status == .badRequest && message?.contains("playerKey") == true, "\(bad): \(refused)")
                 }
                 #expect(try fixture.hoard.catalog.participantCount(session: second.id) == 0)
                 let again = try await client.json(.post, "/v1/sessions/join", body: ["code": second.code, "name": "Ann", "playerKey": key])

@@ -74,8 +74,9 @@ public struct DiceStatistics: Sendable, Hashable, Codable {
             let shape = shapes[name] ?? (1, 1)
             let expected = Double(shape.lowest + shape.highest) / 2
             let rollers = (tallies[name] ?? [:]).map { who, tally in
-                Record(who: who, kind: Self.kind(of: who), name: names[who], count: tally.count, mean: Double(tally.sum) / Double(max(tally.count, 1)), expected: expected,
-                       highest: tally.highest, streak: tally.streak)
+                Record(
+                    who: who, kind: Self.kind(of: who), name: names[who], count: tally.count, mean: Double(tally.sum) / Double(max(tally.count, 1)),
+                    expected: expected, highest: tally.highest, streak: tally.streak)
             }
             return Die(die: name, rollers: rollers.sorted { ($1.mean, $1.count, $0.who) < ($0.mean, $0.count, $1.who) })
         }

@@ -42,7 +42,7 @@ async function sit(kept) {
 }
 
 /** The player key this browser keeps, as a join request's field (none: the server makes one). */
-function kept() {
+function playerKey() {
   const key = localStorage.getItem(PLAYER_KEY);
   return /^hoard_k_[A-Za-z0-9]{43}$/.test(key ?? '') ? {playerKey: key} : {};
 }
@@ -65,7 +65,7 @@ function joinForm(code, message) {
     error.textContent = '';
     try {
       const response = await fetch('/v1/sessions/join', {method: 'POST', credentials: 'omit', headers: {'Content-Type': 'application/json'},
-        body: JSON.stringify({code: codeInput.value.trim(), name: nameInput.value.trim(), ...kept()})});
+        body: JSON.stringify({code: codeInput.value.trim(), name: nameInput.value.trim(), ...playerKey()})});
       const body = await response.json().catch(() => null);
       if (!response.ok) throw new APIError(response.status, body);
       if (body.playerKey) localStorage.setItem(PLAYER_KEY, body.playerKey);
