@@ -83,6 +83,17 @@
             }
         }
 
+        /// Sends the host's last message until every player has it (60 s at most): on a loaded machine the host's ops
+        /// reach the server in bursts, and one refused for the socket's rate is not applied; another, with its own op id,
+        /// is. Players still get every op they see, in order, or the comparison of their copies fails.
+        static func sendTheEnd(_ host: LiveChannel, until players: [Player]) async throws -> Bool {
+            for _ in 0..<12 {
+                try await host.send(.message(text: "the end", to: nil))
+                if await eventually(seconds: 5, { players.allSatisfy { $0.ended.current } }) { return true }
+            }
+            return false
+        }
+
         @Test(arguments: [21, 22, 23] as [UInt64]) func everyPlayersCopyIsTheirViewThroughDropsAndReconnects(seed: UInt64) async throws {
             try await ServerFixture.with { fixture in
                 var random = SeededRandom(seed: seed)
@@ -138,9 +149,8 @@
                     if step % 30 == 29 { try await Task.sleep(for: .milliseconds(400)) }  // within the socket's rate budget
                 }
                 try await Task.sleep(for: .milliseconds(300))
-                try await hostChannel.send(.message(text: "the end", to: nil))
                 #expect(
-                    await eventually(seconds: 60) { players.allSatisfy { $0.ended.current } },
+                    try await Self.sendTheEnd(hostChannel, until: players),
                     "every player got the last message; those who did not: \(Self.stragglers(players))")
                 try await Self.check(players, session: created.id, seed: seed, secrets: ["secret-"] + secretArt, secretBlobs: secretArt)
                 hostChannel.close()
@@ -225,9 +235,8 @@
                     if step % 30 == 29 { try await Task.sleep(for: .milliseconds(400)) }  // within the socket's rate budget
                 }
                 try await Task.sleep(for: .milliseconds(1_500))  // every glimpse (1 s) has ended on the server's clock
-                try await hostChannel.send(.message(text: "the end", to: nil))
                 #expect(
-                    await eventually(seconds: 60) { players.allSatisfy { $0.ended.current } },
+                    try await Self.sendTheEnd(hostChannel, until: players),
                     "every player got the last message; those who did not: \(Self.stragglers(players))")
                 // A loaded machine may apply the last glimpse late: its second is counted from then, on the server.
                 let unseen = try await eventually(seconds: 20) {

@@ -28,6 +28,8 @@ struct AudioImportTests {
         let test = try TestHoard(registry: registry)
         defer { test.remove() }
         _ = try await test.hoard.importPack(at: directory + "/audio-pack.zip")
+        let run = await test.hoard.makeRenditions()
+        #expect(run.failed == 0, "\(run.problems)")
         #expect(generator.sources == [.png], "only the pack's one picture (tokens/goblin.png): \(generator.sources)")
     }
 
