@@ -3,7 +3,8 @@ import Foundation
 import HoardCore
 
 /// `hoard map sight-bench`: how long one token's sight takes to recompute after a move on a large map of rooms and
-/// corridors, on one core (Benchmarks/sight.sh).
+/// corridors, on one core (Benchmarks/sight.sh); and whether it hears a sound within its range past the walls
+/// (``SightMap/sees(_:from:)``, asked once per token and ambient sound when an op may change who hears).
 struct SightBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sight-bench", abstract: "Time sight recomputed after MOVES moves on a generated map; print percentiles.",
@@ -24,6 +25,8 @@ struct SightBenchCommand: ParsableCommand {
         var times: [Double] = []
         var cpuTimes: [Double] = []
         var tiles = 0
+        var heard = 0
+        var hearTimes: [Double] = []
         // A token walking: each move a step to a neighbour, now and then a jump (a teleport, a new token).
         var cell = Cell(x: side / 2, y: side / 2)
         for index in 0..<(moves + 100) {
@@ -38,21 +41,28 @@ struct SightBenchCommand: ParsableCommand {
             let elapsed = clock.measure { seen = map.seen(from: cell, range: range) }
             let cpu = Self.threadTime() - cpuBefore
             tiles += seen.count
+            let sound = Cell(
+                x: min(side - 1, max(0, cell.x + Int.random(in: -range...range, using: &random))),
+                y: min(side - 1, max(0, cell.y + Int.random(in: -range...range, using: &random))))
+            let hearBefore = Self.threadTime()
+            heard += map.sees(sound, from: cell) ? 1 : 0
+            if index >= 100 { hearTimes.append((Self.threadTime() - hearBefore) * 1e6) }
             // The first hundred warm the caches and are not counted.
             if index >= 100 {
                 times.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3)
                 cpuTimes.append(cpu * 1e3)
             }
         }
-        func percentiles(_ values: [Double]) -> String {
+        func percentiles(_ values: [Double], unit: String = "ms") -> String {
             let sorted = values.sorted()
             func at(_ p: Double) -> String { String(format: "%.3f", sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) }
-            return "p50 \(at(0.5)) ms, p99 \(at(0.99)) ms, max \(at(1)) ms"
+            return "p50 \(at(0.5)) \(unit), p99 \(at(0.99)) \(unit), max \(at(1)) \(unit)"
         }
         Terminal.out(
             "\(grid) \(side)×\(side), \(map.blockingSegments.count) blocking wall segments, range \(range), \(moves) moves "
                 + "(\(tiles / (moves + 100)) tiles seen a move on average): on the thread's CPU clock \(percentiles(cpuTimes)); "
-                + "wall clock \(percentiles(times))")
+                + "wall clock \(percentiles(times)); a sound within range heard \(heard * 100 / (moves + 100)) % of the time, on the CPU "
+                + "clock \(percentiles(hearTimes, unit: "µs"))")
     }
 
     /// Seconds of CPU this thread used: what the move cost on one core, without the time other processes of a shared

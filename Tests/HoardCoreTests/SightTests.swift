@@ -88,6 +88,14 @@ import Testing
                             "round \(round) step \(step) eye \(eye) range \(String(describing: range)): only fast "
                                 + "\(Set(fast).subtracting(slow).sorted()), only oracle \(Set(slow).subtracting(fast).sorted()); walls \(walls)")
                     }
+                    // One tile asked alone (what an ambient sound asks) is seen as it is among all tiles seen.
+                    let all = Set(range == nil ? slow : oracle.seen(from: eye, range: nil))
+                    for _ in 0..<12 {
+                        let tile = Cell(x: random.int(0...(width - 1)), y: random.int(0...(height - 1)))
+                        if map.sees(tile, from: eye) != all.contains(tile.y * width + tile.x), mismatches.count < 3 {
+                            mismatches.append("round \(round) step \(step): sees(\(tile), from: \(eye)) disagrees; walls \(walls)")
+                        }
+                    }
                 }
                 RandomMap.change(&walls, grid: grid, width: width, height: height, random: &random) { id, wall in map.set(id, to: wall) }
             }

@@ -60,4 +60,53 @@ import Testing
         #expect(table.artAudiences()[Self.track]?.contains("ana") == true)
         #expect(throws: TableError.self) { try table.apply(.audio(AudioCommand(.stop, channel: "rain")), by: .participant("ana")) }
     }
+
+    static func wall(_ id: String, from: [Double], to: [Double], _ extra: [String: JSONValue] = [:]) -> [String: JSONValue] {
+        ["id": .string(id), "from": .array(from.map(JSONValue.number)), "to": .array(to.map(JSONValue.number))].merging(extra) { $1 }
+    }
+
+    @Test func wallsStopAnAmbientSoundWhileOpenDoorsAndWindowsLetItThrough() throws {
+        var table = Self.table()
+        _ = try table.apply(.audio(AudioCommand(.play, channel: "rain", track: Self.track, at: [4.5, 1.5], radius: 7, serverTime: 0)), by: .host)
+        let rain = try #require(table.audioChannels["rain"])
+        #expect(table.audience(of: rain) == .only(["ana"]))
+        // A closed door between Ana's token (1, 1) and the rain (4, 1), on a map without vision.
+        var change = try table.apply(.addWall(Self.wall("d", from: [3, 0], to: [3, 4], ["door": .bool(true)])), by: .host)
+        #expect(table.audience(of: rain) == .nobody && table.audioView(for: .participant("ana"), at: 0)["rain"] == nil)
+        #expect(change.heard == ["ana": ["rain": nil]])
+        change = try table.apply(.door(wall: "d", open: true), by: .host)
+        #expect(change.heard == ["ana": ["rain": rain]] && table.audience(of: rain) == .only(["ana"]))
+        #expect(change.art.contains { $0.audience == .only(["ana"]) && $0.digests == [Self.track] })
+        _ = try table.apply(.door(wall: "d", open: false), by: .host)
+        _ = try table.apply(.addWall(Self.wall("w", from: [3, 4], to: [3, 12], ["kind": .string("window")])), by: .host)
+        #expect(table.audience(of: rain) == .nobody, "the closed door still stops it")
+        // Bo comes round below the door: through the window the rain is heard; a wall there stops it again.
+        change = try table.apply(.move(token: "b", x: 1, y: 7), by: .participant("bo"))
+        #expect(change.heard == ["bo": ["rain": rain]])
+        change = try table.apply(.removeWall(id: "w"), by: .host)
+        #expect(change.heard.isEmpty, "no wall left there")
+        change = try table.apply(.addWall(Self.wall("w2", from: [3, 4], to: [3, 12])), by: .host)
+        #expect(change.heard == ["bo": ["rain": nil]] && table.audience(of: rain) == .nobody)
+    }
+
+    @Test func movingATokenInAndOutOfTheRadiusStartsAndStopsTheSoundForItsOwnerAlone() throws {
+        var table = Self.table()
+        _ = try table.apply(.audio(AudioCommand(.play, channel: "rain", track: Self.track, at: [10.5, 1.5], radius: 2, serverTime: 0)), by: .host)
+        _ = try table.apply(.audio(AudioCommand(.play, channel: "music", track: Self.track, serverTime: 0)), by: .host)
+        let rain = try #require(table.audioChannels["rain"])
+        #expect(table.audience(of: rain) == .nobody)
+        var change = try table.apply(.move(token: "b", x: 10, y: 2), by: .participant("bo"))
+        #expect(change.heard == ["bo": ["rain": rain]] && change.changesVisibility)
+        change = try table.apply(.move(token: "b", x: 11, y: 1), by: .participant("bo"))
+        #expect(change.heard.isEmpty, "still within the radius")
+        change = try table.apply(.move(token: "a", x: 2, y: 2), by: .participant("ana"))
+        #expect(change.heard.isEmpty, "Ana stays out of it")
+        change = try table.apply(.move(token: "b", x: 10, y: 10), by: .participant("bo"))
+        #expect(change.heard == ["bo": ["rain": nil]])
+        // Giving a token near the sound to Ana is as good as moving hers there.
+        change = try table.apply(.move(token: "b", x: 10, y: 1), by: .host)
+        change = try table.apply(.assign(token: "b", owner: "ana"), by: .host)
+        #expect(change.heard == ["ana": ["rain": rain], "bo": ["rain": nil]])
+        #expect(table.audioView(for: .participant("bo"), at: 0)["music"] != nil, "music is everyone's")
+    }
 }

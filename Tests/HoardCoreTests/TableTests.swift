@@ -56,6 +56,7 @@ private func ids(_ map: JSONValue) -> [String] {
             #"{"kind":"layer","layer":"p:ana","visibleTo":"*"}"#,
             #"{"kind":"reveal","seconds":5,"to":["p1"],"token":"t1"}"#, #"{"from":["p1"],"kind":"hide","token":"t1"}"#,
             #"{"by":["p1"],"kind":"seen","token":"t1"}"#,
+            #"{"explored":[[0,0,2,1]],"floor":{"palette":[],"rects":[[0,0,2,1,-1]]},"kind":"view","objects":[],"removed":["o1"],"seen":[[0,0,1,1]],"tokens":[{"asset":"\#(art(1).stringValue!)","id":"t2","number":3,"x":0,"y":0}],"walls":[]}"#,
             #"{"kind":"paint","rects":[[0,0,3,2],[5,5,1,1]],"texture":"\#(art(1).stringValue!)"}"#,
             #"{"kind":"paint","rects":[[0,0,1,1]],"texture":null}"#,
             #"{"add":{"door":true,"from":[2,0],"id":"d1","open":false,"to":[2,1]},"kind":"wall"}"#, #"{"kind":"wall","remove":"d1"}"#,

@@ -5,7 +5,7 @@ import Testing
 import HoardTestSupport
 
 /// Vision on the table: each participant's view is what their tokens see, explored floor and walls stay, and those
-/// whose sight an op changes are sent their whole view, after the art it shows them.
+/// whose sight an op changes are sent what their view gained and lost, after the art it shows them.
 @Suite struct VisionTableTests {
     static func art(_ byte: UInt8) -> Digest { Digest(bytes: [UInt8](repeating: byte, count: 32))! }
 
@@ -35,6 +35,44 @@ import HoardTestSupport
         return tiles
     }
 
+    /// The `view` op a change sends `participant` alone; nil when it sends them something else.
+    static func viewChange(_ change: Table.Change, _ participant: String) -> ViewChange? {
+        for view in change.views ?? [] where view.audience == .only([participant]) {
+            if case .view(let gained)? = view.op { return gained }
+        }
+        return nil
+    }
+
+    /// A participant's map in one form whatever the order of its lists and rectangles: tokens, objects and walls by id,
+    /// the floor tile by tile, their explored and seen tiles as sets.
+    static func normalized(_ map: JSONValue, width: Int, height: Int, participant: String) -> JSONValue {
+        guard case .object(var document) = map else { return map }
+        func byId(_ list: JSONValue?) -> JSONValue {
+            guard case .array(let items)? = list else { return .array([]) }
+            return .array(items.sorted { ($0["id"]?.stringValue ?? "") < ($1["id"]?.stringValue ?? "") })
+        }
+        func tiles(_ rects: JSONValue?) -> JSONValue {
+            guard case .array(let items)? = rects else { return .array([]) }
+            let set = TileSet(count: width * height, items.compactMap(TileRect.init(json:)).flatMap { rect in
+                var tiles: [Int] = []
+                rect.forEachTile(width: width) { tiles.append($0) }
+                return tiles
+            })
+            return .array(set.rects(width: width, height: height).map(\.json))
+        }
+        document["tokens"] = byId(document["tokens"])
+        document["objects"] = byId(document["objects"])
+        document["drawing"] = .object(["walls": byId(document["drawing"]?["walls"])])
+        if let background = document["background"], let floor = Floor(background, width: width, height: height) {
+            document["background"] = floor.json(under: nil)
+        }
+        let vision = document["vision"]
+        document["vision"] = .object([
+            "explored": tiles(vision?["explored"]?[participant]), "seen": tiles(vision?["seen"]?[participant]),
+        ])
+        return .object(document)
+    }
+
     @Test func theOgreBehindAClosedDoorShowsWhenItOpensAndGoesWhenTheHeroStepsBackWhileTheFloorStaysExplored() throws {
         var table = try Self.table()
         #expect(Self.tokens(table.view(for: .participant("ana"))) == ["hero"])
@@ -44,17 +82,32 @@ import HoardTestSupport
         #expect(!Self.explored(table.view(for: .participant("ana")), "ana").contains(ogreTile))
 
         let opened = try table.apply(.door(wall: "door", open: true), by: .host)
-        #expect(opened.views?.contains { $0.audience == .only(["ana"]) && $0.op == nil } == true, "Ana gets her view again")
+        let gained = try #require(Self.viewChange(opened, "ana"), "Ana is sent what her view gained")
+        #expect(gained.tokens.compactMap { $0["id"]?.stringValue } == ["ogre"] && gained.removed.isEmpty)
+        #expect(gained.explored.contains { $0.x <= 11 && 11 < $0.x + $0.w && $0.y <= 5 && 5 < $0.y + $0.h })
         #expect(opened.art.contains { $0.audience.contains("ana") && $0.digests.contains(Self.art(2)) }, "the ogre's art first")
         #expect(Self.tokens(table.view(for: .participant("ana"))) == ["hero", "ogre"])
         #expect(Self.explored(table.view(for: .participant("ana")), "ana").contains(ogreTile))
 
         let stepped = try table.apply(.move(token: "hero", x: 1, y: 0), by: .participant("ana"))
-        #expect(stepped.views?.contains { $0.audience == .only(["ana"]) && $0.op == nil } == true)
+        let lost = try #require(Self.viewChange(stepped, "ana"))
+        #expect(lost.removed == ["ogre"] && lost.tokens.compactMap { $0["id"]?.stringValue } == ["hero"], "the ogre goes, the hero moves")
         let view = table.view(for: .participant("ana"))
         #expect(Self.tokens(view) == ["hero"], "out of sight, the ogre is gone")
         #expect(Self.explored(view, "ana").contains(ogreTile), "the floor it stood on stays explored")
         #expect(table.audience(ofEntity: "door")!.contains("ana"), "and so do the walls she saw")
+    }
+
+    @Test func aDoorOpenedWhileVisionIsOffIsOpenOnceVisionIsOn() throws {
+        var table = try Self.table()
+        _ = try table.apply(.vision(.enabled(false)), by: .host)
+        _ = try table.apply(.door(wall: "door", open: true), by: .host)
+        _ = try table.apply(.vision(.enabled(true)), by: .host)
+        #expect(Self.tokens(table.view(for: .participant("ana"))) == ["hero", "ogre"], "Ana sees through the open door")
+        _ = try table.apply(.vision(.enabled(false)), by: .host)
+        _ = try table.apply(.addWall(["id": .string("curtain"), "from": .array([.number(7), .number(0)]), "to": .array([.number(7), .number(12)])]), by: .host)
+        _ = try table.apply(.vision(.enabled(true)), by: .host)
+        #expect(Self.tokens(table.view(for: .participant("ana"))) == ["hero"], "a wall built while vision was off stops her sight")
     }
 
     @Test func exploredTilesSurviveAFoldAndTheHostForgetsThem() throws {
@@ -91,12 +144,15 @@ import HoardTestSupport
 
 /// The table's sight, brought up to date op by op (only the tokens an op can affect are recomputed), against the
 /// brute-force oracle from scratch: equal for every token after every random op, and each player is shown exactly the
-/// tokens on the tiles their tokens see.
+/// tokens on the tiles their tokens see; a `view` op applied to a player's view before an op gives their view after it.
 @Suite struct VisionPropertyTests {
+    static func text(_ value: JSONValue) -> String { (try? CanonicalJSON.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "?" }
+
     @Test(arguments: SightTests.grids)
     func sightOnTheTableEqualsTheOracleAfterEveryRandomOp(_ grid: Grid) throws {
         var random = SeededRandom(seed: 400 + UInt64(SightTests.grids.firstIndex(of: grid)!))
         var mismatches: [String] = []
+        var viewChanges = 0
         for _ in 0..<6 {
             let (width, height) = (random.int(10...18), random.int(8...14))
             let walls = RandomMap.walls(grid: grid, width: width, height: height, random: &random)
@@ -118,8 +174,17 @@ import HoardTestSupport
                 } else { .object([:]) }
             var gridJSON: [String: JSONValue] = ["width": .number(Double(width)), "height": .number(Double(height))]
             if case .object(let members) = kind { gridJSON.merge(members) { $1 } }
+            var painted: [JSONValue] = []
+            for _ in 0..<4 {
+                let (x, y) = (random.int(0...(width - 2)), random.int(0...(height - 2)))
+                painted.append(.array([x, y, random.int(1...(width - x)), random.int(1...(height - y)), random.int(-1...1)].map { .number(Double($0)) }))
+            }
+            let floor: JSONValue = .object([
+                "texture": .string(VisionTableTests.art(9).description),
+                "palette": .array([VisionTableTests.art(10), VisionTableTests.art(11)].map { .string($0.description) }), "rects": .array(painted),
+            ])
             let map: JSONValue = .object([
-                "grid": .object(gridJSON), "vision": .object(["enabled": .bool(true)]), "tokens": .array(tokens),
+                "grid": .object(gridJSON), "vision": .object(["enabled": .bool(true)]), "tokens": .array(tokens), "background": floor,
                 "drawing": .object(["walls": .array(walls.map(JSONValue.object)), "strokes": .array([])]),
             ])
             var table = Table(map: map)
@@ -138,7 +203,26 @@ import HoardTestSupport
                     op = .addWall(wall)
                 default: op = .set(token: "t\(random.int(0...2))", fields: ["sight": .object(["range": .number(Double(random.int(0...9)))])])
                 }
-                _ = try? table.apply(op, by: .host)
+                let before = ["p1", "p2"].map { table.view(for: .participant($0)) }
+                let change = try? table.apply(op, by: .host)
+                // Whoever is sent a `view` op holds their view after the op once they apply it to their view before.
+                for (index, player) in ["p1", "p2"].enumerated() {
+                    if change?.views?.contains(where: { $0.op == nil && $0.audience.contains(player) }) == true, mismatches.count < 3 {
+                        mismatches.append("\(grid) step \(step) after \(op): \(player) is sent their whole view")
+                    }
+                    guard let change, let gained = VisionTableTests.viewChange(change, player) else { continue }
+                    let patched = gained.apply(to: before[index], participant: player)
+                    let (got, should) = (
+                        VisionTableTests.normalized(patched, width: width, height: height, participant: player),
+                        VisionTableTests.normalized(table.view(for: .participant(player)), width: width, height: height, participant: player)
+                    )
+                    if got != should, mismatches.count < 3 {
+                        let keys = ["tokens", "objects", "drawing", "background", "vision"].filter { got[$0] != should[$0] }
+                        let differences = keys.map { "\($0): \(got[$0].map(Self.text) ?? "-") should \(should[$0].map(Self.text) ?? "-")" }
+                        mismatches.append("\(grid) step \(step) after \(op): \(player) patched \(differences)")
+                    }
+                    viewChanges += 1
+                }
                 let oracle = Oracle(grid: grid, width: width, height: height, walls: table.walls.items)
                 var expected: [String: Set<Int>] = [:]
                 for token in table.tokens.items {
@@ -160,5 +244,6 @@ import HoardTestSupport
             }
         }
         #expect(mismatches.isEmpty, "\(mismatches)")
+        #expect(viewChanges > 20, "the ops changed players' views \(viewChanges) times")
     }
 }

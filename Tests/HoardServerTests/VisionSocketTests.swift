@@ -44,9 +44,9 @@ struct VisionSocketTests {
             for secret in ["ogre", table.art[1]] { #expect(!view.text.contains(secret), "\(secret) is behind the door") }
             for blob in ogreBlobs { #expect(try await table.status("/v1/blobs/\(blob)", player) == .notFound) }
 
-            // The door opens: the ogre's art, then the view that shows it.
+            // The door opens: the ogre's art, then what her view gained.
             let seq = Int64(try #require(view.json["seq"] as? Int))
-            async let seen = table.live(player, since: seq, until: 20, stop: #""type":"snapshot""#)
+            async let seen = table.live(player, since: seq, until: 20, stop: #""kind":"view""#)
             try await Task.sleep(for: .milliseconds(300))
             _ = try await table.live(host, send: [TableSocketTests.op(#"{"kind":"door","wall":"door","open":true}"#)], until: 3)
             let texts = try await seen
@@ -54,15 +54,20 @@ struct VisionSocketTests {
             #expect(!beforeArt.contains { $0.contains("ogre") || $0.contains(table.art[1]) }, "nothing names the ogre before its art")
             let events = LiveClient.objects(texts)
             let assets = try #require(events.firstIndex { $0["type"] as? String == "assets" }, "\(texts)")
-            let snapshot = try #require(events.firstIndex { $0["type"] as? String == "snapshot" })
-            #expect(assets < snapshot)
-            #expect(TableSocketTests.tokens(["map": events[snapshot]["map"] ?? [:]])["ogre"] != nil, "the ogre arrives")
+            #expect(!events.contains { $0["type"] as? String == "snapshot" }, "not her whole view again")
+            let gained = try #require(events.firstIndex { ($0["op"] as? [String: Any])?["kind"] as? String == "view" })
+            #expect(assets < gained)
+            let arrived = (events[gained]["op"] as? [String: Any])?["tokens"] as? [[String: Any]] ?? []
+            #expect(arrived.map { $0["id"] as? String } == ["ogre"], "the ogre arrives")
             for blob in ogreBlobs { #expect(try await table.status("/v1/blobs/\(blob)", player) == .ok) }
 
             // The hero steps out of the doorway's line: the ogre is removed from Ana's view; what she explored stays.
             let moved = try await table.live(
                 player, send: [TableSocketTests.op(#"{"kind":"move","token":"hero","x":1,"y":0}"#, id: "step")], until: 10, stop: "step")
-            #expect(moved.contains { $0.contains("ack") }, "\(moved)")
+            let lost = try #require(LiveClient.objects(moved).first { $0["opId"] as? String == "step" }, "\(moved)")
+            let change = (lost["op"] as? [String: Any]) ?? [:]
+            #expect(change["kind"] as? String == "view" && change["removed"] as? [String] == ["ogre"], "\(lost)")
+            #expect((change["tokens"] as? [[String: Any]])?.first?["x"] as? Int == 1, "her hero's step is in the same event")
             let after = try await table.show(player)
             let map = (after.json["map"] as? [String: Any]) ?? [:]
             #expect(TableSocketTests.tokens(["map": map])["ogre"] == nil, "out of sight")

@@ -7,8 +7,10 @@ A 40 s tone (ffmpeg) is imported as a pack's Music/; the host opens the table an
 players, each in a headless Chromium with `--autoplay-policy=no-user-gesture-required`, have joined by the code.
 Checked: 10 s after the host's play both players' `currentTime`s agree within 100 ms (each read with the machine's
 clock beside it, so the time between the two reads does not count) and match the server's position; after a pause
-both stop at the same place, and after play again they agree within 100 ms once more; the browse page lists the
-sound under its kind and plays it from its tile. Fails on any script error.
+both stop at the same place, and after play again they agree within 100 ms once more; an ambient sound plays for a
+player while their token is within its radius (started as it moves in, in step with the host, stopped as it leaves)
+and never for the other; the browse page lists the sound under its kind and plays it from its tile. Fails on any
+script error.
 Needs: scripts/setup.sh --browser (chromium, chromium-driver, selenium) and ffmpeg.
 """
 import subprocess
@@ -21,7 +23,7 @@ from selenium.webdriver.support.ui import Select
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_table import Seat  # noqa: E402
-from test_web import TABLET, browser, start  # noqa: E402
+from test_web import TABLET, browser, png, start  # noqa: E402
 
 AUTOPLAY = ("--autoplay-policy=no-user-gesture-required",)
 
@@ -36,19 +38,23 @@ class Player(Seat):
         from selenium.webdriver.support.ui import WebDriverWait
         self.wait = WebDriverWait(self.driver, 30)
 
-    def music(self):
-        """The music channel's player: its currentTime, whether paused, and this machine's clock when read (s)."""
-        return self.js("""const p = window.hoardTable?.sound?.players.get('music')?.audio;
-            return p ? {time: p.currentTime, paused: p.paused, at: Date.now() / 1000, seeking: p.seeking} : null""")
+    def channel(self, name):
+        """A channel's player: its currentTime, whether paused, and this machine's clock when read (s); None without."""
+        return self.js("""const p = window.hoardTable?.sound?.players.get(arguments[0])?.audio;
+            return p ? {time: p.currentTime, paused: p.paused, at: Date.now() / 1000, seeking: p.seeking} : null""", name)
 
-    def settled(self):
-        """The music channel once no seek is under way (a seek's currentTime is its target, not where it plays)."""
+    def music(self):
+        """The music channel's player."""
+        return self.channel("music")
+
+    def settled(self, name="music"):
+        """A channel once no seek is under way (a seek's currentTime is its target, not where it plays)."""
         for _ in range(20):
-            reading = self.music()
+            reading = self.channel(name)
             if reading and not reading["seeking"]:
                 return reading
             time.sleep(0.05)
-        return self.music()
+        return self.channel(name)
 
 
 def apart(a, b):
@@ -70,6 +76,7 @@ def main():
         with zipfile.ZipFile(pack, "w") as z:
             z.writestr("pack.json", '{"name": "sounds", "version": "1.0.0"}')
             z.write(tone, "Music/Theme.ogg")
+            z.writestr("Tokens/walker.png", png(64, 64, (180, 40, 40, 255)))
         server.run("import", "--group", "default", str(pack))
         theme = server.call("GET", "/v1/assets?kind=audio&limit=10")["assets"]
         check.that(len(theme) == 1 and theme[0]["variants"][0]["mediaType"] == "audio/ogg", "the tone imports as a sound")
@@ -116,6 +123,28 @@ def main():
         time.sleep(2)
         a, b = players[0].settled(), players[1].settled()
         check.that(apart(a, b) <= 0.1, f"after pause and play the players are {apart(a, b) * 1000:.0f} ms apart (at {a['time']:.2f} s)")
+        # An ambient rain at (6.5, 1.5), radius 2: Pia hears it while her token is within the radius, told as it moves in
+        # and out (at the position every seat plays), and Quinn, who has no token there, never has it.
+        pia, quinn = players
+        pia_id = pia.js("return window.hoardTable.me")
+        art = server.call("GET", "/v1/assets?kind=token&limit=10")["assets"][0]["digest"]
+        send = "return window.hoardTable.send(arguments[0]).then(() => true, (e) => String(e.message))"
+        token = {"id": "pia-t", "asset": art, "x": 1, "y": 1, "number": 1, "owner": pia_id}
+        check.that(host.js(send, {"kind": "add", "token": token}) is True, "the host gives Pia a token")
+        pia.until(lambda: pia.token("pia-t") is not None, "Pia's token on her table")
+        rain = {"kind": "play", "channel": "rain", "track": theme[0]["digest"], "loop": True, "at": [6.5, 1.5], "radius": 2}
+        check.that(host.js(send, rain) is True, "the host plays the rain")
+        host.until(lambda: (host.channel("rain") or {}).get("paused") is False, "the host's rain to play")
+        time.sleep(1)
+        check.that(pia.channel("rain") is None, "Pia, out of the radius, does not hear the rain")
+        check.that(pia.js(send, {"kind": "move", "token": "pia-t", "x": 5, "y": 1}) is True, "Pia moves into the rain")
+        pia.until(lambda: (pia.channel("rain") or {}).get("paused") is False, "Pia's table to play the rain")
+        time.sleep(2)
+        a, b = pia.settled("rain"), host.settled("rain")
+        check.that(apart(a, b) <= 0.1, f"Pia plays the rain {apart(a, b) * 1000:.0f} ms apart from the host (at {a['time']:.2f} s)")
+        check.that(pia.js(send, {"kind": "move", "token": "pia-t", "x": 1, "y": 1}) is True, "Pia walks out of it")
+        pia.until(lambda: pia.channel("rain") is None, "Pia's table to stop the rain")
+        check.that(quinn.channel("rain") is None, "Quinn never had the rain")
         # The browse page lists sounds under their kind, and plays one from its tile.
         host.driver.get(server.base + "/#/?kind=audio")
         host.visible(".tile .play-sound").click()

@@ -93,9 +93,11 @@ extension SessionHub {
             event["until"] = .number((end.timeIntervalSince1970 * 1000).rounded())
             glimpseEnd = end
         }
-        let views = change.views?.map { view in
-            (view.audience, view.op.map { op -> [String: JSONValue] in event.merging(["op": op.json]) { $1 } })
-        }
+        let views = Self.hearing(
+            change.heard, event: event,
+            views: change.views?.map { view in
+                (view.audience, view.op.map { op -> [String: JSONValue] in event.merging(["op": op.json]) { $1 } })
+            }, now: serverTime)
         let before = sessions[id]?.table
         sessions[id]?.table = table
         let seq: Int64
@@ -118,5 +120,31 @@ extension SessionHub {
             return .appliedAsView(seq: seq)
         }
         return .applied(seq: seq)
+    }
+
+    /// `views` with, ahead of them, the event as each participant who starts or stops hearing an ambient sound is sent
+    /// it: their view of the op (a `{"type":"audio"}` event when they see none of it) with `audio`, channel id → the
+    /// channel and its `position` at `serverTime` (`now`), or null when they stop hearing it. One sent their whole view
+    /// again hears what it carries.
+    static func hearing(
+        _ heard: [String: [String: AudioChannel?]], event: [String: JSONValue], views: [(Audience, [String: JSONValue]?)]?, now: Double
+    ) -> [(Audience, [String: JSONValue]?)]? {
+        guard !heard.isEmpty else { return views }
+        var told: [(Audience, [String: JSONValue]?)] = []
+        for (participant, channels) in heard.sorted(by: { $0.key < $1.key }) {
+            var body: [String: JSONValue] = ["type": .string("audio")]
+            if let views {
+                if let view = views.first(where: { $0.0.contains(participant) }) {
+                    guard let own = view.1 else { continue }
+                    body = own
+                }
+            } else {
+                body = event
+            }
+            body["audio"] = .object(channels.mapValues { $0.map { $0.json(at: now) } ?? .null })
+            body["serverTime"] = .number(now.rounded())
+            told.append((.only([participant]), body))
+        }
+        return told + (views ?? [(.everyone, event)])
     }
 }

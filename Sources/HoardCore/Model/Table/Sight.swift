@@ -171,6 +171,28 @@ public struct SightMap: Sendable {
         return seen
     }
 
+    /// Whether `target` is seen from `cell` without a range limit: ``seen(from:range:)``'s rule for one tile (what an
+    /// ambient sound's tile asks of a hearer's), checking only the walls near the segment between them.
+    public func sees(_ target: Cell, from cell: Cell) -> Bool {
+        let map = { (c: Cell) in (0..<width).contains(c.x) && (0..<height).contains(c.y) }
+        guard map(cell), map(target) else { return false }
+        let (ei, ej) = lattice.index(of: cell)
+        let (ti, tj) = lattice.index(of: target)
+        let eye = lattice.centre(ei, ej)
+        let centre = lattice.centre(ti, tj)
+        let half = lattice.half
+        // A wall that meets a segment to a sample point meets this box: it shares a bucket with it.
+        let box = Segment(
+            Point(min(eye.x, centre.x - half), min(eye.y, centre.y - half)), Point(max(eye.x, centre.x + half), max(eye.y, centre.y + half)))
+        var near = Set<Int32>()
+        forEachBucket(of: box) { near.formUnion(buckets[$0]) }
+        let walls = near.compactMap { segments[Int($0)] }
+        return lattice.samples.contains { sample in
+            let point = Point(centre.x + sample.x, centre.y + sample.y)
+            return !walls.contains { Self.blocks(eye, point, $0) }
+        }
+    }
+
     /// Whether the segment from the eye `e` to `p` meets the closed segment `wall` at a point other than `e`.
     public static func blocks(_ e: Point, _ p: Point, _ wall: Segment) -> Bool {
         let (a, b) = (wall.a, wall.b)

@@ -151,8 +151,8 @@ extension Table {
             return Change(
                 op: op, views: vanishing.isEmpty ? [] : [View(audience: vanishing, op: .remove(.token, id: id))], art: [],
                 changesVisibility: true)
-        case .seen:
-            throw TableError(.badOp, "seen is what the server tells a token's owner; it is not sent to the server")
+        case .seen, .view:
+            throw TableError(.badOp, "\(op.kind) is what the server tells a participant; it is not sent to the server")
         case .paint(let rects, let texture):
             try hostOnly(participant, "paint the floor")
             guard floor != nil else {

@@ -1,18 +1,30 @@
 // Vision: what each participant's tokens see (``SightMap``), what they explored, and who is sent what when it changes.
 extension Table {
     /// Applies an op for `actor` (``applyRules(_:by:)`` says what each op may do); with vision on, then brings sight up
-    /// to date: the participants whose seen or explored tiles changed are sent their whole view again, after the art it
-    /// newly shows them, and the others what the op alone shows them.
+    /// to date: the participants whose seen or explored tiles changed are sent what their view gained and lost (a
+    /// `view` op; after a `paint` or `vision` op, everyone their whole view again), after the art it newly shows them,
+    /// and the others what the op alone shows them.
     public mutating func apply(_ op: TableOp, by actor: Actor) throws(TableError) -> Change {
+        let heardBefore = mayChangeHearers(op) ? hearers() : nil
+        var change = try applySeen(op, by: actor)
+        if let heardBefore { hear(since: heardBefore, into: &change) }
+        return change
+    }
+
+    /// ``apply(_:by:)`` but for who hears what.
+    private mutating func applySeen(_ op: TableOp, by actor: Actor) throws(TableError) -> Change {
         let isVisionOp = if case .vision = op { true } else { false }
-        guard isVisionOn || isVisionOp else { return try applyRules(op, by: actor) }
+        guard isVisionOn || isVisionOp else {
+            let change = try applyRules(op, by: actor)
+            updateWalls(after: op)
+            return change
+        }
+        let old = self
         let before = artAudiences()
         let touched = tokensAffected(by: op)
         let viewersBefore = Set(touched.flatMap { tokens[$0].map(TokenSight.viewers(of:)) ?? [] })
         var change = try applyRules(op, by: actor)
-        if case .addWall(let wall) = op { sightMap.set(wall["id"]?.stringValue ?? "", to: wall) }
-        if case .removeWall(let id) = op { sightMap.set(id, to: nil) }
-        if case .door(let id, _) = op { sightMap.set(id, to: walls[id]) }
+        updateWalls(after: op)
         let changed = updateSight(of: isVisionOp ? nil : touched.union(tokensAffected(by: op)), viewersBefore: viewersBefore)
         let isPaint = if case .paint = op { true } else { false }
         guard !changed.isEmpty || isPaint || isVisionOp else { return change }
@@ -22,7 +34,13 @@ extension Table {
             let rest = view.audience.subtracting(whole)
             return rest.isEmpty ? nil : View(audience: rest, op: view.op)
         }
-        views.append(View(audience: whole, op: nil))
+        if isPaint || isVisionOp {
+            views.append(View(audience: whole, op: nil))
+        } else {
+            for participant in changed.sorted() {
+                views.append(View(audience: .only([participant]), op: .view(viewChange(from: old, for: participant))))
+            }
+        }
         change.views = views
         change.art += appearingArt(since: before).compactMap { art in
             let audience = art.audience.intersection(whole)
@@ -30,6 +48,13 @@ extension Table {
         }
         change.changesVisibility = true
         return change
+    }
+
+    /// Keeps ``sightMap`` to the walls after a wall or door op, vision on or off (walls stop sound either way).
+    private mutating func updateWalls(after op: TableOp) {
+        if case .addWall(let wall) = op { sightMap.set(wall["id"]?.stringValue ?? "", to: wall) }
+        if case .removeWall(let id) = op { sightMap.set(id, to: nil) }
+        if case .door(let id, _) = op { sightMap.set(id, to: walls[id]) }
     }
 
     /// Whether players see only what their tokens see (and what the fog reveals).

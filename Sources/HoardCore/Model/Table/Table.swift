@@ -28,6 +28,9 @@ public struct Table: Sendable {
         public var isKept: Bool { if case .ping = op { false } else { true } }
         /// Whether who-may-fetch-which-art changed (``artAudiences(extra:)`` is worth asking again).
         public var changesVisibility: Bool
+        /// Ambient sounds participants start or stop hearing (a token moved, a door opened…): participant → channel id →
+        /// the channel they now hear, or nil for one they no longer hear.
+        public var heard: [String: [String: AudioChannel?]] = [:]
     }
 
     /// What some participants are sent for one op.

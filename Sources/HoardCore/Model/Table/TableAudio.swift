@@ -149,6 +149,13 @@ public struct AudioChannel: Sendable, Hashable {
         return .object(channel)
     }
 
+    /// The stored form with the channel's `position` (seconds) at server time `now` (Unix ms): what a hearer is sent.
+    public func json(at now: Double) -> JSONValue {
+        guard case .object(var fields) = json else { return json }
+        fields["position"] = .number((position(at: now) * 1000).rounded() / 1000)
+        return .object(fields)
+    }
+
     /// Reads the stored form; nil when it is not one.
     init?(json: JSONValue) {
         guard let track = json["track"]?.stringValue.flatMap(Digest.init), case .number(let offset)? = json["offset"],
@@ -174,15 +181,17 @@ extension Table {
     public var audioChannels: [String: AudioChannel] { audio }
 
     /// Who hears a channel (the host always does): those it is addressed `to`, and for an ambient sound only players
-    /// with a token within its radius of its place (by the tokens' tiles' centres; walls do not stop it yet, which is
-    /// for line of sight to decide).
+    /// with a token within its radius of its place (by the tokens' tiles' centres) that sees the sound's tile past the
+    /// walls (``SightMap/sees(_:from:)``, whether vision is on or not: windows and open doors let sound through).
     public func audience(of channel: AudioChannel) -> Audience {
         var audience = Self.audience(to: channel.to, from: nil) ?? .everyone
         if let at = channel.at, at.count == 2, let radius = channel.radius {
+            let place = Cell(x: min(width - 1, Int(at[0].rounded(.down))), y: min(height - 1, Int(at[1].rounded(.down))))
             let near = tokens.items.compactMap { token -> String? in
                 guard let owner = token["owner"]?.stringValue else { return nil }
-                let (dx, dy) = (Double(Self.int(token["x"])) + 0.5 - at[0], Double(Self.int(token["y"])) + 0.5 - at[1])
-                return dx * dx + dy * dy <= radius * radius ? owner : nil
+                let cell = Cell(x: Self.int(token["x"]), y: Self.int(token["y"]))
+                let (dx, dy) = (Double(cell.x) + 0.5 - at[0], Double(cell.y) + 0.5 - at[1])
+                return dx * dx + dy * dy <= radius * radius && sightMap.sees(place, from: cell) ? owner : nil
             }
             audience = audience.intersection(.only(near))
         }
@@ -237,10 +246,38 @@ extension Table {
         var channels: [String: JSONValue] = [:]
         for (id, channel) in audio {
             if case .participant(let participant) = viewer, !audience(of: channel).contains(participant) { continue }
-            guard case .object(var fields) = channel.json else { continue }
-            fields["position"] = .number((channel.position(at: now) * 1000).rounded() / 1000)
-            channels[id] = .object(fields)
+            channels[id] = channel.json(at: now)
         }
         return .object(channels)
+    }
+
+    /// Whether `op` may change who hears an ambient sound: it moves, adds, removes, sets or gives a token, or changes a
+    /// wall or door; and an ambient sound plays.
+    func mayChangeHearers(_ op: TableOp) -> Bool {
+        guard audio.values.contains(where: { $0.at != nil }) else { return false }
+        switch op {
+        case .move, .set, .assign, .add(.token, _), .remove(.token, _), .addWall, .removeWall, .door: return true
+        default: return false
+        }
+    }
+
+    /// Who hears each ambient sound, by channel id.
+    func hearers() -> [String: Audience] {
+        audio.filter { $0.value.at != nil }.mapValues(audience(of:))
+    }
+
+    /// Records in `change` the ambient sounds each participant starts or stops hearing since `before` (``hearers()``),
+    /// with the art of those they start.
+    func hear(since before: [String: Audience], into change: inout Change) {
+        for (id, audience) in hearers() {
+            guard let channel = audio[id] else { continue }
+            let was = before[id] ?? .nobody
+            for participant in audience.subtracting(was).ids {
+                change.heard[participant, default: [:]][id] = .some(channel)
+                change.art.append((.only([participant]), [channel.track]))
+            }
+            for participant in was.subtracting(audience).ids { change.heard[participant, default: [:]][id] = .some(nil) }
+        }
+        if !change.heard.isEmpty { change.changesVisibility = true }
     }
 }

@@ -50,6 +50,8 @@ public enum TableOp: Sendable, Hashable {
     case settings(playersOpenDoors: Bool)
     /// What the server tells a token's owner: these participants glimpsed it. Never applied.
     case seen(token: String, by: [String])
+    /// What the server tells a participant whose view an op changed while vision is on (``ViewChange``). Never applied.
+    case view(ViewChange)
     /// Dice for the server to roll (``DiceRequest``); it logs a `rolled` event with every die, not the op.
     case roll(DiceRequest)
     /// The jukebox: `play`, `pause`, `stop` or `volume` on a channel, stamped with the server's clock.
@@ -80,7 +82,7 @@ public enum TableOp: Sendable, Hashable {
     /// Every kind, as the wire names it.
     public static let kinds = [
         "move", "add", "remove", "set", "assign", "hide", "reveal", "stroke", "erase", "ping", "message", "custom", "layer",
-        "paint", "wall", "door", "fog", "vision", "settings", "seen", "roll", "dice", "play", "pause", "stop", "volume",
+        "paint", "wall", "door", "fog", "vision", "settings", "seen", "view", "roll", "dice", "play", "pause", "stop", "volume",
     ]
 
     /// Longest glimpse, in seconds.
@@ -116,6 +118,7 @@ public enum TableOp: Sendable, Hashable {
         case .vision: "vision"
         case .settings: "settings"
         case .seen: "seen"
+        case .view: "view"
         case .roll: "roll"
         case .audio(let command): command.action.rawValue
         case .chooseDice: "dice"
@@ -174,6 +177,12 @@ public enum TableOp: Sendable, Hashable {
                 self = .glimpse(token: token, to: to, seconds: Int(seconds))
             }
         case "seen": self = .seen(token: try fields.id("token"), by: try fields.participants("by"))
+        case "view":
+            guard let change = ViewChange(op) else {
+                throw TableError(.badOp, "a view op has tokens, objects and walls (objects), removed (ids), explored and seen (rectangles)")
+            }
+            fields.consumed.formUnion(op.keys)
+            self = .view(change)
         case "paint":
             let rects = try fields.rects("rects")
             fields.consumed.insert("texture")
@@ -270,6 +279,7 @@ public enum TableOp: Sendable, Hashable {
         case .seen(let token, let by):
             op["token"] = .string(token)
             op["by"] = .array(by.map(JSONValue.string))
+        case .view(let change): op.merge(change.fields) { $1 }
         case .paint(let rects, let texture):
             op["rects"] = .array(rects.map(\.json))
             op["texture"] = texture.map { .string($0.description) } ?? .null

@@ -24,6 +24,13 @@ public struct TileSet: Sendable, Hashable {
         return grew
     }
 
+    /// The tiles of this set that are not in `other`.
+    func subtracting(_ other: TileSet) -> TileSet {
+        var rest = self
+        for k in words.indices where k < other.words.count { rest.words[k] &= ~other.words[k] }
+        return rest
+    }
+
     public var isEmpty: Bool { words.allSatisfy { $0 == 0 } }
 
     /// Every tile, in increasing order.

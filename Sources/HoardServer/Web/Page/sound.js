@@ -42,6 +42,14 @@ export function applyAudioOp(map, op) {
   }
 }
 
+/** An event's `audio`, what this seat starts or stops hearing (a token moved, a door opened): id → channel, or null. */
+export function applyHeard(map, heard) {
+  const channels = map.audio ?? (map.audio = {});
+  for (const [id, channel] of Object.entries(heard)) {
+    if (channel) channels[id] = channel; else delete channels[id];
+  }
+}
+
 /** Plays a table's channels. `live`: the LiveChannel; `soundURL(track)`: a promise of a playable URL for a track. */
 export class TableSound {
   constructor({live, soundURL, container}) {

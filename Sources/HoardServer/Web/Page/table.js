@@ -12,7 +12,7 @@ import {geometry} from './grid.js';
 import {layers, paint, resolver} from './mapview.js';
 import {applyOp, artOf} from './tablestate.js';
 import {attachGestures, zoomLimits} from './gestures.js';
-import {TableSound, applyAudioOp, jukebox} from './sound.js';
+import {TableSound, applyAudioOp, applyHeard, jukebox} from './sound.js';
 
 const PING_MS = 2000;
 
@@ -276,6 +276,10 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
   };
   const handle = (event) => {
     if (Number.isInteger(event.seq)) state.seq = event.seq;
+    if (event.audio && state.map && event.type !== 'snapshot' && event.type !== 'map') {
+      applyHeard(state.map, event.audio);
+      sound?.update(state.map.audio);
+    }
     // Whoever acts is here (the host may have come before this page did, with no presence event to tell).
     const actor = state.people.get(event.from);
     if (actor && !actor.online && event.type !== 'presence') { actor.online = true; clearTimeout(away.get(event.from)); showPresence(); }
@@ -289,8 +293,8 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
       if (event.op?.kind === 'message') addMessage(event.from, event.op);
       else if (event.op?.kind === 'seen') toast(`${(event.op.by ?? []).map(nameOf).join(', ')} saw your token`);
       else {
-        applyOp(state.map, event.op);
-        if (event.op?.kind === 'add' || event.op?.kind === 'reveal') loadSmallest().then(sharpen);
+        applyOp(state.map, event.op, me);
+        if (['add', 'reveal', 'view'].includes(event.op?.kind)) loadSmallest().then(sharpen);
       }
       mapChanged();
       break;

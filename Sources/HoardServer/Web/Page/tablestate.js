@@ -36,8 +36,8 @@ function fogAfter(revealed, width, height, reveal, cover) {
   return rects;
 }
 
-/** Applies one op (as the `op` event carried it) to `map` in place. */
-export function applyOp(map, op) {
+/** Applies one op (as the `op` event carried it) to `map` in place; `viewer`: the participant whose map it is. */
+export function applyOp(map, op, viewer) {
   if (!map || typeof map !== 'object' || !op) return;
   map.tokens = list(map.tokens);
   map.objects = list(map.objects);
@@ -124,6 +124,39 @@ export function applyOp(map, op) {
     if (typeof op.enabled === 'boolean') fog.enabled = op.enabled;
     if (op.reveal || op.cover) {
       fog.revealed = fogAfter(fog.revealed, map.grid?.width ?? 0, map.grid?.height ?? 0, op.reveal, op.cover);
+    }
+    break;
+  }
+  case 'view': {
+    // What a player's view gained and lost (HoardCore.ViewChange.apply does the same).
+    const gone = new Set(list(op.removed));
+    map.tokens = tokens.filter((t) => !gone.has(t?.id));
+    map.objects = map.objects.filter((o) => !gone.has(o?.id));
+    map.drawing.walls = list(map.drawing.walls).filter((w) => !gone.has(w?.id));
+    for (const t of list(op.tokens)) upsert(map.tokens, t);
+    for (const o of list(op.objects)) upsert(map.objects, o);
+    for (const w of list(op.walls)) upsert(map.drawing.walls, w);
+    if (op.floor) {
+      const background = map.background ??= {};
+      background.palette = list(background.palette);
+      background.rects = list(background.rects);
+      const palette = list(op.floor.palette);
+      for (const rect of list(op.floor.rects)) {
+        const last = rect.length - 1;
+        const texture = palette[rect[last]];
+        let index = rect[last];
+        if (texture) {
+          index = background.palette.indexOf(texture);
+          if (index < 0) { background.palette.push(texture); index = background.palette.length - 1; }
+        }
+        background.rects.push([...rect.slice(0, last), index]);
+      }
+      for (const [key, value] of Object.entries(op.floor)) if (key !== 'palette' && key !== 'rects') background[key] = value;
+    }
+    const vision = map.vision ??= {enabled: true, explored: {}};
+    if (viewer) {
+      vision.explored = {...(vision.explored ?? {}), [viewer]: [...list(vision.explored?.[viewer]), ...list(op.explored)]};
+      vision.seen = {[viewer]: list(op.seen)};
     }
     break;
   }
