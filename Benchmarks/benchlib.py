@@ -1,5 +1,6 @@
-"""Small helpers the Python benchmarks share: free loopback ports, JSON calls, waiting for a server, peak memory."""
-import json, shutil, socket, time, urllib.request
+"""Small helpers the Python benchmarks share: free loopback ports, JSON calls, waiting for a server, peak memory and
+CPU time."""
+import json, os, shutil, socket, time, urllib.request
 
 
 def free_port():
@@ -35,6 +36,13 @@ def status_mb(pid, field):
             if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
     return 0.0
+
+
+def cpu_seconds(pid):
+    """The CPU time (user + system) process PID has used so far, in seconds, from /proc/PID/stat."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def peak_rss_mb(pid):

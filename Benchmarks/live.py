@@ -11,7 +11,8 @@ starts, so its render workers make PACK's pictures all through the measurement (
 the host rolls dice instead of moving a token (issue 41: each roll is drawn, logged and sent as a `rolled` event to
 everyone). A server this script starts also serves /metrics on a port of its own: the server's own share of the
 latency is printed from it (how long each event's catalog write took, `hoard_session_event_append_duration_seconds`,
-over the measurement), so a tail can be told apart from the clients'. Loopback only; bounded in time.
+over the measurement), so a tail can be told apart from the clients', and its CPU time per host op (a roll's cost
+against a move's, which the machine's load does not blur as it does latency). Loopback only; bounded in time.
 The participants are spread over --workers processes: one Python process decoding 10,000 WebSocket messages a
 second saturates its core and measures its own queue instead of the server (p99 80-330 ms with one, on 2 cores).
 Usage: python3 Benchmarks/live.py HOARD_BINARY [--participants 200] [--rate 50] [--movers 20] [--seconds 10]
@@ -27,7 +28,7 @@ import urllib.error, urllib.parse, urllib.request
 
 import websockets
 
-from benchlib import call, free_port, peak_rss_mb, stop, wait_healthy
+from benchlib import call, cpu_seconds, free_port, peak_rss_mb, stop, wait_healthy
 
 
 def append_histogram(metrics, name="hoard_session_event_append_duration_seconds"):
@@ -196,6 +197,9 @@ async def fan_out(args, bases, host, art):
         start = time.time() + 0.2
         appends_before = append_histogram(args.metrics)
         ops_before = append_histogram(args.metrics, "hoard_live_op_duration_seconds")
+        # The server's CPU time over the measurement: what each op costs it, whatever the machine's load does to the
+        # latency (a roll against a move, issue 41).
+        cpu_before = cpu_seconds(args.server_pid) if args.server_pid else None
         for pipe in pipes:
             pipe.send(start)
         upload = None
@@ -206,6 +210,7 @@ async def fan_out(args, bases, host, art):
             fields = {"kind": "roll", "formula": args.roll} if args.roll else {"kind": "move", "token": "h", "x": n % 20, "y": 0}
             await ws.send(op_message(fields, "h", n))
         latencies, lost, errors = await asyncio.to_thread(gather_reports, pipes, workers, args.seconds + 90)
+        cpu = cpu_seconds(args.server_pid) - cpu_before if cpu_before is not None else None
         appends = append_summary(appends_before, append_histogram(args.metrics))
         if args.metrics:
             appends += "\n  " + append_summary(ops_before, append_histogram(args.metrics, "hoard_live_op_duration_seconds"),
@@ -221,7 +226,9 @@ async def fan_out(args, bases, host, art):
     print(f"{args.participants} participants, host {what} at {args.rate:g} ops/s and {args.movers} players at 1 op/s for "
           f"{args.seconds:g} s{during}: {count} deliveries (expected {total}); latency p50 {pct(0.5):.1f} ms, "
           f"p99 {pct(0.99):.1f} ms, max {latencies[-1] * 1000:.1f} ms; lost or reordered: {lost + total - count}; "
-          f"errors: {errors}; host echoes read: {echoes}" + (f"\n  {appends}" if appends else ""))
+          f"errors: {errors}; host echoes read: {echoes}" + (f"\n  {appends}" if appends else "")
+          + (f"\n  server CPU {cpu:.2f} s over the measurement: {cpu * 1000 / max(host_ops, 1):.2f} ms per host op"
+             f" ({host_ops} ops, {args.participants} recipients each)" if cpu is not None else ""))
     return count == total and lost == 0 and errors == 0 and (not args.during_import or imported.startswith("20"))
 
 
@@ -323,6 +330,7 @@ async def run(args):
                                    "--joins-per-session", "1000", "--metrics-address", f"127.0.0.1:{metrics_port}",
                                    *(["--plugin", "hoard.generate-lods=off"] if args.generation_off else [])])
         wait_healthy(base)
+        args.server_pid = server.pid
         ok = await measure(args, [base], host)
         if args.queued:
             progress = [p.get("renditions") for p in call(base, "GET", "/v1/packs", None, host)["packs"]]
@@ -353,6 +361,7 @@ def main():
                         help="start the server with --plugin hoard.generate-lods=off (an import then queues no pictures)")
     args = parser.parse_args()
     args.metrics = None
+    args.server_pid = None
     if bool(args.hoard) == bool(args.servers) or bool(args.servers) != bool(args.token):
         parser.error("give HOARD_BINARY, or --servers with --token")
     sys.exit(asyncio.run(run(args)))

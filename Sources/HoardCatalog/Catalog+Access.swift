@@ -36,6 +36,9 @@ public struct Principal: Sendable, Hashable {
     public var sessionId: String?
     /// For a participant token: the participant's id.
     public var participantId: String?
+    /// For a participant who joined with a player key: the player they are in the session's group
+    /// (``PlayerKey/player(inGroup:)``), whom their dice statistics count for.
+    public var player: String?
 
     /// Creates a member principal.
     public init(groupId: Int64, group: String, role: TokenRole, member memberId: Int64, memberName: String, tokenName: String) {
@@ -48,10 +51,11 @@ public struct Principal: Sendable, Hashable {
     }
 
     /// Creates a participant principal: no group, no role beyond a member's, one session.
-    public init(participant: String, name: String, session: String) {
+    public init(participant: String, name: String, session: String, player: String? = nil) {
         self.init(groupId: -1, group: "", role: .member, member: -1, memberName: name, tokenName: name)
         sessionId = session
         participantId = participant
+        self.player = player
     }
 
     /// Whether this is a group member (not a session participant).
@@ -271,8 +275,8 @@ extension SQLiteCatalog {
                 """) {
                 principals[row["secretHash"]] = Self.principal(row)
             }
-            for row in try Row.fetchAll(db, sql: "SELECT id, sessionId, name, tokenHash FROM participant") {
-                principals[row["tokenHash"]] = Principal(participant: row["id"], name: row["name"], session: row["sessionId"])
+            for row in try Row.fetchAll(db, sql: "SELECT id, sessionId, name, tokenHash, player FROM participant") {
+                principals[row["tokenHash"]] = Principal(participant: row["id"], name: row["name"], session: row["sessionId"], player: row["player"])
             }
             var sessions: [String: Set<Digest>] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT sessionId, digest FROM sessionBlob") {
@@ -360,8 +364,8 @@ extension SQLiteCatalog {
             if let member = try Row.fetchOne(db, sql: "\(Self.principalSelect) WHERE t.secretHash = ?", arguments: [tokenHash]) {
                 return Self.principal(member)
             }
-            return try Row.fetchOne(db, sql: "SELECT id, name, sessionId FROM participant WHERE tokenHash = ?", arguments: [tokenHash]).map {
-                Principal(participant: $0["id"], name: $0["name"], session: $0["sessionId"])
+            return try Row.fetchOne(db, sql: "SELECT id, name, sessionId, player FROM participant WHERE tokenHash = ?", arguments: [tokenHash]).map {
+                Principal(participant: $0["id"], name: $0["name"], session: $0["sessionId"], player: $0["player"])
             }
         }
     }

@@ -307,6 +307,11 @@ extension SQLiteCatalog {
                 t.column("cancelled", .integer).notNull()
             }
         }
+        migrator.registerMigration("v20-dice") { db in
+            // The player a participant is in the group (from their player key): their dice statistics add up across
+            // the group's sessions.
+            try db.alter(table: "participant") { t in t.add(column: "player", .text) }
+        }
         return migrator
     }
 }

@@ -55,14 +55,18 @@ public struct ParticipantRecord: Codable, Sendable, Hashable, FetchableRecord, P
     public var tokenHash: String
     /// When it joined.
     public var joinedAt: Date
+    /// The player they are in the group (`v20`, ``PlayerKey/player(inGroup:)``): whom their dice statistics count for
+    /// across the group's sessions; nil when they joined without a key (their record is this seat's).
+    public var player: String?
 
     /// Creates a record.
-    public init(id: String, sessionId: String, name: String, tokenHash: String, joinedAt: Date) {
+    public init(id: String, sessionId: String, name: String, tokenHash: String, joinedAt: Date, player: String? = nil) {
         self.id = id
         self.sessionId = sessionId
         self.name = name
         self.tokenHash = tokenHash
         self.joinedAt = joinedAt
+        self.player = player
     }
 }
 

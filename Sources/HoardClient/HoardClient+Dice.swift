@@ -23,6 +23,11 @@ extension HoardClient {
         try await dated("GET", "/v1/dice/statistics", as: DiceStatistics.self)
     }
 
+    /// The dice statistics of a session's group, as its players read them (a participant's token suffices).
+    public func diceStatistics(session id: String) async throws -> DiceStatistics {
+        try await dated("GET", "/v1/sessions/\(Self.pathSegment(id))/dice/statistics", as: DiceStatistics.self)
+    }
+
     /// Audits a session's rolls: fetches its dice and recomputes every roll from the revealed seed
     /// (``SessionDice/audit()``). No mismatch means every roll is what the seed committed to before the game drew.
     public func verifyRolls(session id: String) async throws -> (dice: SessionDice, mismatches: [DiceAudit.Mismatch]) {

@@ -81,20 +81,26 @@ public final class HoardClient: Sendable {
     ///
     /// Throws with ``HoardClientError/status`` 404 and ``HoardClientError/serverCode`` `UNKNOWN_CODE` when no
     /// session has that code.
-    public func join(code: String, name: String, cache: BlobCacheDirectory? = nil) async throws -> JoinedSession {
+    ///
+    /// `playerKey` is the ``JoinedSession/playerKey`` an earlier join answered: the player's dice statistics continue
+    /// across the group's sessions (without one, the server makes a new key).
+    public func join(code: String, name: String, playerKey: String? = nil, cache: BlobCacheDirectory? = nil) async throws -> JoinedSession {
         struct Joined: Decodable {
             var sessionId: String
             var participantId: String
             var participantToken: String
             var mapDigest: Digest?
+            var playerKey: String?
         }
-        let joined: Joined = try await call("POST", "/v1/sessions/join", json: ["code": code, "name": name], retrying: true)
+        var body = ["code": code, "name": name]
+        body["playerKey"] = playerKey
+        let joined: Joined = try await call("POST", "/v1/sessions/join", json: body, retrying: true)
         let participant = authenticated(with: joined.participantToken)
         let known = joined.mapDigest.flatMap { cache?.snapshot(of: $0) }
         let (session, received) = try await participant.fetchSession(id: joined.sessionId, known: known)
         return JoinedSession(
-            sessionId: joined.sessionId, participantId: joined.participantId, participantToken: joined.participantToken, session: session,
-            client: participant, snapshot: received == nil ? known : nil, received: received)
+            sessionId: joined.sessionId, participantId: joined.participantId, participantToken: joined.participantToken,
+            playerKey: joined.playerKey, session: session, client: participant, snapshot: received == nil ? known : nil, received: received)
     }
 
     /// Takes a kept seat again (``KeptSeats``): the session as its participant sees it now, with its token; nil when

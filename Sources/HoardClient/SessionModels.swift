@@ -129,6 +129,9 @@ public struct JoinedSession: Sendable {
     public var participantId: String
     /// Your participant token: it reads exactly this session and the blobs it references.
     public var participantToken: String
+    /// The key to join the group's next session with (``HoardClient/join(code:name:playerKey:cache:)``), so that your
+    /// dice statistics continue; nil after a rejoin. Keep it like a password: it is your record.
+    public var playerKey: String? = nil
     /// The session, its map and manifest, as fetched right after joining.
     public var session: SessionState
     /// A client on the same connections that authenticates with ``participantToken``.

@@ -26,9 +26,9 @@ extension PostgresCatalog {
             for row in try tx.rows(PostgresQuery(unsafeSQL: Self.principalSelect), as: Self.PrincipalRow.self) {
                 principals[row.0] = Self.principal(row)
             }
-            for (id, session, name, hash) in try tx.rows(
-                #"SELECT id, "sessionId", name, "tokenHash" FROM participant"#, as: (String, String, String, String).self) {
-                principals[hash] = Principal(participant: id, name: name, session: session)
+            for (id, session, name, hash, player) in try tx.rows(
+                #"SELECT id, "sessionId", name, "tokenHash", player FROM participant"#, as: (String, String, String, String, String?).self) {
+                principals[hash] = Principal(participant: id, name: name, session: session, player: player)
             }
             var sessions: [String: Set<Digest>] = [:]
             for (session, digest) in try tx.rows(#"SELECT "sessionId", digest FROM "sessionBlob""#, as: (String, Digest).self) {
@@ -128,8 +128,9 @@ extension PostgresCatalog {
             if let member = try tx.row(#"\#(unescaped: Self.principalSelect) WHERE t."secretHash" = \#(tokenHash)"#, as: Self.PrincipalRow.self) {
                 return Self.principal(member)
             }
-            return try tx.row(#"SELECT id, name, "sessionId" FROM participant WHERE "tokenHash" = \#(tokenHash)"#, as: (String, String, String).self)
-                .map { Principal(participant: $0.0, name: $0.1, session: $0.2) }
+            return try tx.row(
+                #"SELECT id, name, "sessionId", player FROM participant WHERE "tokenHash" = \#(tokenHash)"#, as: (String, String, String, String?).self
+            ).map { Principal(participant: $0.0, name: $0.1, session: $0.2, player: $0.3) }
         }
     }
 

@@ -75,9 +75,9 @@ extension PostgresCatalog {
     public func participants(session id: String) throws(CatalogError) -> [ParticipantRecord] {
         try read("cannot list the participants of session \(id)") { tx in
             try tx.rows(#"""
-                SELECT id, name, "tokenHash", "joinedAt" FROM participant WHERE "sessionId" = \#(id) ORDER BY "joinedAt"
-                """#, as: (String, String, String, Date).self).map {
-                ParticipantRecord(id: $0.0, sessionId: id, name: $0.1, tokenHash: $0.2, joinedAt: $0.3)
+                SELECT id, name, "tokenHash", "joinedAt", player FROM participant WHERE "sessionId" = \#(id) ORDER BY "joinedAt"
+                """#, as: (String, String, String, Date, String?).self).map {
+                ParticipantRecord(id: $0.0, sessionId: id, name: $0.1, tokenHash: $0.2, joinedAt: $0.3, player: $0.4)
             }
         }
     }
@@ -93,8 +93,9 @@ extension PostgresCatalog {
     public func addParticipant(_ participant: ParticipantRecord) throws(CatalogError) {
         try write("cannot add a participant to session \(participant.sessionId)") { tx in
             try tx.execute(#"""
-                INSERT INTO participant (id, "sessionId", name, "tokenHash", "joinedAt")
-                VALUES (\#(participant.id), \#(participant.sessionId), \#(participant.name), \#(participant.tokenHash), \#(participant.joinedAt))
+                INSERT INTO participant (id, "sessionId", name, "tokenHash", "joinedAt", player)
+                VALUES (\#(participant.id), \#(participant.sessionId), \#(participant.name), \#(participant.tokenHash), \#(participant.joinedAt),
+                    \#(participant.player))
                 """#)
         }
     }

@@ -456,6 +456,7 @@ public enum PostgresSchema {
                 cancelled bigint NOT NULL)
             """,
         ]),
+        Migration(name: "v20-dice", statements: [#"ALTER TABLE participant ADD COLUMN player text"#]),
     ]
 
     /// SQLite's statement with the mixed-case identifiers it uses quoted, as PostgreSQL needs them.

@@ -140,3 +140,44 @@ private func refusal(_ formula: String) -> DiceFailure? {
         #expect(d20.who == "bo" && d20.count == 3 && d20.highest == 19 && d20.mean == 11 && d20.expected == 10.5)
     }
 }
+
+@Suite struct PlayerKeyTests {
+    @Test func aKeyIsReadOnlyInTheShapeTheServerMakesIt() {
+        let key = PlayerKey.random()
+        #expect(PlayerKey(key.description) == key && key.description.count == 51 && key != PlayerKey.random())
+        let body = String(key.description.dropFirst(8))
+        let short = String(body.dropLast())
+        let bad: [String] = [
+            "", "hoard_k_", "hoard_p_" + body, key.description + "a", "hoard_k_" + short, "hoard_k_" + short + "-",
+            "hoard_k_" + short + "é", "HOARD_K_" + body,
+        ]
+        for bad in bad {
+            #expect(PlayerKey(bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func aKeyIsOnePlayerPerGroupAndTheIdGivesNoKey() throws {
+        let key = try #require(PlayerKey("hoard_k_" + String(repeating: "a", count: 43)))
+        let player = key.player(inGroup: 1)
+        #expect(player == key.player(inGroup: 1) && player != key.player(inGroup: 2) && player != PlayerKey.random().player(inGroup: 1))
+        #expect(player.hasPrefix("player:") && player.count == 39 && player.dropFirst(7).allSatisfy(\.isHexDigit) && !player.contains("aaaa"))
+    }
+
+    /// A roll names its player when they joined with a key: their record is the player's across sessions (seats
+    /// differ), separate from a seat's of the same name, and the kind of each record says so.
+    @Test func aPlayersRollsAddUpUnderThePlayerNotTheSeatOrTheName() throws {
+        func event(_ from: String, _ player: String?, _ index: UInt64) throws -> JSONValue {
+            var body: [String: JSONValue] = [
+                "type": .string("rolled"), "from": .string(from), "name": .string("Ann"), "roll": try DiceFormula("2d6").roll(seed: fixedSeed, index: index).json,
+            ]
+            body["player"] = player.map(JSONValue.string)
+            return .object(body)
+        }
+        let statistics = DiceStatistics(rolls: [
+            try event("seat-1", "player:1", 1), try event("seat-2", "player:1", 2), try event("seat-3", nil, 3), try event("host:4", nil, 4),
+        ])
+        let records = try #require(statistics.dice.first).rollers.sorted { $0.who < $1.who }
+        #expect(records.map(\.who) == ["host:4", "player:1", "seat-3"] && records.map(\.kind) == ["member", "player", "seat"])
+        #expect(records.map(\.count) == [2, 4, 2] && records.allSatisfy { $0.name == "Ann" })
+    }
+}

@@ -86,8 +86,9 @@ import Testing
         "getSessionDice": "401 401 404 404 200 200 200 200 404 401 200",
         "getSessionDiceChoices": "401 401 404 404 200 200 200 200 404 401 200",
         "revealSessionDice": "401 401 404 404 403 200 200 403 404 401 403",
-        // Each group's dice statistics are its members' (blue's are its own, empty).
+        // Each group's dice statistics are its members' (blue's are its own, empty), and the players' of its sessions.
         "getDiceStatistics": "401 401 200 200 200 200 200 403 403 401 200",
+        "getSessionDiceStatistics": "401 401 404 404 200 200 200 200 404 401 200",
         // The participant column is the participant named: leaving is removing oneself.
         "removeParticipant": "401 401 404 404 403 204 204 204 404 401 403",
         "endSession": "401 401 404 404 403 204 204 403 404 401 403",
@@ -190,6 +191,7 @@ import Testing
         case "getSessionDiceChoices": return (.get, session + "/dice/choices", nil, "")
         case "revealSessionDice": return (.post, session + "/dice/reveal", nil, "")
         case "getDiceStatistics": return (.get, "/v1/dice/statistics", nil, "")
+        case "getSessionDiceStatistics": return (.get, session + "/dice/statistics", nil, "")
         case "sessionLiveChannel": return (.get, session + "/live", nil, "")
         case "replaceSessionMap": return (.put, session + "/map", json(map), "application/json")
         case "removeParticipant": return (.delete, session + "/participants/\(id["participant"] ?? "")", nil, "")

@@ -88,7 +88,7 @@ import Testing
     /// Dice that are someone's: the table is offered its group's `dice` assets (not another group's table), a player
     /// chooses one (never another asset, never for someone else), every roll of theirs names it and their name, and its
     /// pictures are theirs to fetch. The group's statistics keep a member's record across sessions (by member id) and a
-    /// player's under their seat, with their names.
+    /// player's under their player id, with their names.
     @Test func aPlayerChoosesTheGroupsDiceAndTheStatisticsKeepAMembersRecordAcrossSessions() async throws {
         try await Fixture.with(packs: false) { fixture in
             let path = temporaryFile()
@@ -140,7 +140,10 @@ import Testing
                 let d6 = try #require(statistics.dice.first { $0.die == "d6" }, "\(statistics)")
                 let host = try #require(d6.rollers.first { $0.who.hasPrefix("host:") }, "\(d6)")
                 #expect(host.count == 4 && host.name == "Red", "a member's dice add up across sessions: \(host)")
-                #expect(d6.rollers.first { $0.who == annId }.map { ($0.count, $0.name) } ?? (0, nil) == (3, "Ann"))
+                // Ann joined without a key: the server gave her one, and her rolls count for that player, not her seat.
+                let annPlayer = try #require(rolled["player"] as? String)
+                #expect(annPlayer.hasPrefix("player:") && !d6.rollers.contains { $0.who == annId })
+                #expect(d6.rollers.first { $0.who == annPlayer }.map { ($0.count, $0.name) } ?? (0, nil) == (3, "Ann"))
             }
         }
     }

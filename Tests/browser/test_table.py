@@ -186,7 +186,9 @@ def main():
         seat = pia.js("return JSON.parse(sessionStorage.getItem('hoard.seat'))")
         check.that(seat and seat["token"].startswith("hoard_p_"), "the participant token is kept in sessionStorage")
         check.that(seat["token"] not in pia.driver.current_url and pia.js("return document.cookie") == "", "no token in the URL, no cookie")
-        check.that(pia.js("return localStorage.length") == 0, "nothing is kept in localStorage")
+        kept = pia.js("return Object.fromEntries(Object.entries(localStorage))")
+        check.that(list(kept) == ["hoard.player"] and kept["hoard.player"].startswith("hoard_k_") and seat["token"] not in str(kept),
+                   "localStorage keeps her player key (her dice record's), never her participant token")
         pia.shot("01-player-joined")
 
         # A second player types the code at /join (a landscape tablet).
@@ -289,6 +291,10 @@ def main():
         host.driver.find_element(By.ID, "dice-high-scores").click()
         scores = host.until(lambda: host.driver.find_element(By.ID, "dice-scores").text or None, "the high scores")
         check.that("d20" in scores and "Pia" in scores and "Quinn" in scores, f"the host's page shows the high scores per die ({scores[:120]!r})")
+        # So does a player's page (issue 41): the same list, each record saying what holds it (her player key's).
+        pia.driver.find_element(By.ID, "dice-high-scores").click()
+        listed = pia.until(lambda: pia.driver.find_element(By.ID, "dice-scores").text or None, "the player's high scores")
+        check.that(listed == scores and "Pia (player)" in listed, f"a player's page shows the group's high scores ({listed[:120]!r})")
         quinn.shot("05-dice-verified")
         for player in (pia, quinn):
             player.js("window.scrollTo(0, 0)")

@@ -105,7 +105,7 @@ struct LiveRoutes: Sendable {
         do {
             stream = try await hub.connect(
                 session: session.id, connection: connection, participantId: participantId, name: Self.displayName(principal, isHost, given: name),
-                isHost: isHost,
+                player: principal.player, isHost: isHost,
                 since: since, link: link)
         } catch let refusal as SessionHub.Refusal {
             return try await outbound.close(.policyViolation, reason: refusal.reason)

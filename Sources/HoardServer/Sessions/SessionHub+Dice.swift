@@ -5,7 +5,7 @@ import HoardCore
 // Dice: rolls drawn from the session's sealed seed, logged as `rolled` events, and the seed revealed at the end.
 extension SessionHub {
     /// Rolls a `roll` op as the session's next event: roll *i* is the event's sequence number, drawn from the seal's
-    /// seed (``DiceStream``), logged as `{"type":"rolled","from","name","dice","roll":{…},"label","to","blind"}` (kept in the
+    /// seed (``DiceStream``), logged as `{"type":"rolled","from","name","player","dice","roll":{…},"label","to","blind"}` (kept in the
     /// session's dice rolls too) and sent to `audience` (nil: everyone; the host always). A blind roll's roller is sent
     /// the event without its `roll`, its formula in its place. Refused once the seed is revealed: later rolls would be
     /// foreseeable.
@@ -25,7 +25,10 @@ extension SessionHub {
         if let opId { event["opId"] = .string(opId) }
         // Drawn with the roller's dice; their name is kept for the group's statistics, which outlive the session.
         if let dice = live.table.chosenDice[participantId] { event["dice"] = .string(dice.description) }
-        if let name = live.connections.values.first(where: { $0.participantId == participantId })?.name { event["name"] = .string(name) }
+        if let roller = live.connections.values.first(where: { $0.participantId == participantId }) {
+            event["name"] = .string(roller.name)
+            if let player = roller.player { event["player"] = .string(player) }
+        }
         if let label = request.label { event["label"] = .string(label) }
         if let to = request.to { event["to"] = .array(to.map(JSONValue.string)) }
         var views = audience.map { [($0, Optional(event))] }

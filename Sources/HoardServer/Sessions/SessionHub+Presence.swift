@@ -15,7 +15,8 @@ extension SessionHub {
     /// after it as this participant sees them; otherwise, and when those would pass ``outboundBytes``, it is one
     /// `snapshot` of their view now. Throws ``Refusal`` when the participant has ``socketsPerParticipant`` open.
     func connect(
-        session id: String, connection: UUID, participantId: String, name: String, isHost: Bool, since: Int64?, link: LiveLink
+        session id: String, connection: UUID, participantId: String, name: String, player: String? = nil, isHost: Bool, since: Int64?,
+        link: LiveLink
     ) async throws -> AsyncStream<String> {
         try await load(id)
         // The table first catches up with what other replicas logged, and the backlog stops where the table is: an event
@@ -50,7 +51,7 @@ extension SessionHub {
             backlog = [try snapshot(id, live, for: viewer)]
         }
         let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(Self.outboundLimit))
-        let added = Connection(participantId: participantId, name: name, isHost: isHost, continuation: continuation, link: link)
+        let added = Connection(participantId: participantId, name: name, player: player, isHost: isHost, continuation: continuation, link: link)
         for text in backlog { _ = Self.deliver(text, to: added) }
         let alreadyHere = live.connections.values.contains { $0.participantId == participantId }
         // Joined, for everyone, when this is the participant's first socket on any replica.

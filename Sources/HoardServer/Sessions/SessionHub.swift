@@ -27,6 +27,8 @@ actor SessionHub {
     struct Connection {
         var participantId: String
         var name: String
+        /// The player a participant who joined with a player key is in the group (their dice statistics' record).
+        var player: String?
         var isHost: Bool
         var continuation: AsyncStream<String>.Continuation
         /// Its transport: bytes waiting for it, and how to cut it off.

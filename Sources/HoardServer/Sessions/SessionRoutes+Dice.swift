@@ -9,6 +9,7 @@ extension SessionRoutes {
         endpoints.on(.get, "/v1/sessions/{id}/dice") { _, context in try await dice(context) }
         endpoints.on(.post, "/v1/sessions/{id}/dice/reveal") { _, context in try await revealDice(context) }
         endpoints.on(.get, "/v1/dice/statistics") { _, context in try diceStatistics(context) }
+        endpoints.on(.get, "/v1/sessions/{id}/dice/statistics") { _, context in try tableDiceStatistics(context) }
         endpoints.on(.get, "/v1/sessions/{id}/dice/choices") { _, context in try diceChoices(context) }
     }
 
@@ -22,8 +23,17 @@ extension SessionRoutes {
     /// The caller's group's dice statistics and high-score lists, over its sessions whose seed is revealed (a blind
     /// roll's result stays the host's until then).
     func diceStatistics(_ context: HoardRequestContext) throws -> Response {
-        let principal = try context.requireMember()
-        let rolls = try hoard.catalog.diceRolls(group: principal.groupId).compactMap { try? JSONValue(parsing: Data($0.utf8)) }
+        try diceStatistics(group: try context.requireMember().groupId)
+    }
+
+    /// The dice statistics of the session's group, to whoever sees the session: its players read the high-score list
+    /// their table plays for, and nothing of another group's.
+    func tableDiceStatistics(_ context: HoardRequestContext) throws -> Response {
+        try diceStatistics(group: try visibleSession(context).0.groupId)
+    }
+
+    func diceStatistics(group: Int64) throws -> Response {
+        let rolls = try hoard.catalog.diceRolls(group: group).compactMap { try? JSONValue(parsing: Data($0.utf8)) }
         return try JSONBody.response(DiceStatistics(rolls: rolls))
     }
 

@@ -176,11 +176,21 @@ struct SessionRoutes: Sendable {
     struct JoinRequest: Decodable {
         var code: String
         var name: String
+        /// The key an earlier join answered (``PlayerKey``): the player's dice statistics continue.
+        var playerKey: String?
     }
 
+    /// Joins by code: a participant token for the session, and the player key to present at the next join (the one
+    /// sent, or a new one), which keeps the player's dice statistics across the group's sessions.
     func join(_ request: Request, _ context: HoardRequestContext) async throws -> Response {
         let body = try await request.decode(as: JoinRequest.self, context: context)
         let name = try NameRule.checked(body.name, as: .displayName)
+        let key = try body.playerKey.map { sent in
+            guard let key = PlayerKey(sent) else {
+                throw APIError.badRequest("a playerKey is what an earlier join answered (hoard_k_ and 43 letters or digits); send none for a new one")
+            }
+            return key
+        } ?? PlayerKey.random()
         guard let session = try hoard.catalog.session(code: Self.normalize(code: body.code)) else { throw APIError.unknownCode() }
         try limits.admitJoin(session: session.id)
         guard try hoard.catalog.participantCount(session: session.id) < maxParticipants else {
@@ -188,14 +198,16 @@ struct SessionRoutes: Sendable {
         }
         let token = "hoard_p_" + Hoard.randomSecret()
         let participant = ParticipantRecord(
-            id: UUID().uuidString.lowercased(), sessionId: session.id, name: name, tokenHash: Hoard.hashToken(token), joinedAt: Date())
+            id: UUID().uuidString.lowercased(), sessionId: session.id, name: name, tokenHash: Hoard.hashToken(token), joinedAt: Date(),
+            player: key.player(inGroup: session.groupId))
         try hoard.catalog.addParticipant(participant)
-        access.add(Principal(participant: participant.id, name: name, session: session.id), tokenHash: participant.tokenHash)
+        access.add(Principal(participant: participant.id, name: name, session: session.id, player: participant.player), tokenHash: participant.tokenHash)
         let (table, seq) = try await hub.current(session: session.id)
         let view = try views.document(session: session.id, seq: seq, table: table, viewer: .participant(participant.id))
         context.logger.info("participant joined", metadata: ["session": "\(session.id)", "participant": "\(participant.id)"])
         return try JSONBody.response([
             "sessionId": session.id, "participantId": participant.id, "participantToken": token, "mapDigest": view.digest.description,
+            "playerKey": key.description,
         ])
     }
 

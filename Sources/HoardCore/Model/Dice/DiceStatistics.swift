@@ -5,9 +5,12 @@
 public struct DiceStatistics: Sendable, Hashable, Codable {
     /// One roller's record with one die.
     public struct Record: Sendable, Hashable, Codable {
-        /// Who rolled: a participant id (a seat of one session) or a member's `host:<member id>`, the same in every
-        /// session of the group, so a member's record adds up across sessions.
+        /// Who rolled, never a name: a member's `host:<member id>`, or a player's `player:<id>` (``PlayerKey``),
+        /// the same in every session of the group, so their record adds up across sessions; else a participant id,
+        /// one seat of one session.
         public var who: String
+        /// What `who` is: `member`, `player` (kept across sessions by their key) or `seat` (one session's).
+        public var kind: String
         /// Their display name in their latest roll (absent in rolls made before rolls carried it).
         public var name: String?
         /// Dice thrown.
@@ -43,8 +46,10 @@ public struct DiceStatistics: Sendable, Hashable, Codable {
         var shapes: [String: (lowest: Int, highest: Int)] = [:]
         var names: [String: String] = [:]
         for event in rolls {
-            if let who = event["from"]?.stringValue, let name = event["name"]?.stringValue { names[who] = name }
-            guard let who = event["from"]?.stringValue, let roll = event["roll"], let formula = roll["formula"]?.stringValue,
+            // A player who joined with their key rolls under it (the server writes it, the roller cannot).
+            let who = event["player"]?.stringValue ?? event["from"]?.stringValue
+            if let who, let name = event["name"]?.stringValue { names[who] = name }
+            guard let who, let roll = event["roll"], let formula = roll["formula"]?.stringValue,
                 let terms = try? DiceFormula(formula).terms, case .array(let rolled)? = roll["terms"], rolled.count == terms.count
             else { continue }
             for (term, record) in zip(terms, rolled) {
@@ -69,11 +74,19 @@ public struct DiceStatistics: Sendable, Hashable, Codable {
             let shape = shapes[name] ?? (1, 1)
             let expected = Double(shape.lowest + shape.highest) / 2
             let rollers = (tallies[name] ?? [:]).map { who, tally in
-                Record(who: who, name: names[who], count: tally.count, mean: Double(tally.sum) / Double(max(tally.count, 1)), expected: expected,
-                       highest: tally.highest, streak: tally.streak)
+                Record(
+                    who: who, kind: Self.kind(of: who), name: names[who], count: tally.count, mean: Double(tally.sum) / Double(max(tally.count, 1)),
+                    expected: expected, highest: tally.highest, streak: tally.streak)
             }
             return Die(die: name, rollers: rollers.sorted { ($1.mean, $1.count, $0.who) < ($0.mean, $0.count, $1.who) })
         }
+    }
+}
+
+extension DiceStatistics {
+    /// `member`, `player` or `seat`, by the prefix the server gives each kind of roller.
+    static func kind(of who: String) -> String {
+        who.hasPrefix("host:") ? "member" : who.hasPrefix("player:") ? "player" : "seat"
     }
 }
 

@@ -6,6 +6,8 @@ import {h, replace} from './dom.js';
 
 const LIMITS = {length: 256, depth: 16, dice: 1000, sides: 1000000, extraDice: 1000, number: 1000000};
 const QUICK = ['d4', 'd6', 'd8', 'd10', 'd12', 'd20', 'd%'];
+// What holds a high-score record (DiceStatistics' `kind`).
+const KINDS = {member: '(member)', player: '(player)', seat: '(this game only)'};
 
 /** Parses a formula into a tree, as DiceParser does; throws an Error with `code` BAD_FORMULA or DICE_LIMIT. */
 export function parseFormula(text) {
@@ -385,14 +387,18 @@ function scoresButton(statistics) {
   return h('div', {class: 'dice-scores-box'}, button, slot);
 }
 
-/** The group's high-score list per die (`GET /v1/dice/statistics`), in a table per die: luckiest first. */
+/**
+ * The group's high-score list per die (`GET /v1/sessions/{id}/dice/statistics`), in a table per die: luckiest first.
+ * Each name says what holds the record (a member, a player's key, one game's seat): two rollers may share a name.
+ */
 export function highScores(statistics) {
   const format = (value) => value.toFixed(2);
   return h('div', {class: 'dice-scores', id: 'dice-scores'}, (statistics.dice ?? []).map((die) => h('table', {class: 'dice-score'},
     h('caption', {}, die.die),
     h('thead', {}, h('tr', {}, ['Who', 'Dice', 'Mean (expected)', 'Highest', 'Best streak'].map((title) => h('th', {scope: 'col'}, title)))),
     h('tbody', {}, die.rollers.map((roller) => h('tr', {},
-      h('td', {}, roller.name ?? roller.who), h('td', {}, String(roller.count)),
+      h('td', {}, roller.name ?? roller.who, ' ', h('small', {class: 'muted', dataset: {kind: roller.kind}}, KINDS[roller.kind] ?? '')),
+      h('td', {}, String(roller.count)),
       h('td', {}, `${format(roller.mean)} (${format(roller.expected)})`), h('td', {}, String(roller.highest)),
       h('td', {}, String(roller.streak))))))));
 }

@@ -8,6 +8,9 @@ import {editorTools} from './editor.js';
 import {hostControls} from './host.js';
 
 const SEAT_KEY = 'hoard.seat';
+// The player key a join answers: sent at every later join from this browser, so the player's dice statistics continue
+// across the group's sessions (the key is the record's; a name claims nothing).
+const PLAYER_KEY = 'hoard.player';
 const main = document.getElementById('main');
 const normalised = (code) => (code ?? '').toUpperCase().replace(/[^0-9A-Z]/g, '');
 
@@ -38,6 +41,12 @@ async function sit(kept) {
   }
 }
 
+/** The player key this browser keeps, as a join request's field (none: the server makes one). */
+function playerKey() {
+  const key = localStorage.getItem(PLAYER_KEY);
+  return /^hoard_k_[A-Za-z0-9]{43}$/.test(key ?? '') ? {playerKey: key} : {};
+}
+
 function joinForm(code, message) {
   const codeInput = h('input', {id: 'join-code', type: 'text', required: true, value: code ?? '', placeholder: 'ABCD-EFGH',
     autocomplete: 'off', autocapitalize: 'characters', spellcheck: 'false', maxlength: '16'});
@@ -47,7 +56,7 @@ function joinForm(code, message) {
   const form = h('form', {class: 'card sign-in', id: 'join-form'},
     h('h1', {}, 'Join a game'),
     h('p', {class: 'muted'}, 'Type the code your host gave you and the name the others will see. No account needed; ',
-      'your seat is kept in this tab only.'),
+      'your seat is kept in this tab only, and this browser keeps your dice record for the group\u2019s next games.'),
     h('label', {for: 'join-code'}, 'Code'), codeInput,
     h('label', {for: 'join-name'}, 'Your name'), nameInput, error, button);
   form.addEventListener('submit', async (event) => {
@@ -56,9 +65,10 @@ function joinForm(code, message) {
     error.textContent = '';
     try {
       const response = await fetch('/v1/sessions/join', {method: 'POST', credentials: 'omit', headers: {'Content-Type': 'application/json'},
-        body: JSON.stringify({code: codeInput.value.trim(), name: nameInput.value.trim()})});
+        body: JSON.stringify({code: codeInput.value.trim(), name: nameInput.value.trim(), ...playerKey()})});
       const body = await response.json().catch(() => null);
       if (!response.ok) throw new APIError(response.status, body);
+      if (body.playerKey) localStorage.setItem(PLAYER_KEY, body.playerKey);
       const kept = {code: normalised(codeInput.value), sessionId: body.sessionId, participantId: body.participantId,
         token: body.participantToken, name: nameInput.value.trim()};
       seat.keep(kept);

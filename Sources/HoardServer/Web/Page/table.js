@@ -88,7 +88,7 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
         return variant ? loader.picture(variant) : Promise.reject(new Error('no picture yet'));
       },
       kept,
-      statistics: isMember ? () => request('/v1/dice/statistics') : null,
+      statistics: () => request(`/v1/sessions/${encodeURIComponent(sessionId)}/dice/statistics`),
     },
   });
   const tools = ['move', 'ping', 'draw'].map((tool) => h('button', {type: 'button', class: 'tool', dataset: {tool}, 'aria-pressed': String(tool === state.tool)},
