@@ -20,7 +20,6 @@ extension Table {
             return change
         }
         let old = self
-        let before = artAudiences()
         let touched = tokensAffected(by: op)
         let viewersBefore = Set(touched.flatMap { tokens[$0].map(TokenSight.viewers(of:)) ?? [] })
         var change = try applyRules(op, by: actor)
@@ -28,6 +27,7 @@ extension Table {
         let changed = updateSight(of: isVisionOp ? nil : touched.union(tokensAffected(by: op)), viewersBefore: viewersBefore)
         let isPaint = if case .paint = op { true } else { false }
         guard !changed.isEmpty || isPaint || isVisionOp else { return change }
+        let before = old.artAudiences()
         // Painted tiles show to each participant as far as they explored: everyone gets their view again.
         let whole: Audience = isPaint || isVisionOp ? .everyone : .only(changed)
         var views = (change.views ?? [View(audience: .everyone, op: change.op)]).compactMap { view -> View? in
