@@ -23,7 +23,7 @@ Usage: python3 Benchmarks/live.py HOARD_BINARY [--participants 200] [--rate 50] 
          (participant i on server i mod n); TOKEN hosts (a member or an operator). No memory figure.
 Needs: pip install websockets
 """
-import argparse, asyncio, hashlib, json, multiprocessing, os, statistics, subprocess, sys, tempfile, time
+import argparse, asyncio, contextlib, hashlib, json, multiprocessing, os, statistics, subprocess, sys, tempfile, time
 import urllib.error, urllib.parse, urllib.request
 
 import websockets
@@ -308,28 +308,38 @@ async def measure(args, bases, host):
     return ok
 
 
-async def run(args):
-    if args.servers:
-        return 0 if await measure(args, args.servers.split(","), args.token) else 1
+@contextlib.contextmanager
+def table_server(hoard, serve_options=(), queued=None):
+    """`hoard serve` on a fresh data directory with a group and its host's token, /metrics on a port of its own (and
+    `queued` imported with --later before it starts); yields (base URL, host token, metrics URL, process), then stops
+    it and removes the directory."""
     work = tempfile.mkdtemp(prefix="hoard-live-bench.")
-    port = free_port()
+    port, metrics_port = free_port(), free_port()
     base = f"http://127.0.0.1:{port}"
     data = os.path.join(work, "data")
     server = None
     try:
-        subprocess.run([args.hoard, "group", "create", "bench", "--data-dir", data], check=True, capture_output=True)
-        host = subprocess.run([args.hoard, "token", "create", "--group", "bench", "--name", "gm", "--data-dir", data],
+        subprocess.run([hoard, "group", "create", "bench", "--data-dir", data], check=True, capture_output=True)
+        host = subprocess.run([hoard, "token", "create", "--group", "bench", "--name", "gm", "--data-dir", data],
                               check=True, capture_output=True, text=True).stdout.strip()
-        if args.queued:
+        if queued:
             # Queued, not made: the server's render workers make its pictures all through the measurement.
-            subprocess.run([args.hoard, "import", args.queued, "--later", "--group", "bench", "--data-dir", data], check=True,
+            subprocess.run([hoard, "import", queued, "--later", "--group", "bench", "--data-dir", data], check=True,
                            capture_output=True)
-        metrics_port = free_port()
-        args.metrics = f"http://127.0.0.1:{metrics_port}/metrics"
-        server = subprocess.Popen([args.hoard, "serve", "--data-dir", data, "--port", str(port), "--log-level", "warning",
+        server = subprocess.Popen([hoard, "serve", "--data-dir", data, "--port", str(port), "--log-level", "warning",
                                    "--joins-per-session", "1000", "--metrics-address", f"127.0.0.1:{metrics_port}",
-                                   *(["--plugin", "hoard.generate-lods=off"] if args.generation_off else [])])
+                                   *serve_options])
         wait_healthy(base)
+        yield base, host, f"http://127.0.0.1:{metrics_port}/metrics", server
+    finally:
+        stop(server, work)
+
+
+async def run(args):
+    if args.servers:
+        return 0 if await measure(args, args.servers.split(","), args.token) else 1
+    generation = ["--plugin", "hoard.generate-lods=off"] if args.generation_off else []
+    with table_server(args.hoard, generation, args.queued) as (base, host, args.metrics, server):
         args.server_pid = server.pid
         ok = await measure(args, [base], host)
         if args.queued:
@@ -337,8 +347,6 @@ async def run(args):
             print(f"queued pictures at the end (render workers): {progress}")
         print(f"server peak RSS {peak_rss_mb(server.pid):.0f} MB")
         return 0 if ok else 1
-    finally:
-        stop(server, work)
 
 
 def main():

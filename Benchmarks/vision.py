@@ -15,12 +15,12 @@ messages a second measures its own queue, not the server's).
 Usage: python3 Benchmarks/vision.py HOARD_BINARY [--participants 200] [--seconds 20] [--room 8] [--range 8] [--workers 2]
 Needs: pip install websockets
 """
-import argparse, asyncio, json, multiprocessing, os, random, subprocess, sys, tempfile, time
+import argparse, asyncio, json, multiprocessing, os, random, sys, time
 
 import websockets
 
-from benchlib import call, free_port, peak_rss_mb, stop, wait_healthy
-from live import append_histogram, append_summary, op_message, put_art
+from benchlib import call, peak_rss_mb
+from live import append_histogram, append_summary, op_message, put_art, table_server
 
 
 def rooms_map(art, side, room, owners, sight_range, rng):
@@ -151,24 +151,10 @@ async def bench(args, base, host):
 
 
 async def run(args):
-    work = tempfile.mkdtemp(prefix="hoard-vision-bench.")
-    port, metrics_port = free_port(), free_port()
-    base = f"http://127.0.0.1:{port}"
-    data = os.path.join(work, "data")
-    args.metrics = f"http://127.0.0.1:{metrics_port}/metrics"
-    server = None
-    try:
-        subprocess.run([args.hoard, "group", "create", "bench", "--data-dir", data], check=True, capture_output=True)
-        host = subprocess.run([args.hoard, "token", "create", "--group", "bench", "--name", "gm", "--data-dir", data],
-                              check=True, capture_output=True, text=True).stdout.strip()
-        server = subprocess.Popen([args.hoard, "serve", "--data-dir", data, "--port", str(port), "--log-level", "warning",
-                                   "--joins-per-session", "1000", "--metrics-address", f"127.0.0.1:{metrics_port}"])
-        wait_healthy(base)
+    with table_server(args.hoard) as (base, host, args.metrics, server):
         ok = await bench(args, base, host)
         print(f"server peak RSS {peak_rss_mb(server.pid):.0f} MB")
         return 0 if ok else 1
-    finally:
-        stop(server, work)
 
 
 def main():
