@@ -10,7 +10,7 @@
 # hold for it; a release build of the tests does not compile with Swift 6.3.1, see OPERATIONS.md). Only the libFuzzer
 # targets need a build of their own (sanitizers, the package's modules only). After the build, things run side by side:
 #   the Swift tests, with the cluster harness beside them; then three lanes at once:
-#   lane 1: the fuzz build, then the kept crashes replayed and 12 s per target, one at a time (about one core)
+#   lane 1: the fuzz build, then the kept crashes replayed and 6 s per target, one at a time (about one core)
 #   lane 2: the schema checks, schemathesis, crashes, faults (servers started and killed: about half a core)
 #   lane 3: the web page, the live table, the editor, hex maps, sound, invite links and the LAN (Chromium and servers
 #           that mostly wait on each other; checks that are not timings)
@@ -121,7 +121,7 @@ lane_step() {
 fuzz_lane() {
   lane_step "lane 1: the fuzz targets' build (sanitizers)" 600 Fuzz/run.sh build
   lane_step "lane 1: the kept crashes and seeds replayed" 300 Fuzz/run.sh regressions
-  FUZZ_JOBS=1 lane_step "lane 1: fuzzing, 12 s per target, one at a time" 900 Fuzz/run.sh all 12
+  FUZZ_JOBS=1 lane_step "lane 1: fuzzing, 6 s per target, one at a time" 900 Fuzz/run.sh all 6
 }
 
 browser_lane() {
