@@ -6,7 +6,7 @@ pictures are those an uninterrupted import makes.
 A pack of PICTURES tokens (random pixels, shipped at @4x only, so each job makes @1x and @2x LODs, a preview and a
 thumbnail) is imported with `hoard import --later` (committed, its jobs queued). Each round starts `hoard serve` with a
 short lease (--render-lease 1: a job whose server died is taken again a second later), waits a random moment while
-jobs are being made, and SIGKILLs it. A last round lets the queue drain and stops the server. Then, with no server:
+jobs are being made (paced so that every round finds work), and SIGKILLs it. A last round lets the queue drain and stops the server. Then, with no server:
   - every job is done: none pending, none failed, each with exactly the four pictures it makes, and each of the
     pack's assets has them (two generated variant rows, a preview and a thumbnail);
   - every picture is byte for byte what `hoard import` (uninterrupted, in another data directory) made of the same
@@ -76,17 +76,23 @@ def main():
         check.that(total == args.pictures, f"the import queued one job per picture ({total})")
 
         server = Server(args.hoard, data, extra=["--render-lease", "1"])
-        kills_during_work = 0
+        kills_during_work, longest = 0, 1.5
         for round_number in range(args.kills):
             before = queue_states(data)
             if before.get("pending", 0) == 0:
                 break
             server.start()
-            time.sleep(rng.uniform(0.05, 1.5))
+            alive = rng.uniform(0.05, longest)
+            time.sleep(alive)
             working = queue_states(data).get("pending", 0) > 0
             server.kill()
             kills_during_work += working
             after = queue_states(data)
+            # Paced to the machine: an idle one made 120 pictures in five rounds, leaving no work for the other kills.
+            # The next round lives long enough, at this round's rate, for its share of what is left, and no longer.
+            done, left = after.get("done", 0) - before.get("done", 0), after.get("pending", 0)
+            if done:
+                longest = min(1.5, max(0.1, left / (args.kills - round_number) / (done / alive)))
             print(f"round {round_number + 1}: killed with {after.get('pending', 0)} jobs pending "
                   f"({after.get('done', 0) - before.get('done', 0)} done this round)", flush=True)
         check.that(kills_during_work >= min(args.kills, 5), f"{kills_during_work} kills landed while jobs were being made")
