@@ -286,6 +286,39 @@ import Testing
         return path
     }
 
+    /// Every caller's status for `operation`, in `Caller` order ("401 404 …"); nil when no request is written for it.
+    /// One copy of the world and one application serve callers until a write succeeds; the next caller gets a fresh copy.
+    static func answers(to operation: String, in world: World, _ fixture: Fixture) async throws -> String? {
+        guard let (method, uri, body, mediaType) = Self.request(operation, world) else {
+            Issue.record("no request is written for \(operation): add one to AuthorizationMatrixTests.request")
+            return nil
+        }
+        var statuses: [String] = []
+        while statuses.count < Caller.allCases.count {
+            let copy = try Self.copy(world)
+            defer { try? FileManager.default.removeItem(atPath: copy) }
+            var configuration = fixture.configuration
+            configuration.dataDirectory = copy
+            let app = try await buildApplication(configuration)
+            let callers = Array(Caller.allCases.dropFirst(statuses.count))
+            statuses += try await app.test(.router) { client in
+                var answered: [String] = []
+                for caller in callers {
+                    var headers: HTTPFields = [:]
+                    if let token = world.tokens[caller] { headers[.authorization] = "Bearer \(token)" }
+                    if body != nil { headers[.contentType] = mediaType }
+                    let status = try await client.execute(
+                        uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(bytes: $0) }
+                    ) { $0.status.code }
+                    answered.append(String(status))
+                    if method != .get, method != .head, (200..<300).contains(status) { break }
+                }
+                return answered
+            }
+        }
+        return statuses.joined(separator: " ")
+    }
+
     @Test func everyOperationAnswersEveryKindOfCallerAsWrittenDown() async throws {
         let document = try OpenAPIAgreementTests.document()
         var operations: [String] = []
@@ -300,37 +333,20 @@ import Testing
         #expect(Set(Self.expected.keys).subtracting(operations).isEmpty, "rows for operations openapi.yaml does not have")
         try await Fixture.with(packs: true) { fixture in
             let world = try await Self.makeWorld(fixture)
+            // Operations are independent (each has copies of the world of its own): eight at a time, so this test, the
+            // suite's longest, uses the cores the others leave when they are done.
             var answers: [String: String] = [:]
-            for operation in operations {
-                guard let (method, uri, body, mediaType) = Self.request(operation, world) else {
-                    Issue.record("no request is written for \(operation): add one to AuthorizationMatrixTests.request")
-                    continue
+            try await withThrowingTaskGroup(of: (String, String?).self) { group in
+                var next = operations.makeIterator()
+                func start() {
+                    guard let operation = next.next() else { return }
+                    group.addTask { (operation, try await Self.answers(to: operation, in: world, fixture)) }
                 }
-                // One copy and one application serve callers until a write succeeds; the next caller gets a fresh copy.
-                var statuses: [String] = []
-                while statuses.count < Caller.allCases.count {
-                    let copy = try Self.copy(world)
-                    defer { try? FileManager.default.removeItem(atPath: copy) }
-                    var configuration = fixture.configuration
-                    configuration.dataDirectory = copy
-                    let app = try await buildApplication(configuration)
-                    let callers = Array(Caller.allCases.dropFirst(statuses.count))
-                    statuses += try await app.test(.router) { client in
-                        var answered: [String] = []
-                        for caller in callers {
-                            var headers: HTTPFields = [:]
-                            if let token = world.tokens[caller] { headers[.authorization] = "Bearer \(token)" }
-                            if body != nil { headers[.contentType] = mediaType }
-                            let status = try await client.execute(
-                                uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(bytes: $0) }
-                            ) { $0.status.code }
-                            answered.append(String(status))
-                            if method != .get, method != .head, (200..<300).contains(status) { break }
-                        }
-                        return answered
-                    }
+                for _ in 0..<8 { start() }
+                while let (operation, answer) = try await group.next() {
+                    answers[operation] = answer
+                    start()
                 }
-                answers[operation] = statuses.joined(separator: " ")
             }
             var table = ""
             for operation in operations {
