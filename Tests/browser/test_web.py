@@ -380,9 +380,18 @@ def main():
 
         # 3. Search by name, open the asset's page.
         driver.get(server.base + "/#/")
-        search = visible("#search")
-        search.send_keys("drag")
-        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#grid .tile") and
+        visible("#search").send_keys("drag")
+
+        def typed(d):
+            """True once the box holds "drag": the browse view may be drawn again (its box replaced) while the first
+            keys arrive, right after the page changed view; the test then types again, as a person would."""
+            box = d.find_element(By.CSS_SELECTOR, "#search")
+            if box.get_attribute("value") != "drag":
+                box.clear()
+                box.send_keys("drag")
+                return False
+            return True
+        wait.until(lambda d: typed(d) and d.find_elements(By.CSS_SELECTOR, "#grid .tile") and
                    all("drag" in t.text.lower() for t in d.find_elements(By.CSS_SELECTOR, "#grid .tile .name")))
         wait.until(lambda d: all(i.get_attribute("src") for i in d.find_elements(By.CSS_SELECTOR, "#grid .tile img")))
         check.that("asset" in driver.find_element(By.ID, "summary").text, "a search finds the dragon")
