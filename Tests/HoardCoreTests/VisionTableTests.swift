@@ -153,6 +153,7 @@ import HoardTestSupport
         var random = SeededRandom(seed: 400 + UInt64(SightTests.grids.firstIndex(of: grid)!))
         var mismatches: [String] = []
         var viewChanges = 0
+        var narrowed = 0
         for _ in 0..<6 {
             let (width, height) = (random.int(10...18), random.int(8...14))
             let walls = RandomMap.walls(grid: grid, width: width, height: height, random: &random)
@@ -204,7 +205,24 @@ import HoardTestSupport
                 default: op = .set(token: "t\(random.int(0...2))", fields: ["sight": .object(["range": .number(Double(random.int(0...9)))])])
                 }
                 let before = ["p1", "p2"].map { table.view(for: .participant($0)) }
+                let audiencesBefore = table.artAudiences()
                 let change = try? table.apply(op, by: .host)
+                // An op that says whose fetch rights it changed changed nobody else's.
+                if let affected = change?.artAffected {
+                    narrowed += 1
+                    let audiencesAfter = table.artAudiences()
+                    func art(_ audiences: [Digest: Audience], _ player: String) -> Set<Digest> {
+                        Set(audiences.compactMap { $0.value.contains(player) ? $0.key : nil })
+                    }
+                    for player in ["p1", "p2", "p3"] where !affected.contains(player) {
+                        if art(audiencesBefore, player) != art(audiencesAfter, player), mismatches.count < 3 {
+                            mismatches.append("\(grid) step \(step) after \(op): \(player)'s art changed outside \(affected)")
+                        }
+                    }
+                    for player in affected where table.art(seenBy: player) != art(audiencesAfter, player) {
+                        if mismatches.count < 3 { mismatches.append("\(grid) step \(step) after \(op): \(player)'s art alone differs") }
+                    }
+                }
                 // Whoever is sent a `view` op holds their view after the op once they apply it to their view before.
                 for (index, player) in ["p1", "p2"].enumerated() {
                     if change?.views?.contains(where: { $0.op == nil && $0.audience.contains(player) }) == true, mismatches.count < 3 {
@@ -245,5 +263,6 @@ import HoardTestSupport
         }
         #expect(mismatches.isEmpty, "\(mismatches)")
         #expect(viewChanges > 20, "the ops changed players' views \(viewChanges) times")
+        #expect(narrowed > 10, "moves narrowed whose art they changed \(narrowed) times")
     }
 }

@@ -76,6 +76,11 @@ struct VisionSocketTests {
             #expect(explored.contains { $0[0] <= 11 && 11 < $0[0] + $0[2] && $0[1] <= 5 && 5 < $0[1] + $0[3] }, "\(explored)")
             #expect(try await table.show(player).text.contains("\"door\""), "the door she saw stays on her map")
             for blob in ogreBlobs { #expect(try await table.status("/v1/blobs/\(blob)", player) == .notFound) }
+
+            // Back in the doorway's line: a move changes the fetch rights of those it concerns alone, and hers follow.
+            _ = try await table.live(
+                player, send: [TableSocketTests.op(#"{"kind":"move","token":"hero","x":1,"y":5}"#, id: "back")], until: 10, stop: "back")
+            for blob in ogreBlobs { #expect(try await table.status("/v1/blobs/\(blob)", player) == .ok) }
         }
     }
 }

@@ -114,7 +114,9 @@ extension SessionHub {
         if case .glimpse(let token, let to, _) = change.op, let glimpseEnd {
             startGlimpse(session: id, token: token, to: to, until: glimpseEnd)
         }
-        if change.changesVisibility { try updateVisibleArt(id) }
+        if change.changesVisibility {
+            if let affected = change.artAffected { try updateVisibleArt(id, of: affected) } else { try updateVisibleArt(id) }
+        }
         if let live = sessions[id], live.lastSeq - live.baseSeq >= Self.foldEvery { fold(id) }
         if case .participant(let sender) = actor, change.views?.contains(where: { $0.op == nil && $0.audience.contains(sender) }) == true {
             return .appliedAsView(seq: seq)

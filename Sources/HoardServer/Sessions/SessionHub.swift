@@ -54,6 +54,8 @@ actor SessionHub {
         /// For each piece of art the table has shown, the blobs that show it (an asset's descriptor, variants and
         /// renditions): asked of the catalog once per digest.
         var blobsOfArt: [Digest: Set<Digest>] = [:]
+        /// Who may fetch each blob of the table's art, as last given to the access index (nil until it is).
+        var visibleBlobs: [Digest: Audience]?
         /// The latest glimpse of each token by each participant (a number), so that the end of an earlier glimpse does
         /// not cut a later one short.
         var glimpseNumbers: [GlimpseKey: Int] = [:]
@@ -249,16 +251,47 @@ actor SessionHub {
     func updateVisibleArt(_ id: String) throws {
         guard let live = sessions[id] else { return }
         let audiences = live.table.withoutGlimpses.artAudiences(extra: live.uploads.mapValues { Audience.only($0) })
-        let unknown = Set(audiences.keys).subtracting(live.blobsOfArt.keys)
-        if !unknown.isEmpty {
-            let found = try catalog.art(of: unknown)
-            sessions[id]?.blobsOfArt.merge(found) { $1 }
-        }
+        try learnBlobs(of: Set(audiences.keys), session: id)
         let blobsOfArt = sessions[id]?.blobsOfArt ?? [:]
         var visible: [Digest: Audience] = [:]
         for (digest, audience) in audiences {
-            for blob in blobsOfArt[digest] ?? [digest] { visible[blob] = visible[blob].map { $0.union(audience) } ?? audience }
+            for blob in blobsOfArt[digest] ?? [digest] { visible[blob, default: .nobody].formUnion(audience) }
         }
+        setVisibleBlobs(visible, session: id)
+    }
+
+    /// ``updateVisibleArt(_:)`` after an op that changed what only `participants` may fetch
+    /// (``Table/Change/artAffected``): asks the table about their art alone and leaves everyone else's as it was.
+    func updateVisibleArt(_ id: String, of participants: Set<String>) throws {
+        guard let live = sessions[id], var visible = live.visibleBlobs else { return try updateVisibleArt(id) }
+        let table = live.table.withoutGlimpses
+        var arts: [String: Set<Digest>] = [:]
+        for participant in participants {
+            arts[participant] = table.art(seenBy: participant).union(live.uploads.filter { $0.value.contains(participant) }.keys)
+        }
+        try learnBlobs(of: arts.values.reduce(into: []) { $0.formUnion($1) }, session: id)
+        let blobsOfArt = sessions[id]?.blobsOfArt ?? [:]
+        for (participant, art) in arts {
+            let blobs = art.reduce(into: Set<Digest>()) { $0.formUnion(blobsOfArt[$1] ?? [$1]) }
+            for (blob, audience) in visible where audience.contains(participant) != blobs.contains(blob) {
+                visible[blob]?.set(participant, in: blobs.contains(blob))
+            }
+            for blob in blobs where visible[blob] == nil { visible[blob] = .only([participant]) }
+        }
+        setVisibleBlobs(visible, session: id)
+    }
+
+    /// Asks the catalog for the blobs of the art among `art` the session has not met yet.
+    private func learnBlobs(of art: Set<Digest>, session id: String) throws {
+        guard let known = sessions[id]?.blobsOfArt else { return }
+        let unknown = art.subtracting(known.keys)
+        if !unknown.isEmpty { sessions[id]?.blobsOfArt.merge(try catalog.art(of: unknown)) { $1 } }
+    }
+
+    /// Gives the access index who may fetch each blob, with the art of glimpses until each ends.
+    private func setVisibleBlobs(_ visible: [Digest: Audience], session id: String) {
+        guard let live = sessions[id] else { return }
+        sessions[id]?.visibleBlobs = visible
         // A glimpse's art is theirs until its end, enforced on each read (a glimpse with no known end has ended).
         var until: [Digest: [String: Date]] = [:]
         for (token, seers) in live.table.glimpses {
@@ -266,7 +299,9 @@ actor SessionHub {
             for seer in seers {
                 let end = live.glimpseEnds[GlimpseKey(token: token, participant: seer)] ?? .distantPast
                 for digest in art {
-                    for blob in blobsOfArt[digest] ?? [digest] { until[blob, default: [:]][seer] = max(until[blob]?[seer] ?? .distantPast, end) }
+                    for blob in live.blobsOfArt[digest] ?? [digest] {
+                        until[blob, default: [:]][seer] = max(until[blob]?[seer] ?? .distantPast, end)
+                    }
                 }
             }
         }

@@ -22,12 +22,24 @@ public struct Audience: Sendable, Hashable, CustomStringConvertible {
 
     /// Those in either.
     public func union(_ other: Audience) -> Audience {
+        var union = self
+        union.formUnion(other)
+        return union
+    }
+
+    /// Adds those in `other`, in place (no copy of ``ids`` when this one alone holds them).
+    public mutating func formUnion(_ other: Audience) {
         switch (isComplement, other.isComplement) {
-        case (false, false): Audience(isComplement: false, ids: ids.union(other.ids))
-        case (true, true): Audience(isComplement: true, ids: ids.intersection(other.ids))
-        case (true, false): Audience(isComplement: true, ids: ids.subtracting(other.ids))
-        case (false, true): Audience(isComplement: true, ids: other.ids.subtracting(ids))
+        case (false, false): ids.formUnion(other.ids)
+        case (true, true): ids.formIntersection(other.ids)
+        case (true, false): ids.subtract(other.ids)
+        case (false, true): (isComplement, ids) = (true, other.ids.subtracting(ids))
         }
+    }
+
+    /// Puts `id` in or out.
+    public mutating func set(_ id: String, in isIn: Bool) {
+        if isIn != isComplement { ids.insert(id) } else { ids.remove(id) }
     }
 
     /// Those in both.

@@ -8,7 +8,18 @@ extension Table {
         let heardBefore = mayChangeHearers(op) ? hearers() : nil
         var change = try applySeen(op, by: actor)
         if let heardBefore { hear(since: heardBefore, into: &change) }
+        change.artAffected?.formUnion(change.heard.keys)
         return change
+    }
+
+    /// Who may fetch other art after a move with vision on, which changes only what the token's viewers see (`changed`:
+    /// whose seen or explored tiles changed) and who sees the token itself: those who saw it before or see it now.
+    /// nil for any other op, or when everyone sees the token (the fog reveals its tile).
+    private func artAffected(by op: TableOp, since old: Table, changed: Set<String>) -> Set<String>? {
+        guard case .move(let id, _, _) = op else { return nil }
+        var affected = Audience.only(changed)
+        for table in [old, self] { if let token = table.tokens[id] { affected.formUnion(table.tokenAudience(token)) } }
+        return affected.isComplement ? nil : affected.ids
     }
 
     /// ``apply(_:by:)`` but for who hears what.
@@ -26,8 +37,10 @@ extension Table {
         updateWalls(after: op)
         let changed = updateSight(of: isVisionOp ? nil : touched.union(tokensAffected(by: op)), viewersBefore: viewersBefore)
         let isPaint = if case .paint = op { true } else { false }
-        guard !changed.isEmpty || isPaint || isVisionOp else { return change }
-        let before = old.artAudiences()
+        guard !changed.isEmpty || isPaint || isVisionOp else {
+            change.artAffected = artAffected(by: op, since: old, changed: changed)
+            return change
+        }
         // Painted tiles show to each participant as far as they explored: everyone gets their view again.
         let whole: Audience = isPaint || isVisionOp ? .everyone : .only(changed)
         var views = (change.views ?? [View(audience: .everyone, op: change.op)]).compactMap { view -> View? in
@@ -42,11 +55,16 @@ extension Table {
             }
         }
         change.views = views
-        change.art += appearingArt(since: before).compactMap { art in
-            let audience = art.audience.intersection(whole)
-            return audience.isEmpty ? nil : (audience: audience, digests: art.digests)
+        if isPaint || isVisionOp {
+            change.art += appearingArt(since: old.artAudiences())
+        } else {
+            for participant in changed.sorted() {
+                let appearing = art(seenBy: participant).subtracting(old.art(seenBy: participant))
+                if !appearing.isEmpty { change.art.append((audience: .only([participant]), digests: appearing)) }
+            }
         }
         change.changesVisibility = true
+        change.artAffected = artAffected(by: op, since: old, changed: changed)
         return change
     }
 
@@ -147,7 +165,9 @@ extension Table {
     func tilesAudience(_ cells: [Cell], seenBy seen: [String: TileSet]) -> Audience {
         let tiles = cells.filter { (0..<width).contains($0.x) && (0..<height).contains($0.y) }.map { $0.y * width + $0.x }
         if let fog, tiles.contains(where: { fog.revealed[$0] }) { return .everyone }
-        return .only(seen.filter { entry in tiles.contains { entry.value.contains($0) } }.keys)
+        var seers: Set<String> = []
+        for (participant, seenTiles) in seen where tiles.contains(where: seenTiles.contains) { seers.insert(participant) }
+        return .only(seers)
     }
 
     /// The tiles of the floor `participant` is shown: as the fog lets them be seen, or with vision on, what the fog

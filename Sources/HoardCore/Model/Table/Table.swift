@@ -31,6 +31,9 @@ public struct Table: Sendable {
         /// Ambient sounds participants start or stop hearing (a token moved, a door opened…): participant → channel id →
         /// the channel they now hear, or nil for one they no longer hear.
         public var heard: [String: [String: AudioChannel?]] = [:]
+        /// When the op changed who may fetch which art for some participants only: them (whoever is not in it may fetch
+        /// exactly what they could before). nil: for anyone (ask ``artAudiences(extra:)`` again).
+        public var artAffected: Set<String>? = nil
     }
 
     /// What some participants are sent for one op.
@@ -308,22 +311,47 @@ public struct Table: Sendable {
     /// audience (a participant's upload: them). Art the table does not show is in nobody's view.
     public func artAudiences(extra: [Digest: Audience] = [:]) -> [Digest: Audience] {
         var audiences = extra
-        func add(_ digest: Digest, _ audience: Audience) { audiences[digest] = audiences[digest].map { $0.union(audience) } ?? audience }
-        for digest in fixedArt.union(customArt).union(chosenDice.values) { add(digest, .everyone) }
+        forEachArt { digests, audience in
+            let audience = audience()
+            for digest in digests { audiences[digest, default: .nobody].formUnion(audience) }
+        }
+        return audiences
+    }
+
+    /// The art `participant` may fetch: ``artAudiences(extra:)``'s answer for them alone, asked of their sight alone
+    /// (``seenOnly(by:)``), without gathering everyone's audiences.
+    public func art(seenBy participant: String) -> Set<Digest> {
+        var seen: Set<Digest> = []
+        seenOnly(by: participant).forEachArt { digests, audience in
+            if !digests.isSubset(of: seen), audience().contains(participant) { seen.formUnion(digests) }
+        }
+        return seen
+    }
+
+    /// Calls `body` with each piece of art the table shows and who sees it there (the same digest may come more than
+    /// once, with different audiences: its audience is their union). An audience is worked out only when asked, and
+    /// never for an entity without art (most walls).
+    private func forEachArt(_ body: (Set<Digest>, () -> Audience) -> Void) {
+        func each(_ entities: EntityList, _ audience: @escaping ([String: JSONValue]) -> Audience) {
+            for entity in entities.items {
+                let digests = JSONValue.object(entity).referencedDigests
+                if !digests.isEmpty { body(digests) { audience(entity) } }
+            }
+        }
+        body(fixedArt.union(customArt).union(chosenDice.values)) { .everyone }
         if let floor {
             let seen = isVisionOn ? fog.map { floor.textures(under: $0) } ?? [] : floor.textures(under: activeFog)
-            for digest in seen { add(digest, .everyone) }
+            body(seen) { .everyone }
             if isVisionOn {
-                for (id, tiles) in vision?.explored ?? [:] { for digest in floor.textures(at: tiles) { add(digest, .only([id])) } }
+                for (id, tiles) in vision?.explored ?? [:] { body(floor.textures(at: tiles)) { .only([id]) } }
             }
-            if activeFog != nil || isVisionOn { for digest in floor.textures(under: nil).subtracting(seen) { add(digest, .nobody) } }
+            if activeFog != nil || isVisionOn { body(floor.textures(under: nil).subtracting(seen)) { .nobody } }
         }
-        for wall in walls.items { for digest in JSONValue.object(wall).referencedDigests { add(digest, wallAudience(wall)) } }
-        for object in objects.items { for digest in JSONValue.object(object).referencedDigests { add(digest, objectAudience(object)) } }
-        for token in tokens.items { for digest in JSONValue.object(token).referencedDigests { add(digest, tokenAudience(token)) } }
-        for stroke in strokes.items { for digest in JSONValue.object(stroke).referencedDigests { add(digest, strokeAudience(stroke)) } }
-        for channel in audio.values { add(channel.track, audience(of: channel)) }
-        return audiences
+        each(walls, wallAudience)
+        each(objects, objectAudience)
+        each(tokens, tokenAudience)
+        each(strokes, strokeAudience)
+        for channel in audio.values { body([channel.track]) { audience(of: channel) } }
     }
 }
 
