@@ -18,8 +18,6 @@ violation on her page with vision on. Fails on any Content-Security-Policy viola
 Screenshots in DIR.
 Needs: scripts/setup.sh --browser (chromium, chromium-driver, selenium, axe-selenium-python).
 """
-import base64
-import json
 import sys
 import time
 from pathlib import Path
@@ -70,31 +68,6 @@ def digests_in(value):
     if isinstance(value, list):
         return set().union(*map(digests_in, value), set())
     return set()
-
-
-def received(seat):
-    """Everything `seat`'s browser sent and got so far, as text: request URLs and bodies, WebSocket frames, and the
-    bodies of the HTTP answers (binary ones decoded, so a blob batch's digest headers are searched too)."""
-    responses = []
-    for entry in seat.driver.get_log("performance"):
-        message = json.loads(entry["message"])["message"]
-        params = message.get("params", {})
-        if message["method"] == "Network.requestWillBeSent":
-            seat.requests.append(params["request"]["url"] + " " + params["request"].get("postData", ""))
-        elif message["method"] == "Network.webSocketFrameReceived":
-            seat.frames.append(params["response"]["payloadData"])
-        elif message["method"] == "Network.loadingFinished":
-            responses.append(params["requestId"])
-    for request_id in responses:
-        try:
-            body = seat.driver.execute_cdp_cmd("Network.getResponseBody", {"requestId": request_id})
-        except Exception:  # noqa: BLE001 — a redirect, a preflight or an evicted body has none to read
-            continue
-        text = body["body"]
-        if body.get("base64Encoded"):
-            text = base64.b64decode(text).decode("latin-1")
-        seat.bodies.append(text)
-    return seat.requests + seat.frames + seat.bodies
 
 
 def shades(seat, tiles):
@@ -158,15 +131,11 @@ def main():
 
         host = Seat("host", (1280, 900), shots)
         seats.append(host)
-        host.driver.get(server.base + "/")
-        host.js("sessionStorage.setItem('hoard.token', arguments[0])", server.token)
-        host.driver.get(server.base + f"/table/{created['id']}")
+        host.host_table(server, created["id"])
         host.visible("#host-panel")
         host.drawn()
-        host.until(lambda: host.js("return document.body.dataset.live") == "connected", "the host's channel")
 
         pia = Seat("pia", (900, 760), shots)
-        pia.bodies = []
         seats.append(pia)
         pia.driver.execute_cdp_cmd("Network.enable", {})
         pia.driver.get(server.base + f"/join/{created['code']}")
@@ -216,7 +185,8 @@ def main():
         pia.shot("vision-01-player-door-closed")
 
         # (a) Nothing she received names the ogre.
-        texts = received(pia)
+        pia.traffic().answers()
+        texts = pia.requests + pia.frames + pia.bodies
         leaks = sorted({secret for secret in secrets if any(secret in text for text in texts)})
         check.that(pia.frames and pia.bodies and not leaks,
                    f"(a) no request, answer or frame she received names the ogre or its art ({len(pia.requests)} requests, "
