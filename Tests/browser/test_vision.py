@@ -10,14 +10,15 @@ Checked on the player's page, from the canvas's pixels at tile centres and from 
 network log: every request, every HTTP answer's body, every WebSocket frame):
 (a) the ogre is not drawn and nothing she received names it, its token id, label or any of its art's digests;
 (b) room A is drawn lit, room B dark, and every tile's shade (lit, dim, dark) is the one her view's seen and explored
-tiles give; (c) the host opens the door with the Door tool: the ogre's art loads and it is drawn, room B's tiles in
-line with the door become lit; (d) she drags her hero out of the door's line: the ogre leaves her table, what she saw
+tiles give; (c) the host opens the door with the Door tool: the ogre's art comes over her socket before the ogre, loads and
+is drawn, room B's tiles in line with the door become lit; (d) she drags her hero out of the door's line: the ogre leaves her table, what she saw
 of room B stays dim (explored), what she never saw stays dark; (e) the host's "See the table as" her shows the same
 shade on every tile and no ogre, "the host (everything)" shows the ogre. axe-core finds no critical or serious
 violation on her page with vision on. Fails on any Content-Security-Policy violation or script error in the console.
 Screenshots in DIR.
 Needs: scripts/setup.sh --browser (chromium, chromium-driver, selenium, axe-selenium-python).
 """
+import json
 import sys
 import time
 from pathlib import Path
@@ -230,6 +231,13 @@ def main():
         pia.drawn()
         pia.until(lambda: near(shades(pia, [(10, DOOR_ROW)])[0], OGRE), "the ogre drawn on her canvas")
         check.that(True, "(c) the door opens: the ogre's art loads and it is drawn on her canvas")
+        seen_frames = len(pia.frames)
+        pia.traffic()
+        opened = [json.loads(frame) for frame in pia.frames[seen_frames:]]
+        art_at = next((i for i, e in enumerate(opened) if e.get("type") == "assets" and art["ogre"] in json.dumps(e)), None)
+        ogre_at = next((i for i, e in enumerate(opened) if e.get("type") == "op" and OGRE_ID in json.dumps(e)), None)
+        check.that(art_at is not None and ogre_at is not None and art_at < ogre_at,
+                   f"(c) her socket brought the ogre's art (frame {art_at}) before the ogre (frame {ogre_at})")
         shown = agree(pia, "her canvas to shade each tile as her view says, the door open")
         in_line = [(7, DOOR_ROW), (9, DOOR_ROW), (11, DOOR_ROW)]
         check.that(all(shown.get(t) == "lit" for t in in_line), f"(c) room B's tiles in line with the door are lit ({[shown.get(t) for t in in_line]})")
