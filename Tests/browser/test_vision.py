@@ -12,7 +12,7 @@ network log: every request, every HTTP answer's body, every WebSocket frame):
 (b) room A is drawn lit, room B dark, and every tile's shade (lit, dim, dark) is the one her view's seen and explored
 tiles give; (c) the host opens the door with the Door tool: the ogre's art comes over her socket before the ogre, loads and
 is drawn, room B's tiles in line with the door become lit; (d) she drags her hero out of the door's line: the ogre leaves her table, what she saw
-of room B stays dim (explored), what she never saw stays dark; (e) the host's "See the table as" her shows the same
+of room B stays dim (explored), what she never saw stays dark, and so after her page reloads; (e) the host's "See the table as" her shows the same
 shade on every tile and no ogre, "the host (everything)" shows the ogre. axe-core finds no critical or serious
 violation on her page with vision on. Fails on any Content-Security-Policy violation or script error in the console.
 Screenshots in DIR.
@@ -255,6 +255,13 @@ def main():
                    f"(d) room B's tiles she saw stay dim, not dark ({[shown.get(t) for t in stepped]})")
         check.that(shown.get((9, 7)) == "dark", f"(d) a tile of room B she never saw stays dark ({shown.get((9, 7))})")
         pia.shot("vision-03-player-stepped-back")
+        # Her tablet reloads the page: the table as the server gives it now draws the same shades.
+        pia.driver.refresh()
+        pia.drawn()
+        pia.until(lambda: pia.js("return document.body.dataset.live") == "connected", "her channel again")
+        again = agree(pia, "her canvas, reloaded, to shade each tile as her view says")
+        check.that(again == shown and pia.token(OGRE_ID) is None,
+                   "(d) reloaded, her page draws the same lit, dim and dark tiles, and no ogre")
 
         host_sees_as_pia("hero stepped back")
         host_as("Pia")
