@@ -3,19 +3,20 @@
 
 Usage: Tests/browser/test_vision.py PATH/TO/hoard [--artefacts DIR] [--keep]
 
-A generated pack (a pale floor, a blue hero, a magenta ogre) and a 12 × 8 map with vision on: two rooms split at
-x = 6 by a wall with a closed door at row 3, the hero (sight 20) in room A at (1, 3), the ogre in room B at (10, 3).
-The host opens the table, a player joins by the code's link and the host gives her the hero through the host panel.
+A generated pack (a pale floor, a blue hero, a magenta ogre) and a 12 × 8 map with vision on: two rooms split at x = 6
+by a wall with a closed door at row 3, the hero (sight 20) in room A at (1, 3), the ogre in room B at (10, 3). The
+host opens the table, a player joins by the code's link and the host gives her the hero through the host panel.
 Checked on the player's page, from the canvas's pixels at tile centres and from what her browser received (Chrome's
-network log: every request, every HTTP answer's body, every WebSocket frame):
-(a) the ogre is not drawn and nothing she received names it, its token id, label or any of its art's digests;
-(b) room A is drawn lit, room B dark, and every tile's shade (lit, dim, dark) is the one her view's seen and explored
-tiles give; (c) the host opens the door with the Door tool: the ogre's art comes over her socket before the ogre, loads and
-is drawn, room B's tiles in line with the door become lit; (d) she drags her hero out of the door's line: the ogre leaves her table, what she saw
-of room B stays dim (explored), what she never saw stays dark, and so after her page reloads; (e) the host's "See the table as" her shows the same
-shade on every tile and no ogre, "the host (everything)" shows the ogre. axe-core finds no critical or serious
-violation on her page with vision on. Fails on any Content-Security-Policy violation or script error in the console.
-Screenshots in DIR.
+network log: every request, every HTTP answer's body, every WebSocket frame): (a) the ogre is not drawn and nothing
+she received names it, its token id, label or any of its art's digests; (b) room A is drawn lit, room B dark, and
+every tile's shade (lit, dim, dark) is the one her view's seen and explored tiles give; (c) the host opens the door
+with the Door tool: the ogre's art comes over her socket before the ogre, loads and is drawn, room B's tiles in line
+with the door become lit; (d) she drags her hero out of the door's line: the ogre leaves her table, what she saw of
+room B stays dim (explored), what she never saw stays dark, and so after her page reloads; (e) the host's "See the
+table as" her shows the same shade on every tile and no ogre, "the host (everything)" shows the ogre; the host turns
+vision off (her table all lit, the ogre drawn) and on again (her shades as before). axe-core finds no critical or
+serious violation on her page with vision on. Fails on any Content-Security-Policy violation or script error in the
+console. Screenshots in DIR.
 Needs: scripts/setup.sh --browser (chromium, chromium-driver, selenium, axe-selenium-python).
 """
 import json
@@ -94,8 +95,10 @@ def tiles_of(rects):
 
 
 def expected_shades(seat, participant):
-    """Each tile's shade as her view's state says: seen lit, explored dim, else dark."""
+    """Each tile's shade as her view's state says: seen lit, explored dim, else dark (all lit with vision off)."""
     vision = seat.js("return window.hoardTable.state.map.vision ?? null") or {}
+    if vision.get("enabled") is not True:
+        return {(x, y): "lit" for x in range(WIDTH) for y in range(HEIGHT)}
     seen = tiles_of((vision.get("seen") or {}).get(participant, []))
     explored = tiles_of((vision.get("explored") or {}).get(participant, []))
     return {(x, y): "lit" if (x, y) in seen else "dim" if (x, y) in explored else "dark" for x in range(WIDTH) for y in range(HEIGHT)}
@@ -240,7 +243,8 @@ def main():
                    f"(c) her socket brought the ogre's art (frame {art_at}) before the ogre (frame {ogre_at})")
         shown = agree(pia, "her canvas to shade each tile as her view says, the door open")
         in_line = [(7, DOOR_ROW), (9, DOOR_ROW), (11, DOOR_ROW)]
-        check.that(all(shown.get(t) == "lit" for t in in_line), f"(c) room B's tiles in line with the door are lit ({[shown.get(t) for t in in_line]})")
+        check.that(all(shown.get(t) == "lit" for t in in_line),
+                   f"(c) room B's tiles in line with the door are lit ({[shown.get(t) for t in in_line]})")
         pia.shot("vision-02-player-door-open")
 
         # (d) She drags her hero out of the door's line: the ogre leaves, what she saw stays dim.
@@ -264,6 +268,19 @@ def main():
                    "(d) reloaded, her page draws the same lit, dim and dark tiles, and no ogre")
 
         host_sees_as_pia("hero stepped back")
+
+        # The host turns vision off (the Build panel's box): her table is all lit and the ogre shows; on again, her view
+        # is as it was, what she explored kept.
+        host.driver.find_element(By.ID, "vision-enabled").click()
+        pia.until(lambda: pia.token(OGRE_ID) is not None, "the ogre with vision off")
+        pia.until(lambda: near(shades(pia, [(10, DOOR_ROW)])[0], OGRE), "the ogre drawn with vision off")
+        lit = agree(pia, "her canvas with vision off")
+        check.that(set(lit.values()) == {"lit"} and near(shades(pia, [(10, DOOR_ROW)])[0], OGRE),
+                   f"vision off: her whole table is lit and the ogre drawn ({set(lit.values())})")
+        host.driver.find_element(By.ID, "vision-enabled").click()
+        pia.until(lambda: pia.token(OGRE_ID) is None, "the ogre to leave with vision on again")
+        back = agree(pia, "her canvas with vision on again")
+        check.that(back == shown, "vision on again: her table is lit, dim and dark as before it was turned off")
         host_as("Pia")
         host.shot("vision-04-host-as-pia")
         host_as("the host (everything)")
