@@ -295,9 +295,9 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
       else {
         applyOp(state.map, event.op, me);
         if (['add', 'reveal', 'view'].includes(event.op?.kind)) loadSmallest().then(sharpen);
+        main.dispatchEvent(new CustomEvent('table:op', {detail: event.op}));
       }
       mapChanged();
-      main.dispatchEvent(new CustomEvent('table:op', {detail: event.op}));
       break;
     case 'assets':
       mergeManifest(event);
