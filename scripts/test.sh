@@ -133,6 +133,8 @@ browser_lane() {
     python3 Tests/browser/test_editor.py "$hoard"
   lane_step "lane 3: hex maps drawn as hex art is made (Chromium; the canvas's pixels against the square grid's)" 300 \
     python3 Tests/browser/test_hex.py "$hoard"
+  lane_step "lane 3: line of sight at the table: a player behind a closed door, the door opened, the host as her (Chromium, ~15 s)" 120 \
+    python3 Tests/browser/test_vision.py "$hoard"
   lane_step "lane 3: sound at the table: the host's jukebox, two players in step within 100 ms (Chromium, ~30 s)" 120 \
     python3 Tests/browser/test_sound.py "$hoard"
   lane_step "lane 3: invite links, the LAN URL and its QR code, decoded (Chromium in a network namespace)" 180 \

@@ -84,11 +84,8 @@ def main():
 
         host = Player("host", (1280, 860), shots)
         seats.append(host)
-        host.driver.get(server.base + "/")
-        host.js("sessionStorage.setItem('hoard.token', arguments[0])", server.token)
-        host.driver.get(server.base + f"/table/{created['id']}")
+        host.host_table(server, created["id"])
         host.visible("#jukebox")
-        host.until(lambda: host.js("return document.body.dataset.live") == "connected", "the host's channel")
         players = []
         for name in ("Pia", "Quinn"):
             player = Player(name.lower(), TABLET, shots)

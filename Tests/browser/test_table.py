@@ -14,6 +14,7 @@ sending its waiting message once. Fails on any Content-Security-Policy violation
 Screenshots go to DIR (default artefacts/browser/, git-ignored).
 Needs: scripts/setup.sh --browser (chromium, chromium-driver, selenium).
 """
+import base64
 import json
 import subprocess
 import sys
@@ -41,6 +42,7 @@ class Seat:
         self.driver = browser(*size, logs=("browser", "performance"))
         self.wait = WebDriverWait(self.driver, 30, ignored_exceptions=[StaleElementReferenceException])
         self.requests, self.frames, self.sockets = [], [], []
+        self.finished, self.bodies = [], []
 
     def shot(self, name):
         self.driver.save_screenshot(str(self.shots / f"table-{name}.png"))
@@ -63,6 +65,14 @@ class Seat:
             return c && c.dataset.references !== undefined && c.dataset.drawn === c.dataset.references"""), "the map to be drawn")
         return int(self.js("return document.getElementById('table-canvas').dataset.references"))
 
+    def host_table(self, server, session_id):
+        """Signs in with the server's member token and opens session `session_id`'s table as its host; waits for the
+        live channel."""
+        self.driver.get(server.base + "/")
+        self.js("sessionStorage.setItem('hoard.token', arguments[0])", server.token)
+        self.driver.get(server.base + f"/table/{session_id}")
+        self.until(lambda: self.js("return document.body.dataset.live") == "connected", "the host's channel")
+
     def token(self, token_id):
         return self.js("return (window.hoardTable?.tokens() ?? []).find((t) => t.id === arguments[0]) ?? null", token_id)
 
@@ -84,7 +94,8 @@ class Seat:
         ActionChains(self.driver).move_to_element_with_offset(canvas, *self.offset(x, y)).click().perform()
 
     def traffic(self):
-        """Reads Chrome's network log so far: request URLs and bodies, WebSocket URLs and received frames."""
+        """Reads Chrome's network log so far: request URLs and bodies, WebSocket URLs and received frames (and which
+        answers finished loading, for `answers`)."""
         for entry in self.driver.get_log("performance"):
             message = json.loads(entry["message"])["message"]
             params = message.get("params", {})
@@ -94,6 +105,20 @@ class Seat:
                 self.sockets.append(params["url"])
             elif message["method"] == "Network.webSocketFrameReceived":
                 self.frames.append(params["response"]["payloadData"])
+            elif message["method"] == "Network.loadingFinished":
+                self.finished.append(params["requestId"])
+        return self
+
+    def answers(self):
+        """Reads the HTTP answers' bodies that `traffic` saw finish (binary ones as Latin-1 text, so a blob batch's
+        digest headers can be searched) into `bodies`."""
+        for request_id in self.finished:
+            try:
+                body = self.driver.execute_cdp_cmd("Network.getResponseBody", {"requestId": request_id})
+            except Exception:  # noqa: BLE001 — a redirect, a preflight or an evicted body has none to read
+                continue
+            self.bodies.append(base64.b64decode(body["body"]).decode("latin-1") if body.get("base64Encoded") else body["body"])
+        self.finished = []
         return self
 
     def problems(self):
@@ -152,12 +177,9 @@ def main():
 
         host = Seat("host", (1280, 860), shots)
         seats.append(host)
-        host.driver.get(server.base + "/")
-        host.js("sessionStorage.setItem('hoard.token', arguments[0])", server.token)
-        host.driver.get(server.base + f"/table/{created['id']}")
+        host.host_table(server, created["id"])
         host.visible("#host-panel")
         host.drawn()
-        host.until(lambda: host.js("return document.body.dataset.live") == "connected", "the host's channel")
         check.that(host.token(secret["id"]) is not None, "the host's table holds the hidden token")
         check.that(host.visible("#join-link").get_attribute("href").endswith(f"/join/{code}"), "the host's page shows the link to share")
         # The host gives the name the players see them by (kept in this browser); the channel reconnects with it.

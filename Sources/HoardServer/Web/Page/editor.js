@@ -148,9 +148,28 @@ export function editorTools(main, table, request) {
   };
   showPlayers();
   setInterval(showPlayers, 2000);
+  // The host's map holds every participant's seen and explored tiles as of its last snapshot: the server decides sight
+  // and sends the host the ops, not each player's new view. Seen as a player, the table asks for them again after a
+  // change (one request per burst; an answer overtaken by a later one is dropped), so it shows what that player's page
+  // shows.
+  let asking = 0;
+  let asked = 0;
+  const refreshSight = () => {
+    clearTimeout(asking);
+    asking = setTimeout(async () => {
+      if (!viewAs.value || state.map?.vision?.enabled !== true) return;
+      const ask = ++asked;
+      const session = await request(`/v1/sessions/${encodeURIComponent(table.session.id)}`).catch(() => null);
+      if (ask !== asked || !session?.map?.vision || !state.map) return;
+      state.map.vision = session.map.vision;
+      table.mapChanged();
+    }, 150);
+  };
+  main.addEventListener('table:op', () => { if (viewAs.value) refreshSight(); });
   viewAs.addEventListener('change', () => {
     state.viewFilter = viewAs.value ? (w) => playerView(w, viewAs.value) : null;
     table.render();
+    refreshSight();
   });
   glimpse.addEventListener('click', () => {
     const to = [...glimpseTo.selectedOptions].map((option) => option.value);

@@ -295,6 +295,7 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
       else {
         applyOp(state.map, event.op, me);
         if (['add', 'reveal', 'view'].includes(event.op?.kind)) loadSmallest().then(sharpen);
+        main.dispatchEvent(new CustomEvent('table:op', {detail: event.op}));
       }
       mapChanged();
       break;
@@ -400,7 +401,8 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
   loadSmallest().then(sharpen);
 
   const table = {
-    session, state, view, live, loader, isHost, me, sound, send: (op) => live.send(op), refused, setStatus, render, mergeManifest,
+    session, state, view, live, loader, isHost, me, sound, send: (op) => live.send(op), refused, setStatus, render, mapChanged,
+    mergeManifest,
     /** Draws the table now, not at the next frame (benchmarks time one frame's work with it). */
     drawNow: () => draw(),
     /** Where tile (x, y)'s centre is, in the page's client coordinates (tests and tools aim with it). */
