@@ -1,4 +1,5 @@
 import Foundation
+import HoardCatalog
 import HoardCore
 import HoardRepository
 import Testing
@@ -110,6 +111,13 @@ struct AACRenditionTests {
             let source = try #require(descriptor.variants.first?.durationMs, "the descriptor says how long the sound is")
             #expect(abs(info.durationMs - source) <= 50, "\(sound.name): \(info.durationMs) ms from \(source) ms")
         }
+        // A listing page (GET /v1/assets) and a session's manifest name the rendition too, and a seat may fetch it.
+        let listed = try hoard.catalog.assetPage(AssetQuery(kind: .audio)).assets
+        #expect(Set(listed.filter { $0.compatible != nil }.map(\.name)) == converted)
+        let rain = try #require(listed.first { $0.name == "Rain" })
+        let resolved = try hoard.catalog.resolve([rain.digest])
+        let compatible = try #require(resolved.assets.first?.compatible)
+        #expect(compatible == rain.compatible && resolved.reachable.contains(compatible.digest))
     }
 
     @Test func withoutFFmpegOnPathThePluginIsOffOnceAndTheImportSucceedsWithoutRenditions() async throws {
