@@ -54,7 +54,8 @@ public struct ExternalProcessor: PictureGenerator {
         }
     }
 
-    /// The largest picture (or sound) sent to a plugin: its base64 line must stay well under the protocol's 64 MiB line limit.
+    /// The largest picture (or sound) sent to a plugin: its base64 line must stay well under the protocol's 64 MiB line
+    /// limit.
     public static let maxSourceBytes = 32 << 20
 
     public func generate(_ request: GenerationRequest, source: UnsafeRawBufferPointer) throws(Problem) -> [GeneratedPicture] {

@@ -21,9 +21,10 @@ public struct RenditionJobRequest: Sendable, Hashable, Codable {
     }
 }
 
-/// Derived pictures (and a sound's compatible rendition), in two halves. An import asks for them (``jobs(for:generators:)``): for every planned asset the
-/// generators that apply to the pack say, with their recipes, what they would make of its largest variant, and that is
-/// one job of the queue, keyed by the source's digest and the recipes. A worker makes them later
+/// Derived pictures (and a sound's compatible rendition), in two halves. An import asks for them
+/// (``jobs(for:generators:)``): for every planned asset the generators that apply to the pack (and accept its type)
+/// say, with their recipes, what they would make of its largest variant, and that is one job of the queue, keyed by
+/// the source's digest and the recipes. A worker makes them later
 /// (``make(_:source:generators:limits:kinds:)``): each picture a generator returns is checked — its header must show
 /// the type it claims within the limits and no larger than the source; a LOD must be a missing allowed scale that
 /// passes the variant rules with the shipped ones; a sound's only output is a `compatible` AAC-in-M4A rendition as long
