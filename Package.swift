@@ -176,7 +176,7 @@ let package = Package(
         .testTarget(name: "HoardRepositoryTests", dependencies: ["HoardRepository", "HoardPlugins", "HoardTestSupport"]),
         .testTarget(name: "HoardImagingTests", dependencies: ["HoardImaging", "HoardPlugins", "HoardRepository", "HoardTestSupport"]),
         .testTarget(name: "HoardDiscoveryTests", dependencies: ["HoardDiscovery"]),
-        .testTarget(name: "HoardPluginsTests", dependencies: ["HoardPlugins", "HoardRepository"]),
+        .testTarget(name: "HoardPluginsTests", dependencies: ["HoardPlugins", "HoardRepository", "HoardCatalog"]),
         .testTarget(
             name: "HoardServerTests",
             dependencies: [

@@ -47,8 +47,8 @@ Linux)
   # postgresql-15: the server tools/postgres.sh starts for HoardPostgresTests (its initdb and pg_ctl stay in
   # /usr/lib/postgresql/15/bin, off PATH; the package also makes the postgres user that runs them for root).
   # libavahi-compat-libdnssd-dev: the dns_sd API (Sources/CDNSSD) through which `hoard serve --lan` is announced.
-  # ffmpeg: tools/make-audio.py's corpus (its ffprobe is what the audio header tests agree with) and the sound browser
-  # test's tone; the server runs without it.
+  # ffmpeg: tools/make-audio.py's corpus (its ffprobe is what the audio header tests agree with), the sound browser
+  # test's tone, and Plugins/aac-rendition (AAC renditions of Ogg and FLAC); the server runs without it (the plugin is off).
   needed=(pkg-config libarchive-dev libsqlite3-dev libvips-dev python3 postgresql-15 libavahi-compat-libdnssd-dev ffmpeg)
   [ "$want_bench" = yes ] && needed+=(libarchive-tools nginx-light wrk time libvips-tools)
   [ "$want_browser" = yes ] && needed+=(chromium chromium-driver zbar-tools)

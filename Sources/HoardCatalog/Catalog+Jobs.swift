@@ -45,7 +45,7 @@ extension SQLiteCatalog {
     }
 
     /// Gives a done job's pictures to the assets linked to it (of one version, or all): LODs as generated variants,
-    /// previews and thumbnails as renditions. Rows that exist are kept.
+    /// previews, thumbnails and compatible sounds as renditions. Rows that exist are kept.
     static func attachOutputs(of job: Int64, version: Int64?, _ db: Database) throws {
         let only = version.map { "AND ja.packVersionId = \($0)" } ?? ""
         try db.execute(sql: """

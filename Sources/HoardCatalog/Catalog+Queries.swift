@@ -106,7 +106,8 @@ extension SQLiteCatalog {
                 return AssetListing(
                     digest: digest, kind: AssetKind(rawValue: row["kind"]), name: row["name"], pack: row["pack"],
                     footprint: footprint, variants: variants[digest] ?? [], thumbnail: renditions[digest]?["thumbnail"],
-                    preview: renditions[digest]?["preview"], pending: pending[digest])
+                    preview: renditions[digest]?["preview"], pending: pending[digest],
+                    compatible: renditions[digest]?["compatible"])
             }
         }
     }
@@ -136,7 +137,7 @@ extension SQLiteCatalog {
         return result
     }
 
-    /// The generated previews and thumbnails of these assets by role (`preview`, `thumbnail`), with their blobs' sizes
+    /// The generated renditions of these assets by role (`preview`, `thumbnail`, `compatible`), with their blobs' sizes
     /// and media types.
     static func renditions(of assets: Set<Digest>, _ db: Database) throws -> [Digest: [String: AssetDescriptor.Rendition]] {
         var result: [Digest: [String: AssetDescriptor.Rendition]] = [:]

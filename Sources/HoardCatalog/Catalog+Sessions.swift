@@ -196,7 +196,8 @@ public struct ResolvedReferences: Sendable {
                 self.assets.append(AssetListing(
                     digest: digest, kind: AssetKind(rawValue: asset.kind), name: asset.name, pack: packs[digest]?.name ?? "",
                     footprint: footprint, variants: assetVariants, packVersion: packs[digest]?.version,
-                    preview: renditions[digest]?["preview"], pending: pending[digest]))
+                    preview: renditions[digest]?["preview"], pending: pending[digest],
+                    compatible: renditions[digest]?["compatible"]))
             } else if let blob = blobs[digest] {
                 self.blobs.append(blob)
             } else {

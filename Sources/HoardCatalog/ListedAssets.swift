@@ -103,7 +103,7 @@ extension AssetPage {
                 digest: row.digest, kind: AssetKind(rawValue: row.kind), name: row.name, pack: row.pack, footprint: footprint,
                 variants: variants[row.digest] ?? [], thumbnail: renditions[row.digest]?["thumbnail"],
                 preview: renditions[row.digest]?["preview"], grid: row.grid.flatMap(PackGrid.init),
-                pending: pending[row.digest])
+                pending: pending[row.digest], compatible: renditions[row.digest]?["compatible"])
         }
         let next = hasMore ? rows.last.map { AssetCursor(pack: $0.pack, kind: $0.kind, name: $0.name, digest: $0.digest) } : nil
         self.init(assets: assets, total: total, next: next)

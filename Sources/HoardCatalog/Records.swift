@@ -274,7 +274,8 @@ struct VariantRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableR
     var isGenerated: Bool
 }
 
-/// A row of `rendition`: an asset's generated preview or thumbnail (role `preview` or `thumbnail`).
+/// A row of `rendition`: an asset's generated preview or thumbnail, or a sound's compatible rendition (role `preview`,
+/// `thumbnail` or `compatible`; width and height 0 for a sound).
 struct RenditionRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "rendition"
     var assetDigest: Digest

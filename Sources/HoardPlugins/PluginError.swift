@@ -17,4 +17,6 @@ public enum PluginFailure: String, Sendable, Hashable {
     case garbage = "PLUGIN_GARBAGE"
     /// Too many failures in a row: calls are refused until the server restarts.
     case disabled = "PLUGIN_DISABLED"
+    /// A command the manifest `requires` is not on `PATH`: the plugin is off until it is installed and Hoard restarts.
+    case missingTool = "PLUGIN_OFF"
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HoardCore
 
 /// `plugin.json`, the manifest at the root of a plugin folder (Schemas/plugin-protocol.schema.json, `$defs/manifest`).
 public struct PluginManifest: Sendable, Hashable, Codable {
@@ -16,6 +17,12 @@ public struct PluginManifest: Sendable, Hashable, Codable {
     public var timeoutSeconds: Double?
     /// Whether it applies to packs whose `pack.json` does not name it (default true).
     public var enabledByDefault: Bool?
+    /// A processor's sources: the media types it is sent (`audio/ogg`…; default: every picture type, never a sound).
+    public var sources: [String]?
+    /// A processor's outputs by role (`preview`, `compatible`…), named as pending while its job waits (default: none said).
+    public var roles: [String]?
+    /// Commands the plugin runs that must be on `PATH` (`ffmpeg`): without one, the plugin is off (not loaded, said once).
+    public var requires: [String]?
 
     /// A hook a plugin can serve.
     public enum Hook: String, Sendable, Hashable, Codable {
@@ -51,6 +58,12 @@ public struct PluginManifest: Sendable, Hashable, Codable {
         }
         guard !manifest.hooks.isEmpty, !manifest.command.isEmpty else {
             throw PluginError(.badManifest, "\(path) needs at least one hook and a command")
+        }
+        if let unknown = manifest.sources?.first(where: { MediaType(rawValue: $0) == nil }) {
+            throw PluginError(.badManifest, "\(path): source '\(unknown)' is not a media type Hoard reads (see MediaType)")
+        }
+        if let unknown = manifest.roles?.first(where: { GeneratedPicture.Role(name: $0) == nil }) {
+            throw PluginError(.badManifest, "\(path): role '\(unknown)' is not @1x…@8x, preview, thumbnail or compatible")
         }
         return manifest
     }

@@ -37,7 +37,7 @@ extension PostgresCatalog {
                 return AssetListing(
                     digest: digest, kind: AssetKind(rawValue: kind), name: name, pack: pack, footprint: footprint,
                     variants: variants[digest] ?? [], thumbnail: renditions[digest]?["thumbnail"], preview: renditions[digest]?["preview"],
-                    pending: pending[digest])
+                    pending: pending[digest], compatible: renditions[digest]?["compatible"])
             }
         }
     }

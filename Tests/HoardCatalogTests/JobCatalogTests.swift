@@ -247,3 +247,23 @@ func garbageCollectionTakesTheJobsAndPicturesOfDeletedPacks(_ kind: CatalogBacke
     #expect(made.allSatisfy { collected.contains($0.blob.digest) })
     #expect(try catalog.jobCounts(now: Date()) == JobQueueCounts(queued: 0, running: 0, done: 0, failed: 0, cancelled: 0))
 }
+
+@Test(arguments: CatalogBackendKind.allCases)
+func aSoundsCompatibleRenditionIsListedPendingThenMadeInPagesListingsAndManifests(_ kind: CatalogBackendKind) throws {
+    let catalog = try kind.makeCatalog()
+    defer { (catalog as? PostgresCatalog)?.close() }
+    var fixture = goblinsWithJobs()
+    for index in fixture.commit.jobs.indices { fixture.commit.jobs[index].expects = ["compatible"] }
+    _ = try catalog.record(fixture.commit)
+    #expect(try catalog.assetPage(AssetQuery(pack: "goblins")).assets.map(\.pending) == [["compatible"], ["compatible"]])
+    let job = try #require(try lease(catalog))
+    let sound = JobOutput(
+        role: "compatible", blob: BlobRecord(digest: fakeDigest("aac of \(job.source)"), size: 2100, mediaType: "audio/mp4"), width: 0, height: 0)
+    let made = try #require(try catalog.completeJob(job, outputs: [sound], now: Date()))
+    let expected = AssetDescriptor.Rendition(digest: sound.blob.digest, width: 0, height: 0, size: 2100, mediaType: .m4a)
+    let paged = try catalog.assetPage(AssetQuery(pack: "goblins")).assets.filter { made.contains($0.digest) }
+    #expect(paged.count == 1 && paged.allSatisfy { $0.compatible == expected && $0.pending == nil && $0.preview == nil })
+    #expect(try catalog.assets(pack: "goblins").filter { $0.compatible != nil }.map(\.digest) == made)
+    let resolved = try catalog.resolve(Set(made))
+    #expect(resolved.assets.map(\.compatible) == [expected] && resolved.reachable.contains(sound.blob.digest))
+}

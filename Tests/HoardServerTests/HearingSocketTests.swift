@@ -109,6 +109,34 @@ import Testing
         }
     }
 
+    @Test func aPlayThatReplacesTheTrackTellsThoseWhoHeardItAndCannotHearTheNewOneToStop() async throws {
+        let clock = TestClock()
+        try await Self.withAnn(clock, setup: { track in
+            [#"{"type":"op","opId":"rain","op":{"kind":"play","channel":"rain","track":"\#(track)","loop":true,"at":[6.5,1.5],"radius":2}}"#]
+        }) { room in
+            let inside = try await room.send([Self.move("in", 5, 1)], as: room.ann, stop: "in")
+            #expect(try Self.heard(inside, op: "in") is [String: Any], "Ann hears the rain: \(inside)")
+            async let told = LiveClient.exchange(port: room.port, session: room.id, token: room.ann, until: 20, stop: #""end""#)
+            try await Task.sleep(for: .milliseconds(300))
+            clock.advance(4)
+            // The host plays another sound on the rain's channel, far from Ann's token; then one near it again.
+            let far = #"{"type":"op","opId":"far","op":{"kind":"play","channel":"rain","track":"\#(room.track)","at":[0.5,5.5],"radius":1}}"#
+            let near = #"{"type":"op","opId":"near","op":{"kind":"play","channel":"rain","track":"\#(room.track)","at":[5.5,1.5],"radius":1}}"#
+            _ = try await room.send([far, near, Self.message("end")], as: room.host, stop: "end")
+            let ops = LiveClient.objects(try await told).compactMap { $0["op"] as? [String: Any] }.filter { $0["channel"] as? String == "rain" }
+            #expect(ops.count == 2, "\(ops)")
+            let stop = try #require(ops.first)
+            #expect(stop["kind"] as? String == "stop" && stop["serverTime"] as? Double == clock.milliseconds, "\(stop)")
+            #expect(stop["at"] == nil && stop["track"] == nil, "nothing of the sound she cannot hear: \(stop)")
+            let again = try #require(ops.last)
+            #expect(again["kind"] as? String == "play" && again["at"] as? [Double] == [5.5, 1.5], "she hears the next one: \(again)")
+            // Replayed from the log, she is told the same.
+            let replayed = try await LiveClient.exchange(port: room.port, session: room.id, token: room.ann, since: 0, until: 60, stop: #""end""#)
+            let kinds = LiveClient.objects(replayed).compactMap { $0["op"] as? [String: Any] }.filter { $0["channel"] as? String == "rain" }
+            #expect(kinds.compactMap { $0["kind"] as? String }.suffix(2) == ["stop", "play"], "\(kinds)")
+        }
+    }
+
     @Test func aPlayerNeverReceivesASoundTheyCannotHear() async throws {
         let clock = TestClock()
         try await Self.withAnn(clock, setup: Self.doorAndRain) { room in

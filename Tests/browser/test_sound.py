@@ -9,8 +9,10 @@ Checked: 10 s after the host's play both players' `currentTime`s agree within 10
 clock beside it, so the time between the two reads does not count) and match the server's position; after a pause
 both stop at the same place, and after play again they agree within 100 ms once more; an ambient sound plays for a
 player while their token is within its radius (started as it moves in, in step with the host, stopped as it leaves)
-and never for the other; the browse page lists the sound under its kind and plays it from its tile. Fails on any
-script error.
+and never for the other; the browse page lists the sound under its kind and plays it from its tile. The pack is
+imported with Plugins/aac-rendition, so the Ogg tone gets an AAC rendition: Quinn's browser says it cannot play Ogg
+(`canPlayType` stubbed before the page loads) and plays the rendition, in step with Pia, who plays the Ogg. Fails on
+any script error.
 Needs: scripts/setup.sh --browser (chromium, chromium-driver, selenium) and ffmpeg.
 """
 import subprocess
@@ -26,6 +28,10 @@ from test_table import Seat  # noqa: E402
 from test_web import TABLET, browser, png, start  # noqa: E402
 
 AUTOPLAY = ("--autoplay-policy=no-user-gesture-required",)
+PLUGINS = str(Path(__file__).resolve().parents[2] / "Plugins")
+# A browser that cannot play Ogg, as Safari on an iPad: what the page asks before it chooses a sound's file.
+NO_OGG = """const canPlay = HTMLMediaElement.prototype.canPlayType;
+HTMLMediaElement.prototype.canPlayType = function (type) { return /ogg/.test(type) ? '' : canPlay.call(this, type); };"""
 
 
 class Player(Seat):
@@ -77,9 +83,11 @@ def main():
             z.writestr("pack.json", '{"name": "sounds", "version": "1.0.0"}')
             z.write(tone, "Music/Theme.ogg")
             z.writestr("Tokens/walker.png", png(64, 64, (180, 40, 40, 255)))
-        server.run("import", "--group", "default", str(pack))
+        server.run("import", "--group", "default", "--plugins-dir", PLUGINS, str(pack))
         theme = server.call("GET", "/v1/assets?kind=audio&limit=10")["assets"]
         check.that(len(theme) == 1 and theme[0]["variants"][0]["mediaType"] == "audio/ogg", "the tone imports as a sound")
+        compatible = (theme[0].get("compatible") or {}).get("digest")
+        check.that(compatible and theme[0]["compatible"]["mediaType"] == "audio/mp4", "the import made its AAC rendition")
         created = server.call("POST", "/v1/sessions", {"name": "Tavern", "map": {"schema": "hoard.map/v1", "grid": {"width": 8, "height": 6}}})
 
         host = Player("host", (1280, 860), shots)
@@ -91,6 +99,8 @@ def main():
             player = Player(name.lower(), TABLET, shots)
             seats.append(player)
             players.append(player)
+            if name == "Quinn":
+                player.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": NO_OGG})
             player.driver.get(server.base + f"/join/{created['code']}")
             player.visible("#join-name").send_keys(name)
             player.visible("#join-form button").click()
@@ -106,6 +116,11 @@ def main():
         a, b = players[0].settled(), players[1].settled()
         check.that(apart(a, b) <= 0.1, f"10 s after play the players are {apart(a, b) * 1000:.0f} ms apart (at {a['time']:.2f} s)")
         check.that(9.5 <= a["time"] <= 11.5, f"and at about 10 s of the track ({a['time']:.2f} s)")
+        fetched = "return performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.includes('/v1/blobs/'))"
+        pia_got, quinn_got = (" ".join(player.js(fetched)) for player in players)
+        ogg = theme[0]["variants"][0]["digest"]
+        check.that(ogg in pia_got and compatible not in pia_got, "Pia, whose browser plays Ogg, plays the Ogg")
+        check.that(compatible in quinn_got and ogg not in quinn_got, "Quinn, whose browser cannot, plays the AAC rendition")
         players[0].shot("sound-01-playing")
 
         host.visible("#jukebox-pause").click()

@@ -79,13 +79,14 @@ public struct AssetDescriptor: Sendable, Hashable, Codable {
         public var isAnimated: Bool { animated == true }
     }
 
-    /// A generated picture that is not a LOD (a preview or a thumbnail).
+    /// A generated picture that is not a LOD (a preview or a thumbnail), or a sound's compatible rendition (width and
+    /// height 0).
     public struct Rendition: Sendable, Hashable, Codable {
         /// The picture's blob.
         public var digest: Digest
-        /// Width in pixels.
+        /// Width in pixels (0 for a sound).
         public var width: Int
-        /// Height in pixels.
+        /// Height in pixels (0 for a sound).
         public var height: Int
         /// Size of the blob in bytes.
         public var size: Int64

@@ -1,4 +1,4 @@
-/// One picture a generator made.
+/// One picture a generator made (or, for a sound, its ``Role/compatible`` rendition).
 public struct GeneratedPicture: Sendable, Hashable {
     /// What the picture is for.
     public enum Role: Sendable, Hashable {
@@ -8,13 +8,16 @@ public struct GeneratedPicture: Sendable, Hashable {
         case preview
         /// A picture for lists on the web page, at most 256 px a side.
         case thumbnail
+        /// A sound every device plays (AAC in M4A), made of a sound some cannot (Ogg, FLAC, WebM audio).
+        case compatible
 
-        /// Its name in the catalog and on the wire: `@1x` … `@8x`, `preview`, `thumbnail`.
+        /// Its name in the catalog and on the wire: `@1x` … `@8x`, `preview`, `thumbnail`, `compatible`.
         public var name: String {
             switch self {
             case .variant(let scale): "@\(scale)x"
             case .preview: "preview"
             case .thumbnail: "thumbnail"
+            case .compatible: "compatible"
             }
         }
 
@@ -23,6 +26,7 @@ public struct GeneratedPicture: Sendable, Hashable {
             switch name {
             case "preview": self = .preview
             case "thumbnail": self = .thumbnail
+            case "compatible": self = .compatible
             default:
                 guard name.hasPrefix("@"), name.hasSuffix("x"), let scale = Int(name.dropFirst().dropLast()),
                       AssetNaming.allowedScales.contains(scale)

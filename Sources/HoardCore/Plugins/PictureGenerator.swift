@@ -17,6 +17,9 @@ public protocol PictureGenerator: Sendable {
     /// for it). Equal recipes of the same source MUST give the same pictures; a change to what the generator makes
     /// MUST change its recipes (a version in them), so that new jobs are made rather than old results reused.
     func recipe(for request: GenerationRequest) -> GenerationRecipe?
+    /// Whether it is handed sources of this type at all: by default pictures only, never a sound. A generator that
+    /// makes a sound's ``GeneratedPicture/Role/compatible`` rendition says yes to the sounds it converts.
+    func accepts(_ source: MediaType) -> Bool
 }
 
 /// What a generator will make of one request, before it runs: a key that, with the source's digest, names the job,
@@ -35,10 +38,18 @@ public struct GenerationRecipe: Sendable, Hashable {
 }
 
 extension PictureGenerator {
+    /// Pictures, never sounds.
+    public func accepts(_ source: MediaType) -> Bool { !source.isAudio }
+
     /// The generator's id and the digest of the whole request (kind, name, footprint, every shipped variant, pixels
     /// per tile): a generator whose output depends on less may say so with a narrower recipe, and share more work.
     public func recipe(for request: GenerationRequest) -> GenerationRecipe? {
+        GenerationRecipe(key: wholeRequestKey(request), roles: [])
+    }
+
+    /// The default recipe's key: the generator's id and the digest of the whole request.
+    public func wholeRequestKey(_ request: GenerationRequest) -> String {
         let bytes = (try? CanonicalJSON.encode(request)) ?? []
-        return GenerationRecipe(key: "\(id) \(BlobHasher.digest(of: bytes))", roles: [])
+        return "\(id) \(BlobHasher.digest(of: bytes))"
     }
 }

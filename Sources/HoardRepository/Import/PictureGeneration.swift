@@ -21,12 +21,14 @@ public struct RenditionJobRequest: Sendable, Hashable, Codable {
     }
 }
 
-/// Derived pictures, in two halves. An import asks for them (``jobs(for:generators:)``): for every planned asset the
-/// generators that apply to the pack say, with their recipes, what they would make of its largest variant, and that is
-/// one job of the queue, keyed by the source's digest and the recipes. A worker makes them later
+/// Derived pictures (and a sound's compatible rendition), in two halves. An import asks for them
+/// (``jobs(for:generators:)``): for every planned asset the generators that apply to the pack (and accept its type)
+/// say, with their recipes, what they would make of its largest variant, and that is one job of the queue, keyed by
+/// the source's digest and the recipes. A worker makes them later
 /// (``make(_:source:generators:limits:kinds:)``): each picture a generator returns is checked — its header must show
 /// the type it claims within the limits and no larger than the source; a LOD must be a missing allowed scale that
-/// passes the variant rules with the shipped ones — and a generator's refusal, or a picture that fails, fails the job
+/// passes the variant rules with the shipped ones; a sound's only output is a `compatible` AAC-in-M4A rendition as long
+/// as its source (``checkCompatible(_:of:limits:)``) — and a generator's refusal, or an output that fails, fails the job
 /// with one problem that names the source.
 enum PictureGeneration {
     /// One job an import queues, before it is linked to its asset's digest (known once the descriptor is encoded).
@@ -44,15 +46,15 @@ enum PictureGeneration {
         guard !generators.isEmpty else { return [] }
         var drafts: [Draft] = []
         for (index, (asset, assetPlan)) in zip(plan.assets, plan.plans).enumerated() {
-            // Generators make pictures from pictures: a sound is no source for any of them (nor sent to a plugin's).
             guard let top = assetPlan.pictures.max(by: { $0.scale < $1.scale }),
-                  let source = asset.variants.first(where: { $0.scale == top.scale }), !source.mediaType.isAudio
+                  let source = asset.variants.first(where: { $0.scale == top.scale })
             else { continue }
             let request = GenerationRequest(asset: asset, source: source, tilePixels: plan.packFile.effectiveTilePixels)
             var ids: [String] = []
             var keys: [String] = []
             var roles: [String] = []
-            for generator in generators {
+            // A sound reaches only the generators that take sounds (a plugin whose manifest names them in `sources`).
+            for generator in generators where generator.accepts(source.mediaType) {
                 guard let recipe = generator.recipe(for: request) else { continue }
                 ids.append(generator.id)
                 keys.append(recipe.key)
@@ -106,12 +108,18 @@ enum PictureGeneration {
             }
             for picture in pictures {
                 let info: ImageInfo
-                switch ArchiveScan.checkHeader(picture.bytes, isComplete: true, claimed: picture.mediaType, limits: limits) {
-                case .success(let found): info = found
-                case .failure(let problem): return refuse(generator, "made a picture Hoard refuses: \(problem.message)")
-                }
-                guard info.width <= source.width, info.height <= source.height else {
-                    return refuse(generator, "made a \(info.width)×\(info.height) picture from a \(source.width)×\(source.height) source")
+                if source.mediaType.isAudio || picture.role == .compatible {
+                    // A sound's rendition has no pixels: its header is read as a sound's and checked against its source.
+                    if let refusal = checkCompatible(picture, of: source, limits: limits) { return refuse(generator, refusal) }
+                    info = ImageInfo(mediaType: picture.mediaType, width: 0, height: 0)
+                } else {
+                    switch ArchiveScan.checkHeader(picture.bytes, isComplete: true, claimed: picture.mediaType, limits: limits) {
+                    case .success(let found): info = found
+                    case .failure(let problem): return refuse(generator, "made a picture Hoard refuses: \(problem.message)")
+                    }
+                    guard info.width <= source.width, info.height <= source.height else {
+                        return refuse(generator, "made a \(info.width)×\(info.height) picture from a \(source.width)×\(source.height) source")
+                    }
                 }
                 if case .variant(let scale) = picture.role {
                     guard AssetNaming.allowedScales.contains(scale), scales.insert(scale).inserted else {
@@ -136,4 +144,35 @@ enum PictureGeneration {
         }
         return .success(made)
     }
+
+    /// Why a sound's rendition is refused, or nil: it must be a `compatible` output of a sound, AAC in M4A by its
+    /// header (``AudioHeader``), within the limits, and as long as its source (within ``compatibleDurationSlack`` ms).
+    static func checkCompatible(_ output: GeneratedPicture, of source: AssetDescriptor.Variant, limits: ImportLimits) -> String? {
+        guard output.role == .compatible, source.mediaType.isAudio else {
+            return source.mediaType.isAudio
+                ? "made a \(output.role.name) of a sound, which only gets a compatible rendition"
+                : "made a compatible rendition of a picture, which only a sound gets"
+        }
+        guard output.bytes.count <= limits.maxAudioBytes else {
+            return "made a \(output.bytes.count)-byte sound, over the \(limits.maxAudioBytes) a sound may have"
+        }
+        let info: AudioInfo
+        do {
+            info = try AudioHeader.read(output.bytes)
+        } catch {
+            return "made a compatible rendition that is no sound Hoard reads: \(error.message)"
+        }
+        guard output.mediaType == .m4a, info.mediaType == .m4a, info.codec == "aac" else {
+            return "made a compatible rendition of \(info.codec) in \(info.mediaType.rawValue) (claimed \(output.mediaType.rawValue)); "
+                + "it must be AAC in audio/mp4"
+        }
+        if let expected = source.durationMs, abs(info.durationMs - expected) > compatibleDurationSlack {
+            return "made a compatible rendition of \(info.durationMs) ms from a sound of \(expected) ms"
+        }
+        return nil
+    }
+
+    /// How far a compatible rendition's duration may be from its source's, in ms: AAC frames are about 21 ms, and an
+    /// encoder's priming and padding add a frame or two.
+    static let compatibleDurationSlack = 100
 }

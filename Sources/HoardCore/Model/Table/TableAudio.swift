@@ -207,10 +207,15 @@ extension Table {
         case .play:
             if let track = command.track {
                 let channel = AudioChannel(command, track: track, now: now)
-                audio[command.channel] = channel
+                let replaced = audio.updateValue(channel, forKey: command.channel)
                 let audience = audience(of: channel)
-                return Change(op: op, views: audience == .everyone ? nil : [View(audience: audience, op: op)], art: [(audience, [track])],
-                              changesVisibility: true)
+                var views = audience == .everyone ? nil : [View(audience: audience, op: op)]
+                // Whoever heard the track it replaces and cannot hear this one is told to stop the channel.
+                if let replaced, case let dropped = self.audience(of: replaced).subtracting(audience), !dropped.isEmpty {
+                    let stop = AudioCommand(.stop, channel: command.channel, serverTime: command.serverTime)
+                    views = (views ?? []) + [View(audience: dropped, op: .audio(stop))]
+                }
+                return Change(op: op, views: views, art: [(audience, [track])], changesVisibility: true)
             }
             guard var channel = audio[command.channel] else { throw Self.refusal("channel", command.channel) }
             if channel.isPaused { (channel.since, channel.isPaused) = (now, false) }

@@ -4,6 +4,7 @@
 import {api, batchedPictureURL, pictureFor, pictures, pictureURL, query} from './api.js';
 import {bytes, h, plural, replace, toast} from './dom.js';
 import {renditionProgress} from './renditions.js';
+import {playableSound} from './sound.js';
 
 const KINDS = ['token', 'object', 'texture', 'wall', 'background', 'dice', 'audio'];
 const PAGE = 250;
@@ -68,7 +69,7 @@ function soundFace(asset) {
       playing.button.textContent = '▶';
     }
     try {
-      const audio = new Audio(await pictureURL(sound.digest));
+      const audio = new Audio(await pictureURL(playableSound(asset).digest));
       playing = {audio, button};
       button.textContent = '■';
       audio.addEventListener('ended', () => { button.textContent = '▶'; if (playing?.audio === audio) playing = null; });

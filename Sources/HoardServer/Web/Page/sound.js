@@ -12,6 +12,20 @@ const STEADY = 0.01;
 const JUMP = 0.25;
 const PROBES = 6;
 
+/** An element to ask what this browser plays. */
+let prober = null;
+
+/**
+ * What a seat plays of an audio asset: its sound, or its `compatible` rendition (AAC in M4A, made by the
+ * aac-rendition plugin) when this browser cannot play the sound's own type (`canPlayType` empty: Safari and Ogg).
+ */
+export function playableSound(asset) {
+  const sound = asset?.variants?.[0];
+  prober ??= document.createElement('audio');
+  if (sound && asset.compatible && !prober.canPlayType(sound.mediaType)) return asset.compatible;
+  return sound;
+}
+
 /** Mirrors the server's Table.apply for jukebox ops on the map document's `audio` member (AudioChannel). */
 export function applyAudioOp(map, op) {
   const channels = map.audio ?? (map.audio = {});

@@ -12,7 +12,7 @@ import {geometry} from './grid.js';
 import {layers, paint, resolver} from './mapview.js';
 import {applyOp, artOf} from './tablestate.js';
 import {attachGestures, zoomLimits} from './gestures.js';
-import {TableSound, applyAudioOp, applyHeard, jukebox} from './sound.js';
+import {TableSound, applyAudioOp, applyHeard, jukebox, playableSound} from './sound.js';
 
 const PING_MS = 2000;
 
@@ -382,10 +382,11 @@ export async function openTable(main, {sessionId, token, seat, request, onLeave}
     if (toSelect.value) op.to = [toSelect.value];
     live.send(op).then(() => { text.value = ''; }, refused('the message'));
   });
-  // A track is an audio asset: its one sound variant, fetched whole with this seat's token (the blob is immutable).
+  // A track is an audio asset: its sound (or the compatible rendition where this browser cannot play it), fetched
+  // whole with this seat's token (the blob is immutable).
   const soundURL = async (track) => {
     const asset = state.manifest.assets.find((a) => a.digest === track);
-    const digest = asset?.variants?.[0]?.digest ?? track;
+    const digest = playableSound(asset)?.digest ?? track;
     const response = await fetch(`/v1/blobs/${digest}`, {headers: {Authorization: `Bearer ${token}`}, credentials: 'omit'});
     if (!response.ok) throw new Error(`the server answered ${response.status} for ${digest}`);
     return URL.createObjectURL(await response.blob());
