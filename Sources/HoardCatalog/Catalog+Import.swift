@@ -68,7 +68,10 @@ extension SQLiteCatalog {
                 if let old = try PackVersionRecord
                     .filter(PackVersionRecord.Columns.packId == pack.id && PackVersionRecord.Columns.version == commit.version)
                     .fetchOne(db) {
-                    if old.manifestDigest == commit.manifestDigest { return .alreadyRecorded }
+                    if old.manifestDigest == commit.manifestDigest {
+                        try Self.queue(commit.jobs, version: old.id ?? 0, now: now, db)
+                        return .alreadyRecorded
+                    }
                     throw CatalogError(
                         .conflict, "version \(commit.version) of '\(commit.pack)' was already imported with other content; "
                             + "raise the version in pack.json")

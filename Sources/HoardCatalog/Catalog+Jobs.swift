@@ -7,7 +7,9 @@ import HoardCore
 extension SQLiteCatalog {
     /// Queues an importing version's jobs inside its record transaction: a job that exists is reused (raised to this
     /// import's priority and batch while it waits; a cancelled one queued again), each linked to the version's assets;
-    /// the pictures of jobs already done are given to those assets at once; then the version's counters are written.
+    /// the pictures of jobs already done are given to those assets at once; the version's counters grow by the links
+    /// made. Queued again for a version already recorded (an unchanged import whose generators now make more, such as
+    /// a plugin turned on since), only what is new is linked and counted.
     static func queue(_ jobs: [JobSpec], version: Int64, now: Date, _ db: Database) throws {
         guard !jobs.isEmpty else { return }
         let upsert = try db.cachedStatement(sql: """
@@ -22,26 +24,31 @@ extension SQLiteCatalog {
         let link = try db.cachedStatement(sql: "INSERT OR IGNORE INTO jobAsset (jobId, packVersionId, assetDigest) VALUES (?, ?, ?)")
         let milliseconds = Self.milliseconds(now)
         let created = StoredDate.text(now)
+        var linked = JobTally()
         for (position, job) in jobs.enumerated() {
             guard let row = try Row.fetchOne(upsert, arguments: [
                 job.source, job.recipe, job.request, job.expects.joined(separator: " "), job.priority, version, position, milliseconds, created,
             ]) else { continue }
             let id: Int64 = row["id"]
-            let state = JobState(rawValue: row["state"]) ?? .pending
+            var state = JobState(rawValue: row["state"]) ?? .pending
             if state == .cancelled {
                 try move(job: id, from: .cancelled, to: .pending, db)
                 try db.execute(sql: """
                     UPDATE job SET state = 'pending', attempts = 0, availableAt = ?, problem = NULL, finishedAt = NULL WHERE id = ?
                     """, arguments: [milliseconds, id])
+                state = .pending
             }
-            for asset in job.assets { try link.execute(arguments: [id, version, asset]) }
+            for asset in job.assets {
+                try link.execute(arguments: [id, version, asset])
+                if db.changesCount > 0 { linked.count(state) }
+            }
             if state == .done { try attachOutputs(of: id, version: version, db) }
         }
         try db.execute(sql: """
-            INSERT INTO packVersionJobs (packVersionId, total, done, failed, cancelled)
-            SELECT ?, COUNT(*), COALESCE(SUM(j.state = 'done'), 0), COALESCE(SUM(j.state = 'failed'), 0), COALESCE(SUM(j.state = 'cancelled'), 0)
-            FROM jobAsset ja JOIN job j ON j.id = ja.jobId WHERE ja.packVersionId = ?
-            """, arguments: [version, version])
+            INSERT INTO packVersionJobs (packVersionId, total, done, failed, cancelled) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (packVersionId) DO UPDATE SET total = total + excluded.total, done = done + excluded.done,
+                failed = failed + excluded.failed, cancelled = cancelled + excluded.cancelled
+            """, arguments: [version, linked.total, linked.done, linked.failed, linked.cancelled])
     }
 
     /// Gives a done job's pictures to the assets linked to it (of one version, or all): LODs as generated variants,

@@ -32,6 +32,27 @@ public struct JobSpec: Sendable, Hashable {
     }
 }
 
+/// The links between jobs and a version's assets made by one queueing, by the state of their job: what it adds to the
+/// version's counters (`packVersionJobs`, one row per link).
+package struct JobTally: Sendable {
+    package private(set) var total: Int64 = 0
+    package private(set) var done: Int64 = 0
+    package private(set) var failed: Int64 = 0
+    package private(set) var cancelled: Int64 = 0
+
+    package init() {}
+
+    package mutating func count(_ state: JobState) {
+        total += 1
+        switch state {
+        case .done: done += 1
+        case .failed: failed += 1
+        case .cancelled: cancelled += 1
+        case .pending: break
+        }
+    }
+}
+
 /// How soon a job runs: higher first, then the newest import (batch) first, then the order the import listed its
 /// assets in (kind, then name: the order the page lists them). A new upload's pictures so go before a backlog (the
 /// rest of a large import, jobs retried), and each import's first screen before the rest of it.

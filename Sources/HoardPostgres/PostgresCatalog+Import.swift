@@ -23,10 +23,13 @@ extension PostgresCatalog {
                 throw CatalogError(.conflict, Self.alikePack(name, commit.pack, group: groupName))
             }
             let packId = try Self.lockedPack(named: commit.pack, groupId: groupId, now: now, tx)
-            if let old = try tx.value(
-                #"SELECT "manifestDigest" FROM "packVersion" WHERE "packId" = \#(packId) AND version = \#(commit.version)"#,
-                as: String.self) {
-                if old == commit.manifestDigest.description { return .alreadyRecorded }
+            if case let (oldId, old)? = try tx.row(
+                #"SELECT id, "manifestDigest" FROM "packVersion" WHERE "packId" = \#(packId) AND version = \#(commit.version)"#,
+                as: (Int64, String).self) {
+                if old == commit.manifestDigest.description {
+                    try Self.queue(commit.jobs, version: oldId, now: now, tx)
+                    return .alreadyRecorded
+                }
                 throw CatalogError(
                     .conflict, "version \(commit.version) of '\(commit.pack)' was already imported with other content; "
                         + "raise the version in pack.json")

@@ -19,6 +19,7 @@ extension PostgresCatalog {
         var assets: [String: [Digest]] = [:]
         for job in jobs { assets[job.source.description + " " + job.recipe, default: []] += job.assets }
         var links: [(job: Int64, asset: String)] = []
+        var states: [Int64: JobState] = [:]
         var done: [Int64] = []
         for (position, job) in sorted where seen.insert(job.source.description + " " + job.recipe).inserted {
             guard let row = try tx.row(#"""
@@ -33,6 +34,7 @@ extension PostgresCatalog {
                 RETURNING id, state
                 """#, as: (Int64, String).self) else { continue }
             let (id, state) = row
+            states[id] = state == JobState.cancelled.rawValue ? .pending : JobState(rawValue: state) ?? .pending
             if state == JobState.cancelled.rawValue {
                 try move(job: id, from: .cancelled, to: .pending, tx)
                 try tx.execute(#"""
@@ -43,17 +45,22 @@ extension PostgresCatalog {
             links += (assets[job.source.description + " " + job.recipe] ?? []).map { (id, $0.description) }
             if state == JobState.done.rawValue { done.append(id) }
         }
-        try tx.execute(#"""
+        let made = try tx.values(#"""
             INSERT INTO "jobAsset" ("jobId", "packVersionId", "assetDigest")
             SELECT j, \#(version), a FROM unnest(\#(links.map(\.job))::bigint[], \#(links.map(\.asset))::text[]) AS l(j, a)
             ON CONFLICT DO NOTHING
-            """#)
+            RETURNING "jobId"
+            """#, as: Int64.self)
         for id in done { try attachOutputs(of: id, version: version, tx) }
+        // The job rows are locked (upserted above) until this commits: a worker moves their counters after, ours included.
+        var linked = JobTally()
+        for id in made { linked.count(states[id] ?? .pending) }
         try tx.execute(#"""
             INSERT INTO "packVersionJobs" ("packVersionId", total, done, failed, cancelled)
-            SELECT \#(version), count(*), count(*) FILTER (WHERE j.state = 'done'), count(*) FILTER (WHERE j.state = 'failed'),
-                   count(*) FILTER (WHERE j.state = 'cancelled')
-            FROM "jobAsset" ja JOIN job j ON j.id = ja."jobId" WHERE ja."packVersionId" = \#(version)
+            VALUES (\#(version), \#(linked.total), \#(linked.done), \#(linked.failed), \#(linked.cancelled))
+            ON CONFLICT ("packVersionId") DO UPDATE SET total = "packVersionJobs".total + excluded.total,
+                done = "packVersionJobs".done + excluded.done, failed = "packVersionJobs".failed + excluded.failed,
+                cancelled = "packVersionJobs".cancelled + excluded.cancelled
             """#)
     }
 

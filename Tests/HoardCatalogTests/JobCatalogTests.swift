@@ -58,6 +58,33 @@ func anImportQueuesOneJobPerPictureAndRecipeWhateverPacksHoldIt(_ kind: CatalogB
 }
 
 @Test(arguments: CatalogBackendKind.allCases)
+func anUnchangedImportQueuesWhatItsGeneratorsNowMakeAndCountsEachLinkOnce(_ kind: CatalogBackendKind) throws {
+    let catalog = try kind.makeCatalog()
+    defer { (catalog as? PostgresCatalog)?.close() }
+    // Imported while its generator was off (a plugin without its command): no job.
+    var bare = goblinsWithJobs()
+    bare.commit.jobs = []
+    #expect(try catalog.record(bare.commit) == .recorded)
+    #expect(try catalog.jobCounts(now: Date()).queued == 0)
+    // The same archive again, the generator on: the version is unchanged and its jobs are queued, once.
+    for _ in 0..<2 {
+        #expect(try catalog.record(goblinsWithJobs().commit) == .alreadyRecorded)
+        #expect(try catalog.jobCounts(now: Date()).queued == 2)
+        #expect(try catalog.packs().first?.renditions == RenditionProgress(total: 2, done: 0, failed: 0, cancelled: 0))
+    }
+    #expect(try catalog.assetPage(AssetQuery(pack: "goblins")).assets.allSatisfy { $0.pending?.contains("preview") == true })
+    // One is made; another recipe comes with a later import of the same version: counted on top of what is done.
+    let job = try #require(try lease(catalog))
+    _ = try catalog.completeJob(job, outputs: outputs(for: job), now: Date())
+    #expect(try catalog.packs().first?.renditions == RenditionProgress(total: 2, done: 1, failed: 0, cancelled: 0))
+    var more = goblinsWithJobs()
+    more.commit.jobs += goblinsWithJobs(recipe: "r2").commit.jobs
+    #expect(try catalog.record(more.commit) == .alreadyRecorded)
+    #expect(try catalog.packs().first?.renditions == RenditionProgress(total: 4, done: 1, failed: 0, cancelled: 0))
+    #expect(try catalog.jobCounts(now: Date()).queued == 3)
+}
+
+@Test(arguments: CatalogBackendKind.allCases)
 func aJobIsLeasedToOneWorkerAndItsPicturesGoToEveryAssetThatNeedsThem(_ kind: CatalogBackendKind) throws {
     let catalog = try kind.makeCatalog()
     defer { (catalog as? PostgresCatalog)?.close() }

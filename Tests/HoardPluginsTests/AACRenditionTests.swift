@@ -120,7 +120,8 @@ struct AACRenditionTests {
         #expect(compatible == rain.compatible && resolved.reachable.contains(compatible.digest))
     }
 
-    @Test func withoutFFmpegOnPathThePluginIsOffOnceAndTheImportSucceedsWithoutRenditions() async throws {
+    @Test func withoutFFmpegOnPathThePluginIsOffOnceAndTheImportSucceedsWithoutRenditionsUntilItIsImportedAgainWithIt()
+        async throws {
         let fixtures = try PluginFixtures()
         defer { fixtures.remove() }
         try fixtures.install(example: "aac-rendition")
@@ -135,11 +136,23 @@ struct AACRenditionTests {
         #expect(loaded.errors.count == 1, "said once: \(loaded.errors)")
         #expect(loaded.errors.first?.code == .missingTool)
         #expect(loaded.errors.first?.message.contains("aac-rendition is off: ffmpeg is not on PATH") == true)
-        let hoard = try Hoard(dataDirectory: fixtures.directory + "/data", registry: registry)
-        let report = try await hoard.importPack(at: try fixtures.soundPack("sounds.zip", Array(sounds.prefix(3))))
-        #expect(report.assetsByKind["audio"] == 3)
-        #expect(report.renditionJobs == 0, "no job is queued for a plugin that is off")
-        #expect(try hoard.catalog.assets(kind: .audio).allSatisfy { $0.compatible == nil && $0.pending == nil })
+        let archive = try fixtures.soundPack("sounds.zip", Array(sounds.prefix(3)))
+        do {
+            let hoard = try Hoard(dataDirectory: fixtures.directory + "/data", registry: registry)
+            let report = try await hoard.importPack(at: archive)
+            #expect(report.assetsByKind["audio"] == 3)
+            #expect(report.renditionJobs == 0, "no job is queued for a plugin that is off")
+            #expect(try hoard.catalog.assets(kind: .audio).allSatisfy { $0.compatible == nil && $0.pending == nil })
+        }
+        // ffmpeg installed and Hoard started again: the same archive, imported again, is unchanged and gets its renditions.
+        let (hoard, loadErrors) = try fixtures.hoard()
+        #expect(loadErrors.isEmpty, "\(loadErrors)")
+        let again = try await hoard.importPack(at: archive)
+        #expect(again.outcome == .unchanged && again.renditionJobs == 3)
+        #expect(try hoard.catalog.assets(kind: .audio).allSatisfy { $0.pending == ["compatible"] })
+        let run = await hoard.makeRenditions()
+        #expect(run.done == 3 && run.failed == 0, "\(run.problems)")
+        #expect(try hoard.catalog.assets(kind: .audio).allSatisfy { $0.compatible != nil && $0.pending == nil })
     }
 
     @Test(arguments: [
