@@ -92,18 +92,29 @@ def canonical(value):
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def picture_type(head):
+def media_types(head):
+    """The media types a blob's first 16 bytes allow (a WebM container holds video or sound; a PNG may be animated)."""
     if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
+        return {"image/png", "image/apng"}
     if head.startswith(b"\xff\xd8"):
-        return "image/jpeg"
+        return {"image/jpeg"}
     if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
+        return {"image/webp"}
+    if head[:4] == b"RIFF" and head[8:12] == b"WAVE":
+        return {"audio/wav"}
     if head[:6] in (b"GIF87a", b"GIF89a"):
-        return "image/gif"
+        return {"image/gif"}
     if head.startswith(b"\x1a\x45\xdf\xa3"):
-        return "video/webm"
-    return None
+        return {"video/webm", "audio/webm"}
+    if head.startswith(b"OggS"):
+        return {"audio/ogg"}
+    if head.startswith(b"fLaC"):
+        return {"audio/flac"}
+    if head.startswith(b"ID3") or (len(head) > 1 and head[0] == 0xFF and head[1] & 0xE0 == 0xE0):
+        return {"audio/mpeg"}
+    if head[4:8] == b"ftyp":
+        return {"audio/mp4"}
+    return set()
 
 
 # 1. The schemas themselves.
@@ -401,7 +412,7 @@ def check_documents(store, schemas, registry, checker):
             size = store.files[variant["digest"]].stat().st_size
             if size != variant["size"]:
                 checker.fail(f"descriptor {digest}: variant {variant['digest']} is {size} bytes, not {variant['size']}")
-            if picture_type(head) != variant["mediaType"]:
+            if variant["mediaType"] not in media_types(head):
                 checker.fail(f"descriptor {digest}: variant {variant['digest']} is not {variant['mediaType']} by its bytes")
     for digest, manifest in manifests.items():
         keys = [(entry["kind"], entry["name"]) for entry in manifest["assets"]]
@@ -514,9 +525,11 @@ def check_assets_output(assets, descriptors, schemas, registry, checker, path):
             continue
         listed = {key: asset[key] for key in ("kind", "name", "footprint")}
         described = {key: descriptor[key] for key in ("kind", "name", "footprint")}
-        # The listing leaves out what only the descriptor says: animation (animated, frames, durationMs).
+        # The listing leaves out what only the descriptor says: animation (animated, frames, durationMs) and what a
+        # sound is (codec, channels, sampleRate, durationMs).
+        only_described = ("animated", "frames", "durationMs", "codec", "channels", "sampleRate")
         normalise = lambda variants: [{k: v for k, v in variant.items()
-                                       if not (k == "generated" and v is False) and k not in ("animated", "frames", "durationMs")}
+                                       if not (k == "generated" and v is False) and k not in only_described}
                                       for variant in variants]
         if listed != described or normalise(asset["variants"]) != normalise(descriptor["variants"]):
             checker.fail(f"{path}: asset {asset['digest']} ({asset['pack']} {asset['name']}) differs from its descriptor")

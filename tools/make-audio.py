@@ -19,6 +19,8 @@ import sys
 import zipfile
 import zlib
 
+if len(sys.argv) > 2 or any(a in ("-h", "--help") or a.startswith("-") for a in sys.argv[1:]):
+    sys.exit(__doc__ if any(a in ("-h", "--help") for a in sys.argv[1:]) else "usage: python3 tools/make-audio.py OUTDIR")
 OUT = sys.argv[1] if len(sys.argv) > 1 else "audio-corpus"
 
 # (file, ffmpeg output options, seconds, rate, channels)

@@ -163,6 +163,11 @@ def main():
         host.until(lambda: host.js("return document.querySelector('.tile .play-sound').textContent") == "■", "the tile's sound to play")
         check.that(host.js("return [...document.querySelectorAll('.tile .name')].map((n) => n.textContent)") == ["Theme"],
                    "the browse page lists the sound, and only it, under audio")
+        # Its page says what the sound is, as its descriptor does (the listing alone does not say).
+        host.driver.get(server.base + "/#/asset/" + theme[0]["digest"])
+        facts = lambda: host.js("return document.querySelector('.variants td[data-label=Sound]')?.textContent ?? ''")
+        host.until(lambda: facts() != "", "the sound's page")
+        check.that(facts() == "vorbis · mono · 44.1 kHz · 0:40", f"the sound's page tells its codec, channels, rate and length ({facts()!r})")
         for seat in seats:
             errors = [entry for entry in seat.driver.get_log("browser") if entry["level"] == "SEVERE"]
             check.that(not errors, f"{seat.name}'s console has no error" + "".join(f"\n      {e['message'][:200]}" for e in errors))

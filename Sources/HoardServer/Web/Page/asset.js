@@ -91,7 +91,9 @@ export async function showAsset(main, digest) {
   // The listing has what was made after the import (generated LODs, the thumbnail); the descriptor the shipped art.
   const listed = listing.assets.find((a) => a.digest === digest);
   const shown = listed ?? descriptor;
-  const variants = [...shown.variants].sort((a, b) => a.scale - b.scale);
+  // What only the descriptor says of a shipped variant (a sound's codec and length, an animation's frames) joins it.
+  const described = new Map(descriptor.variants.map((variant) => [variant.digest, variant]));
+  const variants = shown.variants.map((variant) => ({...described.get(variant.digest), ...variant})).sort((a, b) => a.scale - b.scale);
   const largest = variants[variants.length - 1];
   // Animated GIF, APNG and WebP move in an <img>; a WebM video plays, muted and looping, in a <video>.
   const isSound = largest?.mediaType?.startsWith('audio/');
