@@ -154,6 +154,7 @@ import HoardTestSupport
         var mismatches: [String] = []
         var viewChanges = 0
         var narrowed = 0
+        var paints = 0
         for _ in 0..<6 {
             let (width, height) = (random.int(10...18), random.int(8...14))
             let walls = RandomMap.walls(grid: grid, width: width, height: height, random: &random)
@@ -189,10 +190,10 @@ import HoardTestSupport
                 "drawing": .object(["walls": .array(walls.map(JSONValue.object)), "strokes": .array([])]),
             ])
             var table = Table(map: map)
-            for step in 0..<12 {
+            for step in 0..<15 {
                 let currentWalls = table.walls.items
                 let op: TableOp
-                switch random.int(0...4) {
+                switch random.int(0...5) {
                 case 0, 1: op = .move(token: "t\(random.int(0...5))", x: random.int(0...(width - 1)), y: random.int(0...(height - 1)))
                 case 2 where !currentWalls.isEmpty:
                     let wall = currentWalls[random.int(0...(currentWalls.count - 1))]
@@ -202,6 +203,10 @@ import HoardTestSupport
                     var wall = RandomMap.loose(grid: grid, width: width, height: height, random: &random)
                     wall["id"] = .string("n\(step)")
                     op = .addWall(wall)
+                case 4:
+                    let (x, y) = (random.int(0...(width - 1)), random.int(0...(height - 1)))
+                    let rect = TileRect(x: x, y: y, w: random.int(1...(width - x)), h: random.int(1...(height - y)))
+                    op = .paint(rects: [rect], texture: VisionTableTests.art(UInt8(random.int(10...12))))
                 default: op = .set(token: "t\(random.int(0...2))", fields: ["sight": .object(["range": .number(Double(random.int(0...9)))])])
                 }
                 let before = ["p1", "p2"].map { table.view(for: .participant($0)) }
@@ -227,6 +232,22 @@ import HoardTestSupport
                 for (index, player) in ["p1", "p2"].enumerated() {
                     if change?.views?.contains(where: { $0.op == nil && $0.audience.contains(player) }) == true, mismatches.count < 3 {
                         mismatches.append("\(grid) step \(step) after \(op): \(player) is sent their whole view")
+                    }
+                    // A paint reaches each player clipped to the floor they are shown: painted on their floor before,
+                    // it gives their floor after; a player it does not reach keeps their floor.
+                    if let change, case .paint = op {
+                        let sent = change.views?.first { $0.audience.contains(player) }?.op
+                        var floor = before[index]["background"].flatMap { Floor($0, width: width, height: height) }
+                        if case .paint(let rects, let texture)? = sent { _ = floor?.paint(rects, texture: texture?.description) }
+                        let after = table.view(for: .participant(player))["background"].flatMap { Floor($0, width: width, height: height) }
+                        let shown = table.floorFog(for: player)  // compared where they are shown the floor
+                        if case .paint(let rects, _)? = sent, let shown, shown.clip(rects) != rects, mismatches.count < 3 {
+                            mismatches.append("\(grid) step \(step) after \(op): \(player) is sent paint beyond their floor")
+                        }
+                        if floor?.json(under: shown) != after?.json(under: shown), mismatches.count < 3 {
+                            mismatches.append("\(grid) step \(step) after \(op): \(player)'s floor, sent \(sent.map { "\($0)" } ?? "nothing")")
+                        }
+                        paints += sent == nil ? 0 : 1
                     }
                     guard let change, let gained = VisionTableTests.viewChange(change, player) else { continue }
                     let patched = gained.apply(to: before[index], participant: player)
@@ -264,5 +285,6 @@ import HoardTestSupport
         #expect(mismatches.isEmpty, "\(mismatches)")
         #expect(viewChanges > 20, "the ops changed players' views \(viewChanges) times")
         #expect(narrowed > 10, "moves narrowed whose art they changed \(narrowed) times")
+        #expect(paints > 5, "paints reached players \(paints) times")
     }
 }

@@ -2,8 +2,8 @@
 extension Table {
     /// Applies an op for `actor` (``applyRules(_:by:)`` says what each op may do); with vision on, then brings sight up
     /// to date: the participants whose seen or explored tiles changed are sent what their view gained and lost (a
-    /// `view` op; after a `paint` or `vision` op, everyone their whole view again), after the art it newly shows them,
-    /// and the others what the op alone shows them.
+    /// `view` op; after an erasing `paint` or a `vision` op, everyone their whole view again), after the art it newly
+    /// shows them, and the others what the op alone shows them. A `paint` goes to each clipped to the floor they are shown.
     public mutating func apply(_ op: TableOp, by actor: Actor) throws(TableError) -> Change {
         let heardBefore = mayChangeHearers(op) ? hearers() : nil
         var change = try applySeen(op, by: actor)
@@ -36,12 +36,13 @@ extension Table {
         var change = try applyRules(op, by: actor)
         updateWalls(after: op)
         let changed = updateSight(of: isVisionOp ? nil : touched.union(tokensAffected(by: op)), viewersBefore: viewersBefore)
+        if case .paint(let rects, let texture?) = op { return painted(change, rects: rects, texture: texture) }
         let isPaint = if case .paint = op { true } else { false }
         guard !changed.isEmpty || isPaint || isVisionOp else {
             change.artAffected = artAffected(by: op, since: old, changed: changed)
             return change
         }
-        // Painted tiles show to each participant as far as they explored: everyone gets their view again.
+        // An erase may show participants the default texture for the first time: everyone gets their view again.
         let whole: Audience = isPaint || isVisionOp ? .everyone : .only(changed)
         var views = (change.views ?? [View(audience: .everyone, op: change.op)]).compactMap { view -> View? in
             let rest = view.audience.subtracting(whole)
@@ -65,6 +66,32 @@ extension Table {
         }
         change.changesVisibility = true
         change.artAffected = artAffected(by: op, since: old, changed: changed)
+        return change
+    }
+
+    /// A paint with a texture, vision on: each participant is sent it clipped to the floor they are shown (what the fog
+    /// reveals and what they explored), the texture's art first to those it reaches; nobody's sight changes. (An erase
+    /// may show them the default texture for the first time: they get their whole view.)
+    private func painted(_ change: Change, rects: [TileRect], texture: Digest) -> Change {
+        var change = change
+        var views: [View] = []
+        var reached = Audience.nobody
+        let explorers = vision?.explored ?? [:]
+        for (participant, tiles) in explorers.sorted(by: { $0.key < $1.key }) {
+            let clipped = shownFloor(explored: tiles).clip(rects)
+            guard !clipped.isEmpty else { continue }
+            views.append(View(audience: .only([participant]), op: .paint(rects: clipped, texture: texture)))
+            reached.formUnion(.only([participant]))
+        }
+        let others = Audience.everyone.subtracting(.only(explorers.keys))
+        let clipped = shownFloor(explored: nil).clip(rects)
+        if !clipped.isEmpty {
+            views.append(View(audience: others, op: .paint(rects: clipped, texture: texture)))
+            reached.formUnion(others)
+        }
+        change.views = views
+        change.art = reached.isEmpty ? [] : [(audience: reached, digests: Set([texture]))]
+        change.changesVisibility = true
         return change
     }
 
@@ -173,10 +200,14 @@ extension Table {
     /// The tiles of the floor `participant` is shown: as the fog lets them be seen, or with vision on, what the fog
     /// reveals and what they explored.
     func floorFog(for participant: String) -> Fog? {
-        guard isVisionOn else { return activeFog }
+        isVisionOn ? shownFloor(explored: vision?.explored[participant]) : activeFog
+    }
+
+    /// With vision on, the floor's tiles a participant who `explored` these is shown: those and what the fog reveals.
+    private func shownFloor(explored: TileSet?) -> Fog {
         var shown = fog ?? Fog(width: width, height: height)
         shown.isEnabled = true
-        vision?.explored[participant]?.forEach { shown.revealed[$0] = true }
+        explored?.forEach { shown.revealed[$0] = true }
         return shown
     }
 }
