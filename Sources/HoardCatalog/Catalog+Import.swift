@@ -69,7 +69,11 @@ extension SQLiteCatalog {
                     .filter(PackVersionRecord.Columns.packId == pack.id && PackVersionRecord.Columns.version == commit.version)
                     .fetchOne(db) {
                     if old.manifestDigest == commit.manifestDigest {
-                        try Self.queue(commit.jobs, version: old.id ?? 0, now: now, db)
+                        let version = old.id ?? 0
+                        let linked = Set(try Row.fetchAll(db, sql: """
+                            SELECT j.sourceDigest, j.recipe FROM jobAsset ja JOIN job j ON j.id = ja.jobId WHERE ja.packVersionId = ?
+                            """, arguments: [version]).map { JobKey(source: $0["sourceDigest"], recipe: $0["recipe"]) })
+                        try Self.queue(JobKey.missing(from: commit.jobs, linked: linked), version: version, now: now, db)
                         return .alreadyRecorded
                     }
                     throw CatalogError(

@@ -8,8 +8,8 @@ extension SQLiteCatalog {
     /// Queues an importing version's jobs inside its record transaction: a job that exists is reused (raised to this
     /// import's priority and batch while it waits; a cancelled one queued again), each linked to the version's assets;
     /// the pictures of jobs already done are given to those assets at once; the version's counters grow by the links
-    /// made. Queued again for a version already recorded (an unchanged import whose generators now make more, such as
-    /// a plugin turned on since), only what is new is linked and counted.
+    /// made. For a version already recorded (an unchanged import whose generators now make more, such as a plugin
+    /// turned on since), the caller passes only the jobs it lacks (``JobKey/missing(from:linked:)``).
     static func queue(_ jobs: [JobSpec], version: Int64, now: Date, _ db: Database) throws {
         guard !jobs.isEmpty else { return }
         let upsert = try db.cachedStatement(sql: """

@@ -32,6 +32,22 @@ public struct JobSpec: Sendable, Hashable {
     }
 }
 
+/// A job's key: its source and recipe.
+package struct JobKey: Hashable, Sendable {
+    package var source: String
+    package var recipe: String
+
+    package init(source: String, recipe: String) {
+        self.source = source
+        self.recipe = recipe
+    }
+
+    /// The jobs of an unchanged import that its version does not have yet (made by a generator turned on since).
+    package static func missing(from jobs: [JobSpec], linked: Set<JobKey>) -> [JobSpec] {
+        jobs.filter { !linked.contains(JobKey(source: $0.source.description, recipe: $0.recipe)) }
+    }
+}
+
 /// The links between jobs and a version's assets made by one queueing, by the state of their job: what it adds to the
 /// version's counters (`packVersionJobs`, one row per link).
 package struct JobTally: Sendable {

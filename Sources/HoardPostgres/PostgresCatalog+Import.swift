@@ -27,7 +27,11 @@ extension PostgresCatalog {
                 #"SELECT id, "manifestDigest" FROM "packVersion" WHERE "packId" = \#(packId) AND version = \#(commit.version)"#,
                 as: (Int64, String).self) {
                 if old == commit.manifestDigest.description {
-                    try Self.queue(commit.jobs, version: oldId, now: now, tx)
+                    let linked = Set(try tx.rows(#"""
+                        SELECT j."sourceDigest", j.recipe FROM "jobAsset" ja JOIN job j ON j.id = ja."jobId"
+                        WHERE ja."packVersionId" = \#(oldId)
+                        """#, as: (String, String).self).map { JobKey(source: $0.0, recipe: $0.1) })
+                    try Self.queue(JobKey.missing(from: commit.jobs, linked: linked), version: oldId, now: now, tx)
                     return .alreadyRecorded
                 }
                 throw CatalogError(

@@ -82,6 +82,11 @@ func anUnchangedImportQueuesWhatItsGeneratorsNowMakeAndCountsEachLinkOnce(_ kind
     #expect(try catalog.record(more.commit) == .alreadyRecorded)
     #expect(try catalog.packs().first?.renditions == RenditionProgress(total: 4, done: 1, failed: 0, cancelled: 0))
     #expect(try catalog.jobCounts(now: Date()).queued == 3)
+    // What the version has already is left as it is: cancelled jobs stay cancelled (`hoard jobs retry` queues them).
+    #expect(try catalog.cancelJobs(pack: "goblins", group: nil) == 3)
+    #expect(try catalog.record(more.commit) == .alreadyRecorded)
+    #expect(try catalog.packs().first?.renditions == RenditionProgress(total: 4, done: 1, failed: 0, cancelled: 3))
+    #expect(try catalog.jobCounts(now: Date()).queued == 0)
 }
 
 @Test(arguments: CatalogBackendKind.allCases)
