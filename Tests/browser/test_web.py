@@ -568,11 +568,12 @@ def main():
         check.that(True, "Try again shows the lobby once the server answers")
         # A pack made public, then deleted, from its card.
         driver.get(server.base + "/#/?pack=twins-b")
-        visible("#pack-visibility").click()
+        # The card is drawn again as the pack's listing arrives: a click looks again for a button replaced under it.
+        click(lambda d: visible("#pack-visibility", d))
         wait.until(lambda d: "public" in d.find_element(By.CSS_SELECTOR, ".pack-info .muted").text and "private" not in d.find_element(By.CSS_SELECTOR, ".pack-info .muted").text)
         check.that(next(p for p in server.call("GET", "/v1/packs")["packs"] if p["name"] == "twins-b")["isPublic"], "a pack can be made public from its card")
-        visible("#pack-delete").click()
-        visible("#pack-delete-confirm").click()
+        click(lambda d: visible("#pack-delete", d))
+        click(lambda d: visible("#pack-delete-confirm", d))
         wait.until(lambda d: "twins-b" not in [p["name"] for p in server.call("GET", "/v1/packs")["packs"]])
         wait.until(lambda d: not any("twins-b" in c.text for c in d.find_elements(By.CSS_SELECTOR, ".chips.packs .chip")))
         check.that(True, "a pack can be deleted from its card, after a confirmation")
